@@ -1,0 +1,2 @@
+// Public surface of @acdp/cli.
+export {}

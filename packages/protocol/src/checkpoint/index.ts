@@ -1,0 +1,2 @@
+// Public surface of checkpoint/: re-exports only.
+export {}

@@ -1,0 +1,2 @@
+// Public surface of cosignature/: re-exports only.
+export {}

@@ -1,0 +1,2 @@
+// Public surface of did/: re-exports only.
+export {}

@@ -1,0 +1,2 @@
+// Public surface of hash/: re-exports only.
+export {}

@@ -1,0 +1,2 @@
+// Public surface of jcs/: re-exports only.
+export {}

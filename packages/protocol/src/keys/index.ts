@@ -1,0 +1,2 @@
+// Public surface of keys/: re-exports only.
+export {}

@@ -1,0 +1,2 @@
+// Public surface of lifecycle/: re-exports only.
+export {}

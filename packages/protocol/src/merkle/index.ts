@@ -1,0 +1,2 @@
+// Public surface of merkle/: re-exports only.
+export {}

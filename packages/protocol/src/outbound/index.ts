@@ -1,0 +1,2 @@
+// Public surface of outbound/: re-exports only.
+export {}

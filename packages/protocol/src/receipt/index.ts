@@ -1,0 +1,2 @@
+// Public surface of receipt/: re-exports only.
+export {}

@@ -1,0 +1,2 @@
+// Public surface of revocation/: re-exports only.
+export {}

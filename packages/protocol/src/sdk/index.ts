@@ -1,0 +1,2 @@
+// Public surface of sdk/: re-exports only.
+export {}

@@ -1,0 +1,2 @@
+// Public surface of signature/: re-exports only.
+export {}

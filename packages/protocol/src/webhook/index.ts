@@ -1,0 +1,2 @@
+// Public surface of webhook/: re-exports only.
+export {}

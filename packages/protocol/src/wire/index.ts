@@ -1,0 +1,2 @@
+// Public surface of wire/: re-exports only.
+export {}

@@ -1,0 +1,70 @@
+/**
+ * Architecture rules written as a test (Tessera's pattern): arrows point inward, routes never touch
+ * SQL, stores never touch HTTP, and byte-exact work and time stay out of services.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+function sourceFiles(dir: string): string[] {
+  const abs = join(ROOT, dir)
+  if (!existsSync(abs)) return []
+  return readdirSync(abs).flatMap((name) => {
+    const path = join(abs, name)
+    if (statSync(path).isDirectory()) return sourceFiles(join(dir, name))
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [join(dir, name)] : []
+  })
+}
+
+function offenders(dirs: string[], forbid: string[]): string[] {
+  return dirs.flatMap((dir) =>
+    sourceFiles(dir).flatMap((file) => {
+      const text = readFileSync(join(ROOT, file), 'utf8')
+      return forbid.filter((needle) => text.includes(needle)).map((needle) => `${file}: ${needle}`)
+    }),
+  )
+}
+
+const SERVERS = ['packages/registry/src', 'packages/control-plane/src']
+
+const RULES = [
+  {
+    name: 'protocol knows no server, database or environment',
+    dirs: ['packages/protocol/src'],
+    forbid: ["from 'fastify'", "from 'kysely'", "from 'pg'", 'process.env', '@acdp/registry', '@acdp/control-plane'],
+  },
+  {
+    name: 'registry never imports the control plane',
+    dirs: ['packages/registry/src'],
+    forbid: ['@acdp/control-plane'],
+  },
+  {
+    name: 'control plane never imports the registry',
+    dirs: ['packages/control-plane/src'],
+    forbid: ['@acdp/registry'],
+  },
+  {
+    name: 'routes never touch SQL or the store implementation',
+    dirs: SERVERS.map((s) => `${s}/routes`),
+    forbid: ["from 'kysely'", '/store/kysely', "from 'pg'"],
+  },
+  { name: 'stores never touch HTTP', dirs: SERVERS.map((s) => `${s}/store`), forbid: ["from 'fastify'", '/routes/'] },
+  {
+    name: 'services take time and hashing from deps and protocol',
+    dirs: SERVERS.map((s) => `${s}/services`),
+    forbid: ["createHash('sha256'", 'Date.now(', 'new Date()', 'randomUUID('],
+  },
+]
+
+describe('architecture', () => {
+  it.each(RULES)('$name', ({ dirs, forbid }) => {
+    expect(offenders(dirs, forbid)).toEqual([])
+  })
+
+  it('finds the protocol sources it polices', () => {
+    expect(sourceFiles('packages/protocol/src').length).toBeGreaterThan(0)
+  })
+})

@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url))
+
+export default defineConfig({
+  resolve: {
+    // Tests run against the TypeScript sources of sibling workspaces, not their build output.
+    alias: {
+      '@acdp/protocol': pkg('protocol'),
+      '@acdp/registry': pkg('registry'),
+      '@acdp/control-plane': pkg('control-plane'),
+    },
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+})
