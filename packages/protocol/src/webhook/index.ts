@@ -1,2 +1,5 @@
 // Public surface of webhook/: re-exports only.
-export {}
+export { WEBHOOK_HEADERS } from './headers.js'
+export { signWebhookBody, verifyWebhookSignature, WEBHOOK_SIGNATURE_PREFIX } from './hmac.js'
+export type { TimestampedWebhookCheck } from './timestamped-hmac.js'
+export { signTimestampedWebhook, verifyTimestampedWebhook } from './timestamped-hmac.js'

@@ -1,0 +1,73 @@
+/**
+ * Timestamped webhook signature, the registry's replay-bounding form (registry digest B7, control-plane digest
+ * A3 and "known defects" 4):
+ *
+ *   X-ACDP-Timestamp: <unix seconds, decimal>
+ *   X-ACDP-Signature-Timestamped: sha256=<hex of HMAC-SHA256(secret, "<ts>." ‖ raw body)>
+ *
+ * The timestamp travels in its own header and is bound into the MAC, so a captured delivery cannot be replayed
+ * outside the receiver's tolerance window by rewriting the timestamp header.
+ */
+import { computeWebhookMac, matchesSignatureHeader, WEBHOOK_SIGNATURE_PREFIX } from './hmac.js'
+
+/** Canonical decimal seconds: no sign, no leading zeros, at most 16 digits (well inside 2^53). */
+const TIMESTAMP_SECONDS = /^(0|[1-9][0-9]{0,15})$/
+
+/** Options for {@link verifyTimestampedWebhook}. */
+export interface TimestampedWebhookCheck {
+  /** attacker-controlled: the `X-ACDP-Timestamp` header value exactly as received (unix seconds). */
+  timestamp: string | undefined
+  /** The receiver's clock in unix seconds (injected; never read from the wall clock here). */
+  nowSeconds: number
+  /** Largest accepted |now − timestamp| in seconds, inclusive. */
+  toleranceSeconds: number
+}
+
+/**
+ * Signs `"<timestampSeconds>." ‖ rawBody` and returns the `X-ACDP-Signature-Timestamped` value
+ * `sha256=<64 lowercase hex>`. The caller sends `String(timestampSeconds)` as `X-ACDP-Timestamp`.
+ *
+ * @throws TypeError when the secret is empty or `timestampSeconds` is not a non-negative safe integer.
+ */
+export function signTimestampedWebhook(
+  secret: string | Uint8Array,
+  timestampSeconds: number,
+  rawBody: Uint8Array | string,
+): string {
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+    throw new TypeError('timestampSeconds must be a non-negative safe integer')
+  }
+  return WEBHOOK_SIGNATURE_PREFIX + computeWebhookMac(secret, [`${timestampSeconds}.`, rawBody]).toString('hex')
+}
+
+/**
+ * Verifies a timestamped webhook signature and its freshness. Returns `true` only when the timestamp header is
+ * canonical decimal seconds, lies within `toleranceSeconds` of `nowSeconds` (either direction, inclusive), and the
+ * signature header (same accepted forms as {@link verifyWebhookSignature}) matches the MAC over
+ * `"<timestamp>." ‖ rawBody` in constant time. Malformed or missing headers return `false`; never throws on them.
+ *
+ * The MAC is computed over the timestamp header's exact text, so a sender must not pad it (`"0170…"` fails).
+ *
+ * @param header attacker-controlled: the `X-ACDP-Signature-Timestamped` header value.
+ * @param rawBody attacker-controlled: the request body bytes exactly as received.
+ * @throws TypeError when the secret is empty, or `nowSeconds` / `toleranceSeconds` are not finite
+ *   non-negative numbers (caller misuse).
+ */
+export function verifyTimestampedWebhook(
+  secret: string | Uint8Array,
+  rawBody: Uint8Array | string,
+  header: string | undefined,
+  check: TimestampedWebhookCheck,
+): boolean {
+  const { timestamp, nowSeconds, toleranceSeconds } = check
+  if (!Number.isFinite(nowSeconds) || !Number.isFinite(toleranceSeconds) || toleranceSeconds < 0) {
+    throw new TypeError('nowSeconds and toleranceSeconds must be finite, toleranceSeconds non-negative')
+  }
+  // Computing the MAC even when the timestamp is bad keeps the secret check (TypeError) independent of input.
+  const stamp = typeof timestamp === 'string' ? timestamp.trim() : ''
+  const isWellFormed = TIMESTAMP_SECONDS.test(stamp)
+  const expected = computeWebhookMac(secret, [`${isWellFormed ? stamp : ''}.`, rawBody])
+  if (!isWellFormed) return false
+  if (Math.abs(nowSeconds - Number(stamp)) > toleranceSeconds) return false
+  return matchesSignatureHeader(expected, header)
+}
