@@ -8,6 +8,7 @@ export default defineConfig({
     // Tests run against the TypeScript sources of sibling workspaces, not their build output.
     alias: {
       '@acdp/protocol': pkg('protocol'),
+      '@acdp/storage': pkg('storage'),
       '@acdp/registry': pkg('registry'),
       '@acdp/control-plane': pkg('control-plane'),
     },

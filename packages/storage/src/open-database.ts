@@ -1,0 +1,63 @@
+/**
+ * Opens a Kysely database on either backend: embedded SQLite (node:sqlite) or PostgreSQL (pg).
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import pg from 'pg'
+import { NodeSqliteDatabase } from './sqlite-database.js'
+
+export type DatabaseKind = 'sqlite' | 'postgres'
+
+export type OpenDatabaseOptions =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; schema?: string; max?: number }
+
+/** An open database. `close()` releases every connection; safe to call once. */
+export interface Database<T> {
+  db: Kysely<T>
+  kind: DatabaseKind
+  /** PostgreSQL only: the pool, for LISTEN/NOTIFY and other driver-level needs. */
+  pool?: pg.Pool
+  close(): Promise<void>
+}
+
+const PG_INT8 = 20
+const PG_NUMERIC = 1700
+
+/**
+ * pg returns int8 and numeric as strings by default. Our stores keep epoch milliseconds and counters in
+ * int8 columns, all far below 2^53, so they are parsed as numbers — per pool, not by a global type override.
+ */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === PG_INT8 || oid === PG_NUMERIC) return (value: string) => Number(value)
+    // biome-ignore lint/suspicious/noExplicitAny: pg's own overloads are not expressible here
+    return (pg.types.getTypeParser as any)(oid, format)
+  },
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** Opens the database described by `options`; creates the SQLite file's folder when needed. */
+export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Database<T>> {
+  if (options.kind === 'sqlite') {
+    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+    const sqlite = new NodeSqliteDatabase(options.path)
+    const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) })
+    return { db, kind: 'sqlite', close: () => db.destroy() }
+  }
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new TypeError(`invalid PostgreSQL schema name: ${options.schema}`)
+  }
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max ?? 10,
+    types: pgTypes,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  })
+  // An idle client's error (server restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => {})
+  const db = new Kysely<T>({ dialect: new PostgresDialect({ pool }) })
+  return { db, kind: 'postgres', pool, close: () => db.destroy() }
+}

@@ -1,0 +1,111 @@
+import { sql } from 'kysely'
+import { afterEach, describe, expect, it } from 'vitest'
+import { type Database, isUniqueViolation, type Migration, migrateToLatest, testDatabaseTargets } from './index.js'
+
+const migrations: Migration[] = [
+  {
+    name: '0001_items',
+    async up(db) {
+      await db.schema
+        .createTable('item')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+        .execute()
+    },
+  },
+  {
+    name: '0002_flag',
+    async up(db) {
+      await db.schema
+        .alterTable('item')
+        .addColumn('flag', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute()
+    },
+  },
+]
+
+describe.each(testDatabaseTargets())('storage on $name', (target) => {
+  let database: Database<any> | undefined
+  afterEach(async () => {
+    await database?.close()
+    database = undefined
+  })
+
+  it('applies migrations once and is idempotent on a second run', async () => {
+    database = await target.open()
+    expect((await migrateToLatest(database, migrations)).applied).toEqual(['0001_items', '0002_flag'])
+    expect((await migrateToLatest(database, migrations)).applied).toEqual([])
+  })
+
+  it('applies only the migrations added since the last run', async () => {
+    database = await target.open()
+    await migrateToLatest(database, migrations.slice(0, 1))
+    expect((await migrateToLatest(database, migrations)).applied).toEqual(['0002_flag'])
+  })
+
+  it('round-trips integers and int8 epoch milliseconds as numbers', async () => {
+    database = await target.open()
+    await migrateToLatest(database, migrations)
+    const ms = 1_790_000_000_123
+    await database.db.insertInto('item').values({ id: 1, name: 'a', created_at_ms: ms, flag: 1 }).execute()
+    const row = await database.db.selectFrom('item').selectAll().executeTakeFirstOrThrow()
+    expect(row).toEqual({ id: 1, name: 'a', created_at_ms: ms, flag: 1 })
+    const count = await database.db.selectFrom('item').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
+    expect(count.n).toBe(1)
+  })
+
+  it('recognizes a unique violation and rolls the transaction back', async () => {
+    database = await target.open()
+    await migrateToLatest(database, migrations)
+    await database.db.insertInto('item').values({ id: 1, name: 'a', created_at_ms: 1 }).execute()
+    const error = await database.db
+      .transaction()
+      .execute(async (tx) => {
+        await tx.insertInto('item').values({ id: 2, name: 'b', created_at_ms: 2 }).execute()
+        await tx.insertInto('item').values({ id: 3, name: 'a', created_at_ms: 3 }).execute()
+      })
+      .catch((e: unknown) => e)
+    expect(isUniqueViolation(error)).toBe(true)
+    const names = await database.db.selectFrom('item').select('name').orderBy('id').execute()
+    expect(names.map((r) => r.name)).toEqual(['a'])
+  })
+
+  it('does not call other errors unique violations', async () => {
+    database = await target.open()
+    const error = await sql`select * from no_such_table`.execute(database.db).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Error)
+    expect(isUniqueViolation(error)).toBe(false)
+  })
+
+  it('serves concurrent transactions without losing writes', async () => {
+    database = await target.open()
+    await migrateToLatest(database, migrations)
+    const db = database.db
+    await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        db.transaction().execute(async (tx) => {
+          await tx
+            .insertInto('item')
+            .values({ id: i + 1, name: `n${i}`, created_at_ms: i })
+            .execute()
+        }),
+      ),
+    )
+    const count = await db.selectFrom('item').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
+    expect(count.n).toBe(25)
+  })
+})
+
+describe('isUniqueViolation', () => {
+  it.each([
+    ['postgres 23505', { code: '23505' }, true],
+    ['sqlite unique', { code: 'ERR_SQLITE_ERROR', errcode: 2067 }, true],
+    ['sqlite primary key', { code: 'ERR_SQLITE_ERROR', errcode: 1555 }, true],
+    ['postgres foreign key', { code: '23503' }, false],
+    ['null', null, false],
+    ['string', 'UNIQUE', false],
+  ])('%s → %s', (_name, error, expected) => {
+    expect(isUniqueViolation(error)).toBe(expected)
+  })
+})
