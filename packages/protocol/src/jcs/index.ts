@@ -1,2 +1,3 @@
 // Public surface of jcs/: re-exports only.
-export {}
+export { canonicalBytes, canonicalize, MAX_CANONICALIZE_DEPTH } from './canonicalize.js'
+export { DEFAULT_MAX_JSON_DEPTH, type ParseJsonStrictOptions, parseJsonStrict } from './parse-json-strict.js'

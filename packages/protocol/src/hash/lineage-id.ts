@@ -1,0 +1,17 @@
+/**
+ * Lineage identifier derivation (RFC-ACDP-0001 §5.6, fixture lin-001).
+ */
+import { createHash } from 'node:crypto'
+
+/**
+ * `lin:sha256:` + lowercase hex of SHA-256 over the UTF-8 bytes of the first version's full
+ * `ctx_id` (including `acdp://` and the authority).
+ *
+ * @throws TypeError when `firstVersionCtxId` is not a non-empty string (caller misuse).
+ */
+export function deriveLineageId(firstVersionCtxId: string): string {
+  if (typeof firstVersionCtxId !== 'string' || firstVersionCtxId.length === 0) {
+    throw new TypeError('deriveLineageId expects the first version ctx_id')
+  }
+  return 'lin:sha256:' + createHash('sha256').update(firstVersionCtxId, 'utf8').digest('hex')
+}
