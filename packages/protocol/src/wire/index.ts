@@ -1,2 +1,8 @@
 // Public surface of wire/: re-exports only.
-export {}
+export * from './capabilities.js'
+export * from './common.js'
+export * from './context-body.js'
+export * from './data-ref.js'
+export * from './publish-request.js'
+export * from './publish-response.js'
+export * from './registry-error.js'
