@@ -7,7 +7,7 @@
  * REQUIRED at acdp_version ≥ 0.3.0 — idem-007) are checked by `checkCapabilitiesConsistency`.
  */
 import { type Static, Type } from 'typebox'
-import { Did } from './common.js'
+import { Did, ifThen } from './common.js'
 
 export const CapabilitiesLimits = Type.Object(
   {
@@ -47,10 +47,10 @@ export const CapabilitiesDocument = Type.Object(
   {
     additionalProperties: true,
     allOf: [
-      {
-        if: { properties: { supports_idempotency_key: { const: true } }, required: ['supports_idempotency_key'] },
-        then: { properties: { limits: { required: ['idempotency_key_ttl_seconds'] } } },
-      },
+      ifThen(
+        { properties: { supports_idempotency_key: { const: true } }, required: ['supports_idempotency_key'] },
+        { properties: { limits: { required: ['idempotency_key_ttl_seconds'] } } },
+      ),
     ],
   },
 )

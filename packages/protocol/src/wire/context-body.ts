@@ -12,6 +12,7 @@ import {
   DataPeriod,
   Did,
   Hostname,
+  ifThen,
   LineageId,
   Signature,
   Status,
@@ -53,22 +54,19 @@ export const ContextBody = Type.Object(
   {
     additionalProperties: true,
     allOf: [
-      {
-        if: { properties: { visibility: { const: 'restricted' } } },
-        then: { required: ['audience'], properties: { audience: { minItems: 1 } } },
-      },
-      {
-        if: { properties: { version: { const: 1 } } },
-        then: { properties: { supersedes: { type: 'null' } } },
-      },
-      {
-        if: { properties: { version: { type: 'integer', minimum: 2 } } },
-        then: { properties: { supersedes: { type: 'string' } } },
-      },
-      {
-        if: { properties: { visibility: { const: 'public' } } },
-        then: { anyOf: [{ not: { required: ['audience'] } }, { properties: { audience: { maxItems: 0 } } }] },
-      },
+      ifThen(
+        { properties: { visibility: { const: 'restricted' } } },
+        { required: ['audience'], properties: { audience: { minItems: 1 } } },
+      ),
+      ifThen({ properties: { version: { const: 1 } } }, { properties: { supersedes: { type: 'null' } } }),
+      ifThen(
+        { properties: { version: { type: 'integer', minimum: 2 } } },
+        { properties: { supersedes: { type: 'string' } } },
+      ),
+      ifThen(
+        { properties: { visibility: { const: 'public' } } },
+        { anyOf: [{ not: { required: ['audience'] } }, { properties: { audience: { maxItems: 0 } } }] },
+      ),
     ],
   },
 )

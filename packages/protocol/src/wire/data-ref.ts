@@ -4,7 +4,7 @@
  * `location` / `embedded`. Decoded-size and embedded-hash checks (§6.6 checks 6 and 8) are runtime checks.
  */
 import { type Static, Type } from 'typebox'
-import { ContentHash, DOTTED_SCHEME_PATTERN } from './common.js'
+import { ContentHash, DOTTED_SCHEME_PATTERN, ifThen } from './common.js'
 
 /** §6.6 checks 3–4: a scheme, 3..4096 characters, and no `user[:password]@` userinfo. */
 export const UriLocation = Type.String({
@@ -30,10 +30,10 @@ export const EmbeddedData = Type.Object(
   {
     additionalProperties: false,
     allOf: [
-      {
-        if: { properties: { encoding: { enum: ['utf8', 'base64'] } } },
-        then: { properties: { content: { type: 'string' } } },
-      },
+      ifThen(
+        { properties: { encoding: { enum: ['utf8', 'base64'] } } },
+        { properties: { content: { type: 'string' } } },
+      ),
     ],
   },
 )

@@ -15,6 +15,7 @@ import {
   CtxId,
   DataPeriod,
   Did,
+  ifThen,
   LineageId,
   Signature,
   Tag,
@@ -53,28 +54,25 @@ export const PublishRequest = Type.Object(
     additionalProperties: false,
     allOf: [
       // RFC-ACDP-0003 §2.1 step 11 and RFC-ACDP-0002 §7.
-      {
-        if: { properties: { visibility: { const: 'restricted' } } },
-        then: { required: ['audience'], properties: { audience: { minItems: 1 } } },
-      },
-      {
-        if: { properties: { visibility: { const: 'public' } } },
-        then: { anyOf: [{ not: { required: ['audience'] } }, { properties: { audience: { maxItems: 0 } } }] },
-      },
+      ifThen(
+        { properties: { visibility: { const: 'restricted' } } },
+        { required: ['audience'], properties: { audience: { minItems: 1 } } },
+      ),
+      ifThen(
+        { properties: { visibility: { const: 'public' } } },
+        { anyOf: [{ not: { required: ['audience'] } }, { properties: { audience: { maxItems: 0 } } }] },
+      ),
       // A private context's audience is optional, but never present-and-empty (RFC-ACDP-0002 §7).
-      {
-        if: { properties: { visibility: { const: 'private' } } },
-        then: { properties: { audience: { minItems: 1 } } },
-      },
+      ifThen({ properties: { visibility: { const: 'private' } } }, { properties: { audience: { minItems: 1 } } }),
       // Version 1 starts a lineage: `supersedes` is null and `lineage_id` absent (pub-004).
-      {
-        if: { properties: { version: { const: 1 } } },
-        then: { properties: { supersedes: { type: 'null' } }, not: { required: ['lineage_id'] } },
-      },
-      {
-        if: { properties: { version: { type: 'integer', minimum: 2 } } },
-        then: { properties: { supersedes: { type: 'string' } } },
-      },
+      ifThen(
+        { properties: { version: { const: 1 } } },
+        { properties: { supersedes: { type: 'null' } }, not: { required: ['lineage_id'] } },
+      ),
+      ifThen(
+        { properties: { version: { type: 'integer', minimum: 2 } } },
+        { properties: { supersedes: { type: 'string' } } },
+      ),
     ],
   },
 )
