@@ -1,0 +1,10 @@
+/**
+ * `GET /domain-packs` (product spec "Domain packs and routing"): `{ packs: DomainPack[] }`, key/JWT auth.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { DomainPackRegistry } from '../services/domain-packs.js'
+
+/** Registers `GET /domain-packs`. Authentication is the app's global hook, as for every non-public read. */
+export function registerDomainPackRoutes(app: FastifyInstance, deps: { domainPacks: DomainPackRegistry }): void {
+  app.get('/domain-packs', async () => deps.domainPacks.describe())
+}
