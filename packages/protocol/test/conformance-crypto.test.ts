@@ -10,8 +10,18 @@ import {
   loadFixtures,
   reportMissingConformance,
 } from '../../../test/support/conformance.js'
+import { isProtocolError } from '../src/errors.js'
 import { computeContentHash, deriveLineageId, extractProducerContent, sha256String } from '../src/hash/index.js'
 import { canonicalize } from '../src/jcs/index.js'
+import { compressP256PublicKey } from '../src/keys/index.js'
+import {
+  decodeBase64Strict,
+  ed25519PublicKeyFromSeed,
+  encodeBase64,
+  p256PublicKeyFromPrivate,
+  signContentHash,
+  verifyContentSignature,
+} from '../src/signature/index.js'
 
 reportMissingConformance('conformance-crypto')
 
@@ -96,6 +106,115 @@ describe.skipIf(!hasConformance)('conformance: canonicalization and lineage (can
     expect(computeContentHash(nano!['input'])).not.toBe(computeContentHash(milli!['input']))
     tally.checks++
   })
+})
+
+const hexBytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'))
+const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
+
+function errorCode(fn: () => unknown): string | undefined {
+  try {
+    fn()
+    return undefined
+  } catch (error) {
+    if (isProtocolError(error)) return error.code
+    throw error
+  }
+}
+
+/** Private and public key of a sig-* fixture's test_keypair, whatever its algorithm. */
+function keypairOf(fixture: Fixture): {
+  algorithm: 'ed25519' | 'ecdsa-p256'
+  privateKey: Uint8Array
+  publicKeys: Uint8Array[]
+} {
+  const pair = fixture['test_keypair'] as Vector
+  if (pair['private_seed_hex'] !== undefined) {
+    const privateKey = hexBytes(pair['private_seed_hex'])
+    const publicKey = ed25519PublicKeyFromSeed(privateKey)
+    check(toHex(publicKey), pair['public_key_hex'], `${fixture.id} public key from seed`)
+    if (pair['public_key_base64'] !== undefined)
+      check(encodeBase64(publicKey), pair['public_key_base64'], `${fixture.id} public key base64`)
+    return { algorithm: 'ed25519', privateKey, publicKeys: [publicKey] }
+  }
+  if (pair['private_scalar_hex'] !== undefined) {
+    const privateKey = hexBytes(pair['private_scalar_hex'])
+    const uncompressed = p256PublicKeyFromPrivate(privateKey, false)
+    check(toHex(uncompressed), pair['public_key_uncompressed_sec1_hex'], `${fixture.id} uncompressed public key`)
+    check(toHex(uncompressed), `04${pair['public_key_hex_x']}${pair['public_key_hex_y']}`, `${fixture.id} x and y`)
+    const jwk = pair['public_key_jwk'] as Vector
+    const fromJwk = new Uint8Array([4, ...Buffer.from(jwk['x'], 'base64url'), ...Buffer.from(jwk['y'], 'base64url')])
+    check(toHex(fromJwk), toHex(uncompressed), `${fixture.id} JWK coordinates`)
+    const compressed = compressP256PublicKey(uncompressed)
+    check(toHex(p256PublicKeyFromPrivate(privateKey, true)), toHex(compressed), `${fixture.id} compressed public key`)
+    return { algorithm: 'ecdsa-p256', privateKey, publicKeys: [uncompressed, compressed] }
+  }
+  throw new Error(`${fixture.id}: unrecognised test_keypair shape ${Object.keys(pair).join(',')}`)
+}
+
+/** sig-* vector: canonical form, content hash, deterministic signature, verification, lineage; or a refusal. */
+function runSignatureVector(fixture: Fixture, vector: Vector): void {
+  const { algorithm, privateKey, publicKeys } = keypairOf(fixture)
+  const expected = vector['expected'] as Vector
+  const content = vector['producer_content'] as Record<string, unknown>
+  check(canonicalize(content), expected['canonical_form'], `${fixture.id} canonical form`)
+  check(computeContentHash(content), expected['content_hash'], `${fixture.id} content_hash`)
+  check(expected['signature_input'], expected['content_hash'], `${fixture.id} signing input is the content_hash string`)
+  const request = expected['publish_request_body'] as Vector
+  check(computeContentHash(request), expected['content_hash'], `${fixture.id} content_hash recomputed from the request`)
+  check(request['content_hash'], expected['content_hash'], `${fixture.id} request carries the content_hash`)
+  if (expected['signature_algorithm'] !== undefined)
+    check(expected['signature_algorithm'], algorithm, `${fixture.id} algorithm`)
+  check(request['signature'].algorithm, algorithm, `${fixture.id} request algorithm`)
+  const wire = request['signature'].value as string
+
+  if ((vector['expected_outcome'] ?? expected['expected_outcome'] ?? 'success') === 'failure') {
+    // sig-002 DER vector: the wire value is the DER form; it must be refused before any curve math.
+    check(toHex(decodeBase64Strict(wire)), expected['der_encoded_signature_hex'], `${fixture.id} DER bytes`)
+    check(wire, expected['der_encoded_signature_base64'], `${fixture.id} DER base64`)
+    check(expected['error_code'], 'invalid_signature', `${fixture.id} wire error code`)
+    for (const publicKey of publicKeys) {
+      check(
+        errorCode(() =>
+          verifyContentSignature({ algorithm, publicKey, contentHash: expected['content_hash'], signature: wire }),
+        ),
+        'invalid_signature_encoding',
+        `${fixture.id} DER refused (maps to invalid_signature)`,
+      )
+    }
+    ran(fixture)
+    return
+  }
+
+  const signature = signContentHash({ algorithm, privateKey, contentHash: expected['content_hash'] })
+  check(signature, expected['signature_value_base64'], `${fixture.id} deterministic signature (base64)`)
+  check(toHex(decodeBase64Strict(signature)), expected['signature_value_hex'], `${fixture.id} signature hex`)
+  check(wire, expected['signature_value_base64'], `${fixture.id} request signature value`)
+  for (const publicKey of publicKeys) {
+    check(
+      verifyContentSignature({ algorithm, publicKey, contentHash: expected['content_hash'], signature: wire }),
+      true,
+      `${fixture.id} verifies`,
+    )
+    // Negative: the same signature over a different content_hash must not verify.
+    const other = sha256String(expected['canonical_form'] + ' ')
+    check(
+      verifyContentSignature({ algorithm, publicKey, contentHash: other, signature: wire }),
+      false,
+      `${fixture.id} wrong hash refused`,
+    )
+  }
+  const assigned = vector['registry_assigned'] as Vector | undefined
+  if (assigned !== undefined)
+    check(deriveLineageId(assigned['ctx_id']), assigned['lineage_id'], `${fixture.id} lineage_id`)
+  ran(fixture)
+}
+
+describe.skipIf(!hasConformance)('conformance: signatures (sig-*)', () => {
+  for (const fixture of loadFixtures('sig-')) {
+    it(`${fixture.id}: ${fixture.description.slice(0, 80)}`, () => {
+      for (const vector of vectorsOf(fixture)) runSignatureVector(fixture, vector)
+    })
+  }
 })
 
 afterAll(() => {

@@ -1,2 +1,2 @@
 // Public surface of keys/: re-exports only.
-export {}
+export { compressP256PublicKey, decompressP256PublicKey } from './p256-point.js'
