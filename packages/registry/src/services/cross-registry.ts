@@ -1,0 +1,179 @@
+/**
+ * Cross-registry resolution of foreign ctx_ids (RFC-ACDP-0006 §4.1 step 4, §4.4, §5, §7; product spec
+ * registry.md "Publish and lifecycle behaviors" 4; registry digest A27).
+ *
+ * A `GET /contexts/{ctx_id}` for an `acdp://<authority>/<uuid>` whose authority is not ours is fetched from
+ * `https://<authority>/contexts/<percent-encoded ctx_id>` anonymously (no caller credential is forwarded, so only
+ * public contexts resolve, §4.4), through the outbound SSRF policy client only (§7: HTTPS, every resolved
+ * address checked and pinned, same-authority redirects ≤ 3, 1 MiB cap, deadlines). The origin's bytes are
+ * returned unchanged, registry_state included, after these checks on a parsed copy:
+ *
+ * - the document is strict JSON (UTF-8, no duplicate keys) with the retrieval envelope's shape;
+ * - `body.ctx_id` equals the requested ctx_id and `body.origin_registry` equals its authority;
+ * - `body.content_hash` equals the hash recomputed over the body (§4.1 step 6; §5 "Hash mismatch": corrupt);
+ * - `body.visibility` is `public` (an origin that serves a non-public body anonymously is misbehaving).
+ *
+ * An origin 404 is `not_found` (§5: unresolvable, and indistinguishable from a non-public context, §4.4); every
+ * other failure is `failed` with a reason, which the route answers as 502 `cross_registry_resolution_failed`.
+ * The producer signature is not re-verified here (§4.2: the consumer verifies it end to end against the producer's
+ * DID), and upstream receipts are relayed verbatim without verification.
+ */
+import {
+  computeContentHash,
+  isProtocolError,
+  type OutboundClient,
+  type OutboundResponse,
+  parseJsonStrict,
+} from '@acdp/protocol'
+
+/** §7.3: individual context retrievals are capped at 1 MB. */
+export const FOREIGN_CONTEXT_MAX_BYTES = 1024 * 1024
+/** §7.4: total request deadline, at most 30 s; the product keeps well inside it. */
+export const DEFAULT_FOREIGN_CONTEXT_TIMEOUT_MS = 10_000
+
+/** `acdp://<hostname>/<uuid v4>` with capture groups (RFC-ACDP-0001 §5.5). */
+const CTX_ID =
+  /^acdp:\/\/([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)\/([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})$/
+
+/** Why a resolution failed; used in logs and the `cross_registry_resolution_failed` details. */
+export type CrossRegistryFailureReason =
+  | 'invalid_ctx_id'
+  | 'outbound_refused'
+  | 'outbound_failed'
+  | 'outbound_too_large'
+  | 'upstream_status'
+  | 'malformed_document'
+  | 'ctx_id_mismatch'
+  | 'authority_mismatch'
+  | 'hash_mismatch'
+  | 'not_public'
+
+/** Outcome of one resolution. */
+export type ForeignContextResolution =
+  | {
+      outcome: 'resolved'
+      /** The origin's response body, byte for byte. */
+      body: Uint8Array
+      /** The verified `content_hash` of the resolved body (for an ETag). */
+      contentHash: string
+    }
+  | { outcome: 'not_found' }
+  | { outcome: 'failed'; reason: CrossRegistryFailureReason; upstreamStatus?: number }
+
+/** Which origin resource is fetched: the full retrieval envelope or the bare `/body` (RFC-ACDP-0004 §2). */
+export type ForeignContextForm = 'envelope' | 'body'
+
+/** Injected effects and limits. */
+export interface CrossRegistryDeps {
+  client: Pick<OutboundClient, 'request'>
+  /**
+   * Origin base URL for an authority. Default `https://<authority>` (RFC-ACDP-0006 §4.1). Tests map an authority
+   * to a loopback port here; the policy client still checks the scheme and every resolved address.
+   */
+  originBaseUrl?: (authority: string) => string
+  totalTimeoutMs?: number
+  /** Observer for metrics (`resolved`, `not_found`, or a failure reason); must not throw. */
+  onOutcome?: (outcome: string) => void
+}
+
+/**
+ * Splits a ctx_id into authority and id, or `undefined` when it does not match RFC-ACDP-0001 §5.5.
+ *
+ * @param ctxId attacker-controlled: taken from the request path.
+ */
+export function parseCtxIdAuthority(ctxId: string): { authority: string; id: string } | undefined {
+  const match = CTX_ID.exec(ctxId)
+  return match ? { authority: match[1]!, id: match[2]! } : undefined
+}
+
+/**
+ * Fetches a foreign context from its origin registry and checks it (see the file comment). Never throws for
+ * network or document faults; the outcome says what happened.
+ *
+ * @param ctxId attacker-controlled: the requested ctx_id (already known to be foreign by the caller).
+ */
+export async function resolveForeignContext(
+  deps: CrossRegistryDeps,
+  ctxId: string,
+  form: ForeignContextForm = 'envelope',
+): Promise<ForeignContextResolution> {
+  const result = await fetchAndCheck(deps, ctxId, form)
+  try {
+    deps.onOutcome?.(result.outcome === 'failed' ? result.reason : result.outcome)
+  } catch {
+    // A metrics observer fault must not change the answer.
+  }
+  return result
+}
+
+async function fetchAndCheck(
+  deps: CrossRegistryDeps,
+  ctxId: string,
+  form: ForeignContextForm,
+): Promise<ForeignContextResolution> {
+  const parsed = parseCtxIdAuthority(ctxId)
+  if (parsed === undefined) return { outcome: 'failed', reason: 'invalid_ctx_id' }
+  const base = (deps.originBaseUrl ?? defaultOriginBaseUrl)(parsed.authority)
+  const url = `${base}/contexts/${encodeURIComponent(ctxId)}${form === 'body' ? '/body' : ''}`
+
+  let response: OutboundResponse
+  try {
+    response = await deps.client.request(url, {
+      method: 'GET',
+      // No Authorization, no cookies, no tenant header: resolution is anonymous (RFC-ACDP-0006 §4.4).
+      headers: { accept: 'application/acdp+json, application/json' },
+      maxBodyBytes: FOREIGN_CONTEXT_MAX_BYTES,
+      totalTimeoutMs: deps.totalTimeoutMs ?? DEFAULT_FOREIGN_CONTEXT_TIMEOUT_MS,
+    })
+  } catch (error) {
+    if (isProtocolError(error) && (error.code === 'outbound_refused' || error.code === 'outbound_too_large')) {
+      return { outcome: 'failed', reason: error.code }
+    }
+    return { outcome: 'failed', reason: 'outbound_failed' }
+  }
+  if (response.status === 404) return { outcome: 'not_found' }
+  if (response.status !== 200) return { outcome: 'failed', reason: 'upstream_status', upstreamStatus: response.status }
+
+  const body = readContextBody(response.body, form)
+  if (body === undefined) return { outcome: 'failed', reason: 'malformed_document' }
+  if (body.ctx_id !== ctxId) return { outcome: 'failed', reason: 'ctx_id_mismatch' }
+  if (body.origin_registry !== parsed.authority) return { outcome: 'failed', reason: 'authority_mismatch' }
+  if (body.visibility !== 'public') return { outcome: 'failed', reason: 'not_public' }
+  let recomputed: string
+  try {
+    recomputed = computeContentHash(body)
+  } catch {
+    return { outcome: 'failed', reason: 'malformed_document' }
+  }
+  if (recomputed !== body.content_hash) return { outcome: 'failed', reason: 'hash_mismatch' }
+  return { outcome: 'resolved', body: response.body, contentHash: recomputed }
+}
+
+function defaultOriginBaseUrl(authority: string): string {
+  return `https://${authority}`
+}
+
+/**
+ * Parses the origin's document and returns the context body inside it, or `undefined` when the bytes are not a
+ * well-formed document of the expected form.
+ *
+ * @param bytes attacker-controlled: the origin's response body.
+ */
+function readContextBody(bytes: Uint8Array, form: ForeignContextForm): Record<string, unknown> | undefined {
+  let document: unknown
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
+    document = parseJsonStrict(text)
+  } catch {
+    return undefined
+  }
+  if (!isObject(document)) return undefined
+  if (form === 'body') return document
+  const { body, registry_state: state } = document
+  if (!isObject(body) || !isObject(state) || typeof state.status !== 'string') return undefined
+  return body
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
