@@ -1,2 +1,10 @@
 // Public surface of outbound/: re-exports only.
-export {}
+export type { AddressClass, BlockedAddressReason, EmbeddedIpv4Form } from './address-class.js'
+export { classifyAddress } from './address-class.js'
+export { validateAllowCidrs } from './allow-cidrs.js'
+export type { OutboundClient, OutboundPolicy, OutboundRequest, OutboundResponse } from './client.js'
+export { createOutboundClient, OUTBOUND_DEFAULTS } from './client.js'
+export type { OutboundLookup } from './destination.js'
+export type { OutboundMethod } from './redirect.js'
+export { isSameAuthority } from './redirect.js'
+export type { OutboundFailureReason } from './transport-error.js'
