@@ -1,0 +1,95 @@
+/**
+ * The broadcast form of a stored event: the JSON carried in SSE `data:` and in the outbound webhook body's `data`
+ * member (control-plane digest A2 "The stream event"; product spec "Broadcast frame members named: type, ts,
+ * runId"). Built once per event, from the committed event (live) or its stored row (Last-Event-ID replay): both
+ * paths go through {@link toStreamEvent}, so a replayed frame is byte-identical to the live one.
+ */
+import type { StoredEvent } from '../store/schema.js'
+import type { EventRecord } from '../store/store.js'
+import type { BusEvent } from './event-bus.js'
+
+/** The stream event. Absent values are `null`, never omitted, so consumers see one stable shape. */
+export interface StreamEvent {
+  type: string
+  /** Event time, RFC 3339 UTC with milliseconds. */
+  ts: string
+  runId: string | null
+  /** The registry-minted event id, when the delivery carried one. */
+  eventId: string | null
+  ctxId: string | null
+  lineageId: string | null
+  agentId: string | null
+  contextType: string | null
+  visibility: string | null
+  version: number | null
+  registryAuthority: string
+  derivedFrom: string[]
+  scenarioId: string | null
+  keyFingerprint: string | null
+  receiptPresent: boolean
+}
+
+/** The members both the committed event and the stored row provide, with the event time as epoch ms. */
+type EventFields = Omit<StreamEvent, 'ts'> & { id: number; tenantId: string; eventTsMs: number }
+
+/** Builds the stream event from the committed form (live path: ingest → bus). */
+export function busEventFromStored(event: StoredEvent): BusEvent {
+  return toBusEvent({ ...pickFields(event), eventTsMs: Date.parse(event.ts) })
+}
+
+/** Builds the stream event from a stored row (replay path: history → stream); the raw body is not needed. */
+export function busEventFromRecord(record: Omit<EventRecord, 'rawPayload'>): BusEvent {
+  return toBusEvent({ ...pickFields(record), eventTsMs: record.eventTs })
+}
+
+function pickFields(e: StoredEvent | Omit<EventRecord, 'rawPayload'>): Omit<EventFields, 'eventTsMs'> {
+  return {
+    id: e.id,
+    tenantId: e.tenantId,
+    type: e.type,
+    runId: e.runId,
+    eventId: e.eventId,
+    ctxId: e.ctxId,
+    lineageId: e.lineageId,
+    agentId: e.agentId,
+    contextType: e.contextType,
+    visibility: e.visibility,
+    version: e.version,
+    registryAuthority: e.registryAuthority,
+    derivedFrom: e.derivedFrom,
+    scenarioId: e.scenarioId,
+    keyFingerprint: e.keyFingerprint,
+    receiptPresent: e.receiptPresent,
+  }
+}
+
+function toBusEvent(fields: EventFields): BusEvent {
+  return {
+    id: String(fields.id),
+    tenantId: fields.tenantId,
+    runId: fields.runId,
+    type: fields.type,
+    data: JSON.stringify(toStreamEvent(fields)),
+  }
+}
+
+/** The stream event object, members in a fixed order (so the serialised form is stable). */
+export function toStreamEvent(fields: EventFields): StreamEvent {
+  return {
+    type: fields.type,
+    ts: new Date(fields.eventTsMs).toISOString(),
+    runId: fields.runId,
+    eventId: fields.eventId,
+    ctxId: fields.ctxId,
+    lineageId: fields.lineageId,
+    agentId: fields.agentId,
+    contextType: fields.contextType,
+    visibility: fields.visibility,
+    version: fields.version,
+    registryAuthority: fields.registryAuthority,
+    derivedFrom: fields.derivedFrom,
+    scenarioId: fields.scenarioId,
+    keyFingerprint: fields.keyFingerprint,
+    receiptPresent: fields.receiptPresent,
+  }
+}

@@ -1,0 +1,372 @@
+/**
+ * Live event streams over server-sent events (product spec "Streams (SSE)"; digest A4 "SSE", E weak point 4).
+ *
+ * Frames: `id: <event id>`, `event: <type>`, `data: <json>`, blank line. Heartbeat `event: heartbeat` with
+ * `data: {"ts":…}` every STREAM_SSE_HEARTBEAT_MS; on shutdown `event: shutdown`, `retry: <ms>`,
+ * `data: {"reason":"server_shutdown"}`. Heartbeats and the shutdown frame carry no `id:`, so they never move a
+ * browser's Last-Event-ID.
+ *
+ * What the reference lacked and this hub does:
+ * - Real event ids and `Last-Event-ID` resume: the stream replays stored history after that id, then switches to
+ *   live without a gap or a duplicate (live events arriving during the replay are held, and dropped again when
+ *   the replay itself delivers them).
+ * - Bounded memory: a client's unsent bytes (Node's response + socket buffers) may not exceed `maxBufferedBytes`;
+ *   a live client that falls behind further is disconnected (`acdp_sse_streams_terminated_total{reason=
+ *   "slow_client"}`) and resumes from history when it reconnects with Last-Event-ID. During a replay the hub waits
+ *   for `drain` instead of buffering, and events arriving meanwhile are held up to `maxPendingEvents`; past that
+ *   the held events are dropped and re-read from history.
+ * - Frames serialised once per event, not per client; clients indexed by tenant and run so an event only touches
+ *   the streams that can receive it.
+ * - After a cross-instance relay gap (`onGap`), every client re-reads history from its last id.
+ */
+import type { ServerResponse } from 'node:http'
+import type { ControlPlaneMetrics } from '../metrics.js'
+import type { BusEvent, EventBus } from './event-bus.js'
+
+/** Stored events in stream order, the source of `Last-Event-ID` replay. */
+export interface StreamHistory {
+  /**
+   * Events of `tenantId` stored after the event `afterId`, in the order ids were assigned, optionally only those of
+   * `runId`, at most `limit`. An unknown `afterId` yields an empty list (the stream then continues live).
+   */
+  readAfter(query: { tenantId: string; afterId: string; runId?: string; limit: number }): Promise<BusEvent[]>
+}
+
+/** What one stream receives. */
+export interface StreamSubscription {
+  tenantId: string
+  /** Only events of this run (per-run stream); absent for the tenant-wide stream. */
+  runId?: string
+  /** Only these event types; absent for all. */
+  eventTypes?: ReadonlySet<string>
+  /** attacker-controlled: the `Last-Event-ID` header. Replay starts after it. */
+  lastEventId?: string
+}
+
+export interface SseHubOptions {
+  bus: EventBus
+  history: StreamHistory
+  metrics: ControlPlaneMetrics
+  clock: () => Date
+  /** STREAM_SSE_HEARTBEAT_MS. */
+  heartbeatMs: number
+  /** STREAM_SSE_SHUTDOWN_RETRY_MS: the `retry:` of the shutdown frame. */
+  shutdownRetryMs: number
+  /** Unsent bytes one client may have queued before it counts as slow. Default 1 MiB. */
+  maxBufferedBytes?: number
+  /** Live events held per client while it replays history. Default 1024. */
+  maxPendingEvents?: number
+  /** Rows read per history query. Default 500. */
+  replayPageSize?: number
+  /** How long a replaying client may take to drain its buffer before it is dropped. Default 30 s. */
+  drainTimeoutMs?: number
+  /** Open streams allowed on this instance; further ones are refused. Default 10 000. */
+  maxConnections?: number
+  log?: { warn(object: unknown, message?: string): void }
+}
+
+/** Why a stream ended: the `reason` label of `acdp_sse_streams_terminated_total`. */
+export type StreamEndReason = 'client_closed' | 'slow_client' | 'server_shutdown' | 'replay_failed'
+
+export const SSE_DEFAULTS = {
+  maxBufferedBytes: 1024 * 1024,
+  maxPendingEvents: 1024,
+  replayPageSize: 500,
+  drainTimeoutMs: 30_000,
+  maxConnections: 10_000,
+} as const
+
+/** One open stream. Fields are written only by the hub. */
+interface StreamClient {
+  readonly res: ServerResponse
+  readonly tenantId: string
+  readonly runId: string | undefined
+  readonly eventTypes: ReadonlySet<string> | undefined
+  /** Id of the last event written (or skipped by the type filter): where a replay resumes. */
+  lastEventId: string | undefined
+  /** Non-null while replaying history: live events held until the replay ends, by id (insertion-ordered). */
+  pending: Map<string, BusEvent> | null
+  /** The held events overflowed and were dropped; the replay must read history once more. */
+  hasPendingOverflow: boolean
+  /** A relay gap was signalled during a replay: read history once more before going live. */
+  needsReplay: boolean
+  isClosed: boolean
+}
+
+/** Clients of one tenant: tenant-wide streams and per-run streams. */
+interface TenantClients {
+  all: Set<StreamClient>
+  byRun: Map<string, Set<StreamClient>>
+}
+
+const HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  // Reverse proxies (nginx) must not buffer a stream.
+  'x-accel-buffering': 'no',
+}
+
+/**
+ * Renders one event frame. `id` and `type` are attacker-influenced (ingest body): CR and LF are removed so they
+ * cannot inject SSE fields; `data` is JSON text, which never contains a raw line break.
+ */
+export function formatEventFrame(event: Pick<BusEvent, 'id' | 'type' | 'data'>): string {
+  return `id: ${stripLineBreaks(event.id)}\nevent: ${stripLineBreaks(event.type)}\ndata: ${stripLineBreaks(event.data)}\n\n`
+}
+
+function stripLineBreaks(text: string): string {
+  return /[\r\n]/.test(text) ? text.replace(/[\r\n]/g, '') : text
+}
+
+/** The stream hub of one instance. Create one per app; `close()` ends every stream with the shutdown frame. */
+export class SseHub {
+  readonly #options: SseHubOptions
+  readonly #maxBufferedBytes: number
+  readonly #maxPendingEvents: number
+  readonly #replayPageSize: number
+  readonly #drainTimeoutMs: number
+  readonly #maxConnections: number
+  readonly #tenants = new Map<string, TenantClients>()
+  readonly #unsubscribe: () => void
+  readonly #heartbeat: NodeJS.Timeout
+  #size = 0
+  #isClosed = false
+
+  constructor(options: SseHubOptions) {
+    this.#options = options
+    this.#maxBufferedBytes = options.maxBufferedBytes ?? SSE_DEFAULTS.maxBufferedBytes
+    this.#maxPendingEvents = options.maxPendingEvents ?? SSE_DEFAULTS.maxPendingEvents
+    this.#replayPageSize = options.replayPageSize ?? SSE_DEFAULTS.replayPageSize
+    this.#drainTimeoutMs = options.drainTimeoutMs ?? SSE_DEFAULTS.drainTimeoutMs
+    this.#maxConnections = options.maxConnections ?? SSE_DEFAULTS.maxConnections
+    this.#unsubscribe = options.bus.subscribe({
+      onEvent: (event) => this.#dispatch(event),
+      onGap: () => this.#replayAll(),
+    })
+    this.#heartbeat = setInterval(() => this.#sendHeartbeat(), options.heartbeatMs)
+    this.#heartbeat.unref()
+  }
+
+  /** Open streams on this instance. */
+  get size(): number {
+    return this.#size
+  }
+
+  /** False when the hub is closed or full; the route then answers 503 instead of opening a stream. */
+  canAccept(): boolean {
+    return !this.#isClosed && this.#size < this.#maxConnections
+  }
+
+  /**
+   * Takes over `res` as an event stream: writes the status and headers, registers the client and, with a
+   * Last-Event-ID, starts the history replay. The caller must have hijacked the reply and checked canAccept().
+   */
+  open(res: ServerResponse, subscription: StreamSubscription): void {
+    const client: StreamClient = {
+      res,
+      tenantId: subscription.tenantId,
+      runId: subscription.runId,
+      eventTypes: subscription.eventTypes,
+      lastEventId: subscription.lastEventId,
+      pending: null,
+      hasPendingOverflow: false,
+      needsReplay: false,
+      isClosed: false,
+    }
+    res.socket?.setNoDelay(true)
+    res.writeHead(200, HEADERS)
+    // A comment line flushes the headers at once, so clients see the stream open before the first event.
+    res.write(': stream open\n\n')
+    this.#add(client)
+    res.on('close', () => this.#remove(client, 'client_closed'))
+    if (client.lastEventId !== undefined) void this.#replay(client)
+  }
+
+  /** Ends every stream with the shutdown frame and stops the heartbeat. Idempotent. */
+  close(): void {
+    if (this.#isClosed) return
+    this.#isClosed = true
+    clearInterval(this.#heartbeat)
+    this.#unsubscribe()
+    const frame = `event: shutdown\nretry: ${this.#options.shutdownRetryMs}\ndata: {"reason":"server_shutdown"}\n\n`
+    for (const tenant of this.#tenants.values()) {
+      for (const client of this.#clientsOf(tenant)) {
+        if (!client.res.writableEnded) client.res.end(frame)
+        this.#remove(client, 'server_shutdown')
+      }
+    }
+  }
+
+  #add(client: StreamClient): void {
+    let tenant = this.#tenants.get(client.tenantId)
+    if (!tenant) {
+      tenant = { all: new Set(), byRun: new Map() }
+      this.#tenants.set(client.tenantId, tenant)
+    }
+    if (client.runId === undefined) tenant.all.add(client)
+    else {
+      let run = tenant.byRun.get(client.runId)
+      if (!run) {
+        run = new Set()
+        tenant.byRun.set(client.runId, run)
+      }
+      run.add(client)
+    }
+    this.#size += 1
+    this.#options.metrics.activeSseConnections.inc()
+  }
+
+  #remove(client: StreamClient, reason: StreamEndReason): void {
+    if (client.isClosed) return
+    client.isClosed = true
+    client.pending = null
+    const tenant = this.#tenants.get(client.tenantId)
+    if (tenant) {
+      if (client.runId === undefined) tenant.all.delete(client)
+      else {
+        const run = tenant.byRun.get(client.runId)
+        run?.delete(client)
+        if (run?.size === 0) tenant.byRun.delete(client.runId)
+      }
+      if (tenant.all.size === 0 && tenant.byRun.size === 0) this.#tenants.delete(client.tenantId)
+    }
+    this.#size -= 1
+    this.#options.metrics.activeSseConnections.dec()
+    this.#options.metrics.sseStreamsTerminated.inc({ reason })
+    if (reason !== 'client_closed' && reason !== 'server_shutdown') client.res.destroy()
+  }
+
+  *#clientsOf(tenant: TenantClients): Iterable<StreamClient> {
+    yield* [...tenant.all]
+    for (const run of [...tenant.byRun.values()]) yield* [...run]
+  }
+
+  /** Fans one committed event out; the frame is rendered at most once, and only if some client takes it. */
+  #dispatch(event: BusEvent): void {
+    const tenant = this.#tenants.get(event.tenantId)
+    if (!tenant) return
+    let frame: string | undefined
+    const deliver = (client: StreamClient): void => {
+      if (client.eventTypes && !client.eventTypes.has(event.type)) return
+      if (client.pending) {
+        this.#hold(client, event)
+        return
+      }
+      frame ??= formatEventFrame(event)
+      this.#writeLive(client, frame, event.id)
+    }
+    for (const client of tenant.all) deliver(client)
+    if (event.runId !== null) {
+      const run = tenant.byRun.get(event.runId)
+      if (run) for (const client of run) deliver(client)
+    }
+  }
+
+  #hold(client: StreamClient, event: BusEvent): void {
+    const pending = client.pending
+    if (!pending || client.hasPendingOverflow) return
+    if (pending.size >= this.#maxPendingEvents) {
+      // Everything held is committed, so dropping it loses nothing: the replay reads it from history again.
+      pending.clear()
+      client.hasPendingOverflow = true
+      return
+    }
+    pending.set(event.id, event)
+  }
+
+  /** Writes a live frame, or drops the client when its unsent bytes would exceed the bound. */
+  #writeLive(client: StreamClient, frame: string, eventId: string | undefined): void {
+    if (client.isClosed) return
+    if (client.res.writableLength + frame.length > this.#maxBufferedBytes) {
+      this.#options.log?.warn({ tenantId: client.tenantId }, 'sse: disconnecting a slow client')
+      this.#remove(client, 'slow_client')
+      return
+    }
+    client.res.write(frame)
+    if (eventId !== undefined) client.lastEventId = eventId
+  }
+
+  #sendHeartbeat(): void {
+    if (this.#size === 0) return
+    const frame = `event: heartbeat\ndata: ${JSON.stringify({ ts: this.#options.clock().toISOString() })}\n\n`
+    for (const tenant of [...this.#tenants.values()]) {
+      for (const client of this.#clientsOf(tenant)) this.#writeLive(client, frame, undefined)
+    }
+  }
+
+  /** After a relay gap every client re-reads history from where it is; clients without a position cannot. */
+  #replayAll(): void {
+    for (const tenant of [...this.#tenants.values()]) {
+      for (const client of this.#clientsOf(tenant)) {
+        if (client.lastEventId === undefined) continue
+        if (client.pending) client.needsReplay = true
+        else void this.#replay(client)
+      }
+    }
+  }
+
+  /**
+   * Replays stored history after `client.lastEventId`, then releases the held live events that the replay did not
+   * already deliver, then goes live. Written as one loop so a relay gap or a pending overflow during the replay
+   * simply means "read history once more".
+   */
+  async #replay(client: StreamClient): Promise<void> {
+    client.pending = new Map()
+    client.hasPendingOverflow = false
+    client.needsReplay = false
+    try {
+      for (;;) {
+        const afterId = client.lastEventId
+        if (afterId === undefined) break
+        const rows = await this.#options.history.readAfter({
+          tenantId: client.tenantId,
+          afterId,
+          ...(client.runId !== undefined ? { runId: client.runId } : {}),
+          limit: this.#replayPageSize,
+        })
+        if (client.isClosed) return
+        for (const row of rows) {
+          client.pending?.delete(row.id)
+          if (!client.eventTypes || client.eventTypes.has(row.type)) {
+            client.res.write(formatEventFrame(row))
+            if (client.res.writableLength > this.#maxBufferedBytes / 2) await this.#drain(client)
+            if (client.isClosed) return
+          }
+          client.lastEventId = row.id
+        }
+        if (rows.length === this.#replayPageSize) continue
+        if (client.hasPendingOverflow || client.needsReplay) {
+          client.hasPendingOverflow = false
+          client.needsReplay = false
+          continue
+        }
+        break
+      }
+      const held = client.pending
+      client.pending = null
+      if (held) for (const event of held.values()) this.#writeLive(client, formatEventFrame(event), event.id)
+    } catch (error) {
+      this.#options.log?.warn({ err: error, tenantId: client.tenantId }, 'sse: history replay failed')
+      this.#remove(client, 'replay_failed')
+    }
+  }
+
+  /** Waits until the client's buffer drains, or drops it after drainTimeoutMs. */
+  async #drain(client: StreamClient): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer)
+        client.res.off('drain', done)
+        client.res.off('close', done)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        done()
+        this.#remove(client, 'slow_client')
+      }, this.#drainTimeoutMs)
+      client.res.once('drain', done)
+      client.res.once('close', done)
+    })
+  }
+}
