@@ -7,7 +7,9 @@
  * Every signed object here is CLOSED (`additionalProperties: false`): each member is covered by the signature,
  * so an unknown member would change the preimage. Patterns are copied from the spec schemas.
  */
-import { type Static, Type } from 'typebox'
+import { type Static, type TSchema, Type } from 'typebox'
+import { Compile, type Validator } from 'typebox/compile'
+import { ProtocolError } from '../errors.js'
 import { CONTENT_HASH_PATTERN, CtxId, Did, Hostname, LineageId, Signature, STATUS_PATTERN } from './common.js'
 
 /** RFC-ACDP-0001 §5.3 canonical form, pinned exactly: milliseconds, `Z`. Used for every registry-minted time. */
@@ -186,3 +188,30 @@ export const LifecycleEvent = Type.Object(
   { additionalProperties: false },
 )
 export type LifecycleEvent = Static<typeof LifecycleEvent>
+
+// ---------- closed-shape parsing ----------
+
+const validators = new WeakMap<TSchema, Validator>()
+
+/**
+ * Checks attacker-controlled `value` against one of the closed schemas above (RFC-ACDP-0010 §8, 0011 §7
+ * step 1, 0012 §9.3 step 1, 0015 §8 step 1: "schema-closed parse") and narrows its type.
+ * Throws ProtocolError `invalid_structure` with `details.reason = 'schema_violation'`, the object name and
+ * every failing `{ path, message }` (never the offending values).
+ */
+export function assertWireShape<T extends TSchema>(
+  schema: T,
+  value: unknown,
+  objectName: string,
+): asserts value is Static<T> {
+  let validator = validators.get(schema)
+  if (!validator) {
+    validator = Compile(schema) as unknown as Validator
+    validators.set(schema, validator)
+  }
+  if (validator.Check(value)) return
+  const errors = validator.Errors(value).map((error) => ({ path: error.instancePath || '/', message: error.message }))
+  throw new ProtocolError('invalid_structure', `${objectName} does not match its closed schema`, {
+    details: { reason: 'schema_violation', object: objectName, errors },
+  })
+}
