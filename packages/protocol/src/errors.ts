@@ -35,6 +35,8 @@ export const PROTOCOL_ERROR_CODES = [
   'verification_failed',
   /** A structure (checkpoint, receipt, lifecycle event, revocation body) violates its RFC shape rules. */
   'invalid_structure',
+  /** SDK client: a server answered with an error envelope; `details` carries `status` and the server's `code`. */
+  'request_rejected',
 ] as const
 
 export type ProtocolErrorCode = (typeof PROTOCOL_ERROR_CODES)[number]

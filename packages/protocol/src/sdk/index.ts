@@ -1,2 +1,30 @@
 // Public surface of sdk/: re-exports only.
-export {}
+export {
+  buildDidWebDocument,
+  type CreateProducerKeyOptions,
+  createProducerKey,
+  DEFAULT_DID_WEB_KEY_FRAGMENT,
+} from './create-producer-key.js'
+export { type FetchedContext, fetchContext } from './fetch-context.js'
+export {
+  completeProducerContent,
+  createProducer,
+  type Producer,
+  type ProducerOptions,
+  type PublishOptions,
+  type PublishResponseBody,
+  type PublishResult,
+  SDK_ACDP_VERSION,
+} from './producer.js'
+export { formatKeyFile, type KeyFileDocument, type ProducerKey, parseKeyFile } from './producer-key.js'
+export { type BuildPublishRequestInput, buildPublishRequest, type SignedPublishRequest } from './publish-request.js'
+export { DEFAULT_SDK_TIMEOUT_MS, MAX_SDK_RESPONSE_BYTES, type SdkRequestOptions } from './registry-http.js'
+export {
+  type EnvelopeCheck,
+  EVIDENCE_MEMBERS,
+  type KeyResolver,
+  type VerificationCheck,
+  type VerificationReport,
+  type VerifyContextOptions,
+  verifyContext,
+} from './verify-context.js'

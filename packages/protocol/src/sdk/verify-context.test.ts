@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest'
+import { hasConformance, loadFixtures, reportMissingConformance } from '../../../../test/support/conformance.js'
+import { DidResolver, type FetchDidDocument } from '../did/resolver.js'
+import { buildDidWebDocument, createProducerKey } from './create-producer-key.js'
+import { completeProducerContent } from './producer.js'
+import { buildPublishRequest } from './publish-request.js'
+import { type EnvelopeCheck, verifyContext } from './verify-context.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read and tamper with untyped JSON documents
+type Json = Record<string, any>
+
+reportMissingConformance('sdk verifyContext')
+
+const noNetwork: FetchDidDocument = async () => {
+  throw new Error('no network in this test')
+}
+const pureResolver = new DidResolver({ fetchDidDocument: noNetwork })
+
+const ASSIGNED = {
+  ctx_id: 'acdp://registry.example.com/9f1d4f10-7b2a-4c3e-8d5b-2a6f81c4e9b7',
+  lineage_id: `lin:sha256:${'1'.repeat(64)}`,
+  origin_registry: 'registry.example.com',
+  created_at: '2026-06-12T09:00:00.000Z',
+}
+
+/** A freshly signed did:key context, wrapped as a registry serves it. */
+function signedEnvelope(extra: Record<string, unknown> = {}) {
+  const key = createProducerKey()
+  const content = completeProducerContent({ title: 'verify me', type: 'analysis', ...extra }, key)
+  const request = buildPublishRequest({
+    body: content,
+    algorithm: key.algorithm,
+    privateKey: key.privateKey,
+    keyId: key.keyId,
+  })
+  return {
+    key,
+    envelope: { body: { ...request, ...ASSIGNED }, registry_state: { status: 'active' } } as Json,
+  }
+}
+
+const names = (report: { checks: Array<{ name: string }> }) => report.checks.map((check) => check.name)
+
+describe('verifyContext', () => {
+  const sig003 = loadFixtures('sig-003')
+  it('found the did:key golden', () => {
+    if (hasConformance) expect(sig003).toHaveLength(1)
+  })
+
+  it.each(sig003.flatMap((fixture) => fixture.vectors as Array<Json>))(
+    'accepts the sig-003 golden body as served: $name',
+    async (vector) => {
+      const body = { ...vector.expected.publish_request_body, ...vector.registry_assigned }
+      delete body.note
+      const report = await verifyContext({ body, registry_state: { status: 'active' } }, { resolver: pureResolver })
+      expect(report).toMatchObject({ ok: true, ctxId: vector.registry_assigned.ctx_id, unchecked: [] })
+      expect(names(report)).toEqual(['schema', 'producer_content_hash', 'key_binding', 'did_resolution', 'signature'])
+    },
+  )
+
+  it('passes every stage for a context the SDK signed', async () => {
+    const { envelope } = signedEnvelope()
+    const report = await verifyContext(envelope, { resolver: pureResolver })
+    expect(report.ok).toBe(true)
+    expect(report.checks.every((check) => check.ok && check.detail.length > 0)).toBe(true)
+  })
+
+  it.each([
+    [
+      'a changed title',
+      (body: Json) => Object.assign(body, { title: 'tampered' }),
+      'producer_content_hash',
+      'hash_mismatch',
+    ],
+    [
+      'an added producer member',
+      (body: Json) => Object.assign(body, { summary: 'x' }),
+      'producer_content_hash',
+      'hash_mismatch',
+    ],
+    [
+      'a signature from another key',
+      (body: Json) =>
+        Object.assign(body, {
+          signature: { ...body.signature, value: signedEnvelope().envelope.body.signature.value },
+        }),
+      'signature',
+      'invalid_signature',
+    ],
+    [
+      'a key_id of another agent',
+      (body: Json) => {
+        const other = createProducerKey()
+        body.signature = { ...body.signature, key_id: other.keyId }
+      },
+      'key_binding',
+      'key_not_authorized',
+    ],
+    ['a missing title', (body: Json) => delete body.title, 'schema', 'schema'],
+    [
+      'a did:key body declaring 0.1.0',
+      (body: Json) => Object.assign(body, { acdp_version: '0.1.0' }),
+      'schema',
+      'did:web',
+    ],
+  ])('fails at the right stage for %s and stops there', async (_case, tamper, failedStage, detailPart) => {
+    const { envelope } = signedEnvelope()
+    tamper(envelope.body)
+    const report = await verifyContext(envelope, { resolver: pureResolver })
+    expect(report.ok).toBe(false)
+    const last = report.checks.at(-1)
+    expect(last).toMatchObject({ name: failedStage, ok: false, detail: expect.stringContaining(detailPart) })
+    expect(report.checks.slice(0, -1).every((check) => check.ok)).toBe(true)
+  })
+
+  it('reports a body that is not an object as a failed schema stage, not an exception', async () => {
+    const report = await verifyContext({ body: 'nope' }, { resolver: pureResolver })
+    expect(report).toMatchObject({ ok: false, ctxId: undefined, checks: [{ name: 'schema', ok: false }] })
+  })
+
+  it('verifies a did:web producer against the DID document it serves', async () => {
+    const key = createProducerKey({ algorithm: 'ecdsa-p256', didWeb: 'did:web:agents.example.com:alice' })
+    const document = new TextEncoder().encode(JSON.stringify(buildDidWebDocument(key)))
+    const requested: string[] = []
+    const resolver = new DidResolver({
+      fetchDidDocument: async (url) => {
+        requested.push(url.href)
+        return { status: 200, body: document }
+      },
+    })
+    const content = completeProducerContent({ title: 'web', type: 'analysis' }, key)
+    const request = buildPublishRequest({
+      body: content,
+      algorithm: key.algorithm,
+      privateKey: key.privateKey,
+      keyId: key.keyId,
+    })
+    const report = await verifyContext(
+      { body: { ...request, ...ASSIGNED }, registry_state: { status: 'active' } },
+      { resolver },
+    )
+    expect(report.ok).toBe(true)
+    expect(requested).toEqual(['https://agents.example.com/alice/did.json'])
+  })
+
+  it('lists evidence members nobody checked instead of passing them', async () => {
+    const { envelope } = signedEnvelope()
+    envelope.registry_receipt = { receipt_version: 'x' }
+    envelope.log_inclusion = { leaf_index: 0 }
+    const report = await verifyContext(envelope, { resolver: pureResolver })
+    expect(report.ok).toBe(true)
+    expect(report.unchecked).toEqual(['registry_receipt', 'log_inclusion'])
+  })
+
+  it('runs a configured envelope check and lets its failure fail the report', async () => {
+    const { envelope } = signedEnvelope()
+    envelope.registry_receipt = { receipt_version: 'x' }
+    const receiptCheck: EnvelopeCheck = {
+      member: 'registry_receipt',
+      name: 'registry_receipt',
+      run: () => ({ name: 'registry_receipt', ok: false, detail: 'invalid_receipt: test' }),
+    }
+    const throwing: EnvelopeCheck = {
+      member: 'registry_receipt',
+      name: 'registry_receipt_extra',
+      run: () => {
+        throw new Error('boom')
+      },
+    }
+    const report = await verifyContext(envelope, { resolver: pureResolver, envelopeChecks: [receiptCheck, throwing] })
+    expect(report.ok).toBe(false)
+    expect(report.unchecked).toEqual([])
+    expect(report.checks.slice(-2)).toEqual([
+      { name: 'registry_receipt', ok: false, detail: 'invalid_receipt: test' },
+      { name: 'registry_receipt_extra', ok: false, detail: 'boom' },
+    ])
+  })
+})
