@@ -1,10 +1,18 @@
 import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { computeContentHash, createOutboundClient, deriveLineageId, type OutboundClient } from '@acdp/protocol'
+import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createFakeDns } from '../../protocol/test/support/fake-dns.js'
 import { createTestPki, type TestPki } from '../../protocol/test/support/test-ca.js'
-import { type CrossRegistryDeps, parseCtxIdAuthority, resolveForeignContext } from '../src/services/cross-registry.js'
+import { isRegistryError } from '../src/errors.js'
+import {
+  type CrossRegistryDeps,
+  createCrossRegistryResolver,
+  findTopLevelMemberSpan,
+  parseCtxIdAuthority,
+  resolveForeignContext,
+} from '../src/services/cross-registry.js'
 
 const AUTHORITY = 'origin.test'
 const CTX_ID = `acdp://${AUTHORITY}/550e8400-e29b-41d4-a716-446655440000`
@@ -97,7 +105,43 @@ describe('cross-registry resolution against a local HTTPS origin', () => {
     expect(result.outcome).toBe('resolved')
     if (result.outcome !== 'resolved') return
     expect(Buffer.from(result.body).toString('utf8')).toBe(text)
+    expect(result.bodyText).toBe(JSON.stringify(makeBody(), null, 3))
+    expect(result.registryState).toEqual({ status: 'superseded' })
     expect(result.contentHash).toBe(makeBody().content_hash)
+  })
+
+  it('serves the registry resolver contract: body text as the origin wrote it, its registry_state and hash', async () => {
+    const resolver = createCrossRegistryResolver(deps())
+    expect(await resolver.resolve(CTX_ID)).toEqual({
+      bodyText: JSON.stringify(makeBody(), null, 3),
+      registryState: { status: 'superseded' },
+      contentHash: makeBody().content_hash,
+    })
+  })
+
+  it.each([
+    { name: 'an origin 404', answer: { status: 404 }, code: 'not_found', status: 404, details: undefined },
+    {
+      name: 'an origin 500',
+      answer: { status: 500 },
+      code: 'cross_registry_resolution_failed',
+      status: 502,
+      details: { reason: 'upstream_status' },
+    },
+    {
+      name: 'a malformed document',
+      answer: { status: 200, body: '{' },
+      code: 'cross_registry_resolution_failed',
+      status: 502,
+      details: { reason: 'malformed_document' },
+    },
+  ])('maps $name to $code in the resolver contract', async ({ answer, code, status, details }) => {
+    handler = () => answer
+    const error = await createCrossRegistryResolver(deps())
+      .resolve(CTX_ID)
+      .catch((e: unknown) => e)
+    expect(isRegistryError(error)).toBe(true)
+    expect(error).toMatchObject({ code, status, details })
   })
 
   it('requests https://<authority>/contexts/<percent-encoded ctx_id> without any credential', async () => {
@@ -281,5 +325,37 @@ describe('ctx_id authority parsing', () => {
     )
     expect(result).toEqual({ outcome: 'failed', reason: 'invalid_ctx_id' })
     expect(calls).toEqual([])
+  })
+})
+
+describe('top-level member span', () => {
+  it('finds the exact source text of a member whatever the formatting and member order', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
+        fc.jsonValue({ maxDepth: 4 }),
+        fc.constantFrom(undefined, 1, 2, '\t'),
+        fc.boolean(),
+        (others, body, indent, bodyFirst) => {
+          const rest = Object.fromEntries(Object.entries(others).filter(([k]) => k !== 'body' && k !== '__proto__'))
+          const doc = bodyFirst ? { body, ...rest } : { ...rest, body }
+          const text = JSON.stringify(doc, null, indent)
+          const span = findTopLevelMemberSpan(text, 'body')
+          expect(span).toBeDefined()
+          const slice = text.slice(span!.start, span!.end)
+          expect(JSON.parse(slice)).toEqual(JSON.parse(JSON.stringify(body)))
+        },
+      ),
+    )
+  })
+
+  it.each([
+    { text: '{"a":"x\\"body\\":1","body":{"k":"}"}}', expected: '{"k":"}"}' },
+    { text: '{ "bo\\u0064y" : [1, {"b":"]"}] }', expected: '[1, {"b":"]"}]' },
+    { text: '{"bodyx":1}', expected: undefined },
+    { text: '[]', expected: undefined },
+  ])('reads $text', ({ text, expected }) => {
+    const span = findTopLevelMemberSpan(text, 'body')
+    expect(span === undefined ? undefined : text.slice(span.start, span.end)).toBe(expected)
   })
 })

@@ -18,6 +18,7 @@
  * The producer signature is not re-verified here (§4.2: the consumer verifies it end to end against the producer's
  * DID), and upstream receipts are relayed verbatim without verification.
  */
+
 import {
   computeContentHash,
   isProtocolError,
@@ -25,6 +26,8 @@ import {
   type OutboundResponse,
   parseJsonStrict,
 } from '@acdp/protocol'
+import type { CrossRegistryResolver, ForeignContext } from '../deps.js'
+import { RegistryError } from '../errors.js'
 
 /** §7.3: individual context retrievals are capped at 1 MB. */
 export const FOREIGN_CONTEXT_MAX_BYTES = 1024 * 1024
@@ -52,8 +55,12 @@ export type CrossRegistryFailureReason =
 export type ForeignContextResolution =
   | {
       outcome: 'resolved'
-      /** The origin's response body, byte for byte. */
+      /** The origin's response document, byte for byte. */
       body: Uint8Array
+      /** The context body's JSON text exactly as it appears inside the origin's document. */
+      bodyText: string
+      /** The origin's `registry_state` (envelope form only). */
+      registryState?: Record<string, unknown>
       /** The verified `content_hash` of the resolved body (for an ETag). */
       contentHash: string
     }
@@ -134,8 +141,9 @@ async function fetchAndCheck(
   if (response.status === 404) return { outcome: 'not_found' }
   if (response.status !== 200) return { outcome: 'failed', reason: 'upstream_status', upstreamStatus: response.status }
 
-  const body = readContextBody(response.body, form)
-  if (body === undefined) return { outcome: 'failed', reason: 'malformed_document' }
+  const document = readContextDocument(response.body, form)
+  if (document === undefined) return { outcome: 'failed', reason: 'malformed_document' }
+  const { body } = document
   if (body.ctx_id !== ctxId) return { outcome: 'failed', reason: 'ctx_id_mismatch' }
   if (body.origin_registry !== parsed.authority) return { outcome: 'failed', reason: 'authority_mismatch' }
   if (body.visibility !== 'public') return { outcome: 'failed', reason: 'not_public' }
@@ -146,32 +154,132 @@ async function fetchAndCheck(
     return { outcome: 'failed', reason: 'malformed_document' }
   }
   if (recomputed !== body.content_hash) return { outcome: 'failed', reason: 'hash_mismatch' }
-  return { outcome: 'resolved', body: response.body, contentHash: recomputed }
+  return {
+    outcome: 'resolved',
+    body: response.body,
+    bodyText: document.bodyText,
+    ...(document.registryState === undefined ? {} : { registryState: document.registryState }),
+    contentHash: recomputed,
+  }
+}
+
+/**
+ * The registry's `CrossRegistryResolver` (deps.ts) over {@link resolveForeignContext}: origin 404 becomes
+ * `not_found` (RFC-ACDP-0006 §5; indistinguishable from a non-public context, §4.4) and every other failure
+ * `cross_registry_resolution_failed` (502) with `details.reason` (product spec behaviour 4).
+ *
+ * @throws RegistryError `not_found` | `cross_registry_resolution_failed`.
+ */
+export function createCrossRegistryResolver(deps: CrossRegistryDeps): CrossRegistryResolver {
+  return {
+    async resolve(ctxId: string): Promise<ForeignContext> {
+      const result = await resolveForeignContext(deps, ctxId)
+      if (result.outcome === 'not_found') throw new RegistryError('not_found', 'The context was not found.')
+      if (result.outcome === 'failed') {
+        throw new RegistryError('cross_registry_resolution_failed', 'The origin registry could not be resolved.', {
+          details: { reason: result.reason },
+        })
+      }
+      return { bodyText: result.bodyText, registryState: result.registryState ?? {}, contentHash: result.contentHash }
+    },
+  }
 }
 
 function defaultOriginBaseUrl(authority: string): string {
   return `https://${authority}`
 }
 
+interface ContextDocument {
+  body: Record<string, unknown>
+  bodyText: string
+  registryState?: Record<string, unknown>
+}
+
 /**
- * Parses the origin's document and returns the context body inside it, or `undefined` when the bytes are not a
- * well-formed document of the expected form.
+ * Parses the origin's document and returns the context body inside it (with its exact source text), or
+ * `undefined` when the bytes are not a well-formed document of the expected form.
  *
  * @param bytes attacker-controlled: the origin's response body.
  */
-function readContextBody(bytes: Uint8Array, form: ForeignContextForm): Record<string, unknown> | undefined {
+function readContextDocument(bytes: Uint8Array, form: ForeignContextForm): ContextDocument | undefined {
+  let text: string
   let document: unknown
   try {
-    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
     document = parseJsonStrict(text)
   } catch {
     return undefined
   }
   if (!isObject(document)) return undefined
-  if (form === 'body') return document
-  const { body, registry_state: state } = document
-  if (!isObject(body) || !isObject(state) || typeof state.status !== 'string') return undefined
-  return body
+  if (form === 'body') return { body: document, bodyText: text.trim() }
+  const { body, registry_state: registryState } = document
+  if (!isObject(body) || !isObject(registryState) || typeof registryState.status !== 'string') return undefined
+  const span = findTopLevelMemberSpan(text, 'body')
+  if (span === undefined) return undefined
+  return { body, bodyText: text.slice(span.start, span.end), registryState }
+}
+
+/**
+ * The [start, end) character span of the value of top-level member `name` in a JSON object text. The text must
+ * already have passed strict parsing (valid JSON, no duplicate member names), so the scan only tracks strings
+ * and nesting. Returns `undefined` when the member is absent.
+ */
+export function findTopLevelMemberSpan(text: string, name: string): { start: number; end: number } | undefined {
+  let i = skipWhitespace(text, 0)
+  if (text[i] !== '{') return undefined
+  i += 1
+  while (i < text.length) {
+    i = skipWhitespace(text, i)
+    if (text[i] === '}') return undefined
+    if (text[i] === ',') {
+      i = skipWhitespace(text, i + 1)
+    }
+    const keyEnd = skipString(text, i)
+    const key = JSON.parse(text.slice(i, keyEnd)) as string
+    i = skipWhitespace(text, keyEnd)
+    i = skipWhitespace(text, i + 1) // the ':'
+    const start = i
+    const end = skipValue(text, i)
+    if (key === name) return { start, end }
+    i = end
+  }
+  return undefined
+}
+
+function skipWhitespace(text: string, i: number): number {
+  while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i += 1
+  return i
+}
+
+/** `text[i]` is an opening quote; returns the index after the closing quote. */
+function skipString(text: string, i: number): number {
+  for (let j = i + 1; j < text.length; j += 1) {
+    if (text[j] === '\\') j += 1
+    else if (text[j] === '"') return j + 1
+  }
+  return text.length
+}
+
+/** Returns the index just after the JSON value starting at `i`. */
+function skipValue(text: string, i: number): number {
+  const first = text[i]
+  if (first === '"') return skipString(text, i)
+  if (first !== '{' && first !== '[') {
+    let j = i
+    while (j < text.length && !',}] \t\n\r'.includes(text[j]!)) j += 1
+    return j
+  }
+  let depth = 0
+  for (let j = i; j < text.length; j += 1) {
+    const ch = text[j]
+    if (ch === '"') j = skipString(text, j) - 1
+    else if (ch === '{' || ch === '[') depth += 1
+    else if (ch === '}' || ch === ']') {
+      depth -= 1
+      if (depth === 0) return j + 1
+    }
+  }
+  return text.length
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
