@@ -1,7 +1,7 @@
 /**
  * `content_hash` over ProducerContent (RFC-ACDP-0001 §5.7, fixtures can-001..010).
  */
-import { canonicalBytes } from '../jcs/canonicalize.js'
+import { canonicalize } from '../jcs/canonicalize.js'
 import { sha256String } from './sha256.js'
 
 /**
@@ -52,5 +52,7 @@ export function extractProducerContent(body: Record<string, unknown>): Record<st
  * @throws ProtocolError `not_canonicalizable` when the content has no JCS form.
  */
 export function computeContentHash(body: Record<string, unknown>): string {
-  return sha256String(canonicalBytes(extractProducerContent(body)))
+  // Hashing the string lets node:crypto encode UTF-8 natively; canonicalize() has already refused
+  // lone surrogates, so the bytes are exactly canonicalBytes().
+  return sha256String(canonicalize(extractProducerContent(body)))
 }

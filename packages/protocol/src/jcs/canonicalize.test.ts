@@ -71,6 +71,20 @@ describe('canonicalize', () => {
     expect(canonicalize('\b\t\n\f\r\u001f\u007f')).toBe('"\\b\\t\\n\\f\\r\\u001f\u007f"')
   })
 
+  it('quotes any well-formed string exactly as JSON.stringify does (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)) }),
+        (any, ascii) => {
+          expect(canonicalize(any)).toBe(JSON.stringify(any))
+          expect(canonicalize(ascii)).toBe(JSON.stringify(ascii))
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
   it('encodes canonical bytes as UTF-8', () => {
     expect(Buffer.from(canonicalBytes({ t: 'é' })).toString('hex')).toBe(
       Buffer.from('{"t":"é"}', 'utf8').toString('hex'),
