@@ -1,2 +1,54 @@
-// Public surface of @acdp/registry.
-export {}
+/**
+ * @acdp/registry — the ACDP registry server. Embedders (the `acdp` CLI, tests) build it in-process:
+ *
+ * ```ts
+ * const config = resolveConfig({ registry: { authority: 'registry.localhost' }, storage: { sqlite_path: ':memory:' } })
+ * const registry = await startRegistry(config)       // opens + migrates storage, builds the app (not listening)
+ * await registry.app.listen({ port: 0, host: '127.0.0.1' })
+ * await registry.close()
+ * ```
+ */
+export { buildApp, IDEMPOTENCY_SWEEP_INTERVAL_MS, REGISTRY_VERSION } from './app.js'
+export {
+  CONFIG_PATH_ENV,
+  ConfigError,
+  DEFAULT_CONFIG,
+  loadConfig,
+  REGISTRY_PROFILES,
+  type RegistryConfig,
+  type RegistryConfigInput,
+  RegistryConfigSchema,
+  resolveConfig,
+} from './config.js'
+export {
+  allowedDidMethods,
+  type CrossRegistryResolver,
+  createDefaultDeps,
+  type ForeignContext,
+  type KeyResolver,
+  type ReaderAuthenticator,
+  type RegistryDeps,
+} from './deps.js'
+export {
+  ACDP_MEDIA_TYPE,
+  INTERNAL_ERROR_MESSAGE,
+  isRegistryError,
+  REGISTRY_ERROR_STATUS,
+  type RegistryCode,
+  RegistryError,
+  renderErrorEnvelope,
+} from './errors.js'
+export { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
+export { contextLocation, parseCtxIdPath } from './services/context-id.js'
+export {
+  type ContextPublishedEvent,
+  type ContextRetrievedEvent,
+  type PublishOutcomeEvent,
+  type RegistryEvent,
+  RegistryEvents,
+} from './services/registry-events.js'
+export { type RunningRegistry, startRegistry } from './start.js'
+export { createKyselyStore } from './store/kysely-store.js'
+export { migrateRegistryDatabase, type OpenedRegistryStore, openRegistryStore } from './store/open-store.js'
+export type { RegistryDatabase } from './store/schema.js'
+export type { IdempotencyRecord, InsertContextResult, NewContext, RegistryStore, StoredContext } from './store/store.js'

@@ -1,0 +1,119 @@
+/**
+ * What the registry needs from the outside world, injected so tests control time, randomness, DNS and the
+ * network (STYLE rule 10). `createDefaultDeps` builds the production set from the configuration.
+ */
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import {
+  createOutboundClient,
+  type DidMethod,
+  DidResolver,
+  MAX_DID_DOCUMENT_BYTES,
+  type OutboundClient,
+  type ResolvedKey,
+} from '@acdp/protocol'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import type { RegistryConfig } from './config.js'
+import { RegistryEvents } from './services/registry-events.js'
+import type { RegistryStore } from './store/store.js'
+
+/** Resolves `signature.key_id` to key material (RFC-ACDP-0001 §5.11); `DidResolver` from @acdp/protocol. */
+export interface KeyResolver {
+  resolveKey(keyId: string, options?: { forceRefresh?: boolean }): Promise<ResolvedKey>
+}
+
+/**
+ * Establishes who is reading (RFC-ACDP-0008 §6.2). Resolves with the requester's DID, or null for an anonymous
+ * request; throws `RegistryError('not_authorized')` for a credential that is present but invalid.
+ */
+export type ReaderAuthenticator = (request: FastifyRequest) => Promise<string | null>
+
+/** A foreign context as served by its origin registry (RFC-ACDP-0006), fetched anonymously. */
+export interface ForeignContext {
+  /** The origin's body JSON text, byte for byte. */
+  bodyText: string
+  /** The origin's `registry_state` object. */
+  registryState: Record<string, unknown>
+  /** The body's `content_hash` (ETag). */
+  contentHash: string
+}
+
+/**
+ * Resolves ctx_ids of other authorities when `registry.cross_registry_resolution = true`.
+ * Throws `RegistryError` (`not_found`, `cross_registry_resolution_failed`) on failure.
+ */
+export interface CrossRegistryResolver {
+  resolve(ctxId: string): Promise<ForeignContext>
+}
+
+export interface RegistryDeps {
+  store: RegistryStore
+  /** Current time; registry-minted timestamps are floored to the millisecond. */
+  clock: () => Date
+  /** CSPRNG bytes (ctx_id UUIDs, request ids). */
+  random: (size: number) => Uint8Array
+  resolver: KeyResolver
+  /** The SSRF-policy outbound client (DID documents, federation, webhooks); closed by the owner. */
+  outbound?: OutboundClient
+  /** Pino-compatible logger; `false` silences logging (tests). Default: pino at `registry.log_level`. */
+  logger?: FastifyBaseLogger | false
+  /** The publish / retrieval hook other components subscribe to. */
+  events: RegistryEvents
+  /** Read authentication; default: every caller is anonymous (the product's bearer auth is not in this build). */
+  authenticateReader?: ReaderAuthenticator
+  /** Foreign ctx_id resolution; without it foreign ids answer 404. */
+  crossRegistry?: CrossRegistryResolver
+}
+
+/** The accepted DID methods of the config, in the resolver's vocabulary. */
+export function allowedDidMethods(config: RegistryConfig): DidMethod[] {
+  return config.auth.did_methods.map((m) => (m === 'did:key' ? 'key' : 'web'))
+}
+
+/**
+ * Builds production dependencies around an open store: system clock, CSPRNG, the outbound client from
+ * `[outbound]`, and a caching DID resolver fetching did:web documents through it. Entries in `overrides` win.
+ */
+export function createDefaultDeps(
+  config: RegistryConfig,
+  store: RegistryStore,
+  overrides: Partial<RegistryDeps> = {},
+): RegistryDeps {
+  const clock = overrides.clock ?? (() => new Date())
+  const outbound =
+    overrides.outbound ??
+    createOutboundClient({
+      allowCidrs: [...config.outbound.allow_cidrs],
+      allowHttpForAllowlisted: config.outbound.allow_http_for_allowlisted,
+      trustedCaCertificates: config.outbound.trusted_ca_paths.map((path) => readFileSync(path, 'utf8')),
+      connectTimeoutMs: config.outbound.connect_timeout_ms,
+      totalTimeoutMs: config.outbound.total_timeout_ms,
+      maxRedirects: config.outbound.max_redirects,
+      userAgent: 'acdp-registry',
+    })
+  const resolver =
+    overrides.resolver ??
+    new DidResolver({
+      fetchDidDocument: async (url) => {
+        const response = await outbound.request(url, {
+          headers: { accept: 'application/did+json, application/json' },
+          maxBodyBytes: MAX_DID_DOCUMENT_BYTES,
+        })
+        return { status: response.status, body: response.body }
+      },
+      clock: () => clock().getTime(),
+      cacheTtlMs: config.did_resolution.cache_ttl_seconds * 1000,
+      minRefetchIntervalMs: config.did_resolution.min_refetch_interval_seconds * 1000,
+      maxEntries: config.did_resolution.max_entries,
+      allowedMethods: allowedDidMethods(config),
+    })
+  return {
+    store,
+    clock,
+    random: (size) => new Uint8Array(randomBytes(size)),
+    resolver,
+    outbound,
+    events: new RegistryEvents(),
+    ...overrides,
+  }
+}

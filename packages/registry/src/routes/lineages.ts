@@ -1,0 +1,68 @@
+/**
+ * `GET /lineages/{lineage_id}` and `GET /lineages/{lineage_id}/current` (RFC-ACDP-0004 §5). Lineage ids contain
+ * colons; raw and percent-encoded forms are both accepted.
+ */
+import { RegistryErrorEnvelope } from '@acdp/protocol'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { RegistryDeps } from '../deps.js'
+import { ACDP_MEDIA_TYPE } from '../errors.js'
+import { type Reader, readLineage, readLineageHead, renderContextEnvelope } from '../services/retrieval.js'
+import { cacheControlFor } from './read-access.js'
+
+const LineageParams = {
+  type: 'object',
+  properties: { lineage_id: { type: 'string', description: 'lin:sha256:<64 hex>' } },
+  required: ['lineage_id'],
+} as const
+
+export function registerLineageRoutes(
+  app: FastifyInstance,
+  options: { deps: RegistryDeps; resolveReader: (request: FastifyRequest) => Promise<Reader> },
+): void {
+  const { deps } = options
+
+  app.get(
+    '/lineages/:lineage_id',
+    {
+      schema: {
+        summary: 'Every version of a lineage the reader may retrieve, version ascending',
+        params: LineageParams,
+        response: { '4xx': RegistryErrorEnvelope, '5xx': RegistryErrorEnvelope },
+      },
+    },
+    async (request: FastifyRequest<{ Params: { lineage_id: string } }>, reply: FastifyReply) => {
+      const reader = await options.resolveReader(request)
+      const versions = await readLineage(deps, request.params.lineage_id, reader)
+      const allPublic = versions.every((v) => v.context.visibility === 'public')
+      return reply
+        .header('content-type', ACDP_MEDIA_TYPE)
+        .header('cache-control', allPublic ? 'public, max-age=60' : 'private, no-store')
+        .send(`[${versions.map((v) => renderContextEnvelope(v.context.bodyText, v.status)).join(',')}]`)
+    },
+  )
+
+  app.get(
+    '/lineages/:lineage_id/current',
+    {
+      schema: {
+        summary: 'The newest non-superseded version the reader may retrieve (expired heads included)',
+        params: LineageParams,
+        response: { '4xx': RegistryErrorEnvelope, '5xx': RegistryErrorEnvelope },
+      },
+    },
+    async (request: FastifyRequest<{ Params: { lineage_id: string } }>, reply: FastifyReply) => {
+      const reader = await options.resolveReader(request)
+      const head = await readLineageHead(deps, request.params.lineage_id, reader)
+      return reply
+        .header('content-type', ACDP_MEDIA_TYPE)
+        .header('etag', `"${head.context.contentHash}"`)
+        .header(
+          'cache-control',
+          head.context.visibility === 'public'
+            ? 'public, max-age=60'
+            : cacheControlFor(head.context.visibility, 'envelope'),
+        )
+        .send(renderContextEnvelope(head.context.bodyText, head.status))
+    },
+  )
+}

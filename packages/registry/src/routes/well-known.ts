@@ -1,0 +1,48 @@
+/** `GET /.well-known/acdp.json` (RFC-ACDP-0007 §3) and `GET /healthz` (readiness: storage answers). */
+import { CapabilitiesDocument } from '@acdp/protocol'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { RegistryDeps } from '../deps.js'
+import { ACDP_MEDIA_TYPE } from '../errors.js'
+
+export function registerWellKnownRoutes(
+  app: FastifyInstance,
+  options: { deps: RegistryDeps; capabilities: CapabilitiesDocument; version: string },
+): void {
+  // The document is fixed for the life of the process: serialize it once.
+  const capabilitiesJson = JSON.stringify(options.capabilities)
+  app.get(
+    '/.well-known/acdp.json',
+    { schema: { summary: 'Capabilities document', response: { 200: CapabilitiesDocument } } },
+    async (_request, reply: FastifyReply) =>
+      reply
+        .header('content-type', ACDP_MEDIA_TYPE)
+        .header('cache-control', 'public, max-age=3600')
+        .send(capabilitiesJson),
+  )
+
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        summary: 'Readiness: 200 when storage answers, 503 otherwise',
+        response: {
+          '2xx': HealthBody,
+          503: HealthBody,
+        },
+      },
+    },
+    async (_request, reply: FastifyReply) => {
+      const storage = await options.deps.store.checkHealth()
+      return reply
+        .code(storage ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send({ status: storage ? 'ok' : 'degraded', storage, version: options.version })
+    },
+  )
+}
+
+const HealthBody = {
+  type: 'object',
+  properties: { status: { type: 'string' }, storage: { type: 'boolean' }, version: { type: 'string' } },
+  required: ['status', 'storage', 'version'],
+} as const

@@ -1,0 +1,97 @@
+/**
+ * The registry's in-process event hook: what other components (the webhook dispatcher, metrics) subscribe to.
+ *
+ * Listeners run synchronously right after the triggering request's data is committed and before the response
+ * is sent; they must not block (queue work instead). A listener that throws is logged and ignored: events never
+ * fail or delay a request (product spec "Events", delivery rule 3).
+ */
+
+/** A first, successful publish (never emitted for an idempotent replay). Field names follow the wire. */
+export interface ContextPublishedEvent {
+  type: 'context_published'
+  ctx_id: string
+  lineage_id: string
+  agent_id: string
+  context_type: string
+  visibility: 'public' | 'restricted' | 'private'
+  version: number
+  created_at: string
+  derived_from: readonly string[]
+  /** Echo of a well-formed `X-Run-Id` request header; absent when none was sent. */
+  run_id?: string
+}
+
+/** A successful retrieval of a context (full, body-only, or via a lineage read). */
+export interface ContextRetrievedEvent {
+  type: 'context_retrieved'
+  ctx_id: string
+  /** The authenticated reader, or null for an anonymous read. */
+  requester_did: string | null
+  /** Registry time of the read, canonical milliseconds. */
+  at: string
+}
+
+/**
+ * Every finished `POST /contexts`: `inserted`, `idempotent_replay`, or the wire error code that refused it.
+ * The metrics counter `acdp_registry_publish_total{outcome}` is fed from this.
+ */
+export interface PublishOutcomeEvent {
+  type: 'publish_outcome'
+  outcome: string
+}
+
+export type RegistryEvent = ContextPublishedEvent | ContextRetrievedEvent | PublishOutcomeEvent
+export type RegistryEventType = RegistryEvent['type']
+type EventOf<T extends RegistryEventType> = Extract<RegistryEvent, { type: T }>
+type Listener<T extends RegistryEventType> = (event: EventOf<T>) => void
+type AnyListener = (event: RegistryEvent) => void
+
+/** Where a failing listener is reported. */
+export interface EventErrorLog {
+  error(object: Record<string, unknown>, message: string): void
+}
+
+/**
+ * A tiny typed publish/subscribe bus. Safe to share across requests; `on` returns an unsubscribe function.
+ */
+export class RegistryEvents {
+  readonly #listeners = new Map<RegistryEventType, Set<AnyListener>>()
+  #log: EventErrorLog | undefined
+
+  constructor(log?: EventErrorLog) {
+    this.#log = log
+  }
+
+  /** Sets where listener failures are logged (buildApp passes the app logger when none was given). */
+  setErrorLog(log: EventErrorLog): void {
+    this.#log ??= log
+  }
+
+  on<T extends RegistryEventType>(type: T, listener: Listener<T>): () => void {
+    let set = this.#listeners.get(type)
+    if (!set) {
+      set = new Set()
+      this.#listeners.set(type, set)
+    }
+    const stored = listener as unknown as AnyListener
+    set.add(stored)
+    return () => set.delete(stored)
+  }
+
+  /** True when someone listens for `type` (lets emitters skip building events nobody reads). */
+  has(type: RegistryEventType): boolean {
+    return (this.#listeners.get(type)?.size ?? 0) > 0
+  }
+
+  emit<T extends RegistryEventType>(event: EventOf<T>): void {
+    const set = this.#listeners.get(event.type)
+    if (!set) return
+    for (const listener of set) {
+      try {
+        listener(event)
+      } catch (error) {
+        this.#log?.error({ err: error, event: event.type }, 'registry event listener failed')
+      }
+    }
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * 0001: contexts, their search/visibility side tables, and idempotency records. See ../schema.ts for the
+ * meaning of every column. Portable DDL: text, integer and bigint only.
+ */
+import type { Migration } from '@acdp/storage'
+
+export const migration0001RegistryCore: Migration = {
+  name: '0001_registry_core',
+  async up(db) {
+    await db.schema
+      .createTable('context')
+      .addColumn('ctx_id', 'text', (c) => c.primaryKey())
+      .addColumn('lineage_id', 'text', (c) => c.notNull())
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .addColumn('supersedes', 'text', (c) => c.unique())
+      .addColumn('superseded_by', 'text')
+      .addColumn('agent_id', 'text', (c) => c.notNull())
+      .addColumn('context_type', 'text', (c) => c.notNull())
+      .addColumn('visibility', 'text', (c) => c.notNull())
+      .addColumn('audience_json', 'text', (c) => c.notNull())
+      .addColumn('title', 'text', (c) => c.notNull())
+      .addColumn('summary', 'text')
+      .addColumn('description', 'text')
+      .addColumn('domain', 'text')
+      .addColumn('schema_uri', 'text')
+      .addColumn('search_text', 'text', (c) => c.notNull())
+      .addColumn('content_hash', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at_ms', 'bigint')
+      .addColumn('data_period_start_ms', 'bigint')
+      .addColumn('data_period_end_ms', 'bigint')
+      .addColumn('body_text', 'text', (c) => c.notNull())
+      .execute()
+    await db.schema
+      .createIndex('context_lineage_version')
+      .on('context')
+      .columns(['lineage_id', 'version'])
+      .unique()
+      .execute()
+    await db.schema.createIndex('context_agent').on('context').column('agent_id').execute()
+    await db.schema.createIndex('context_created').on('context').columns(['created_at_ms', 'ctx_id']).execute()
+    await db.schema.createIndex('context_type_idx').on('context').column('context_type').execute()
+    await db.schema.createIndex('context_expires').on('context').column('expires_at_ms').execute()
+
+    await db.schema
+      .createTable('context_audience')
+      .addColumn('ctx_id', 'text', (c) => c.notNull().references('context.ctx_id'))
+      .addColumn('did', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('context_audience_pk', ['ctx_id', 'did'])
+      .execute()
+    await db.schema.createIndex('context_audience_did').on('context_audience').column('did').execute()
+
+    await db.schema
+      .createTable('context_tag')
+      .addColumn('ctx_id', 'text', (c) => c.notNull().references('context.ctx_id'))
+      .addColumn('tag', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('context_tag_pk', ['ctx_id', 'tag'])
+      .execute()
+    await db.schema.createIndex('context_tag_tag').on('context_tag').column('tag').execute()
+
+    await db.schema
+      .createTable('context_derived_from')
+      .addColumn('ctx_id', 'text', (c) => c.notNull().references('context.ctx_id'))
+      .addColumn('source_ctx_id', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('context_derived_from_pk', ['ctx_id', 'source_ctx_id'])
+      .execute()
+    await db.schema
+      .createIndex('context_derived_from_source')
+      .on('context_derived_from')
+      .column('source_ctx_id')
+      .execute()
+
+    await db.schema
+      .createTable('idempotency_record')
+      .addColumn('agent_id', 'text', (c) => c.notNull())
+      .addColumn('idempotency_key', 'text', (c) => c.notNull())
+      .addColumn('content_hash', 'text', (c) => c.notNull())
+      .addColumn('signature_algorithm', 'text', (c) => c.notNull())
+      .addColumn('signature_key_id', 'text', (c) => c.notNull())
+      .addColumn('signature_value', 'text', (c) => c.notNull())
+      .addColumn('ctx_id', 'text', (c) => c.notNull())
+      .addColumn('response_json', 'text', (c) => c.notNull())
+      .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at_ms', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('idempotency_record_pk', ['agent_id', 'idempotency_key'])
+      .execute()
+    await db.schema.createIndex('idempotency_record_expires').on('idempotency_record').column('expires_at_ms').execute()
+  },
+}

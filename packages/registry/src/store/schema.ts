@@ -1,0 +1,103 @@
+/**
+ * Kysely table types of the registry's database — the one place that names tables and columns.
+ *
+ * Design rules (RFC-ACDP-0003/0004 MUSTs made cheap by constraints):
+ * - `context.body_text` is the exact JSON text served on retrieval: the producer's request text with the four
+ *   registry-assigned members appended, never re-serialized (byte fidelity, unknown members kept).
+ * - Status is never stored. Its INPUTS are: `superseded_by` (set in the publishing transaction of the
+ *   successor) and `expires_at_ms`; status is derived at read time (RFC-ACDP-0004 §4).
+ * - `UNIQUE(supersedes)` makes "exactly one successor" a database fact (RFC-ACDP-0003 §2.1, 409 races);
+ *   `UNIQUE(lineage_id, version)` guards the linear lineage; the `(agent_id, idempotency_key)` primary key of
+ *   `idempotency_record` is the RFC-ACDP-0003 §6.2.2 atomic-idempotency contract.
+ * - Columns used by search filters and visibility are denormalized from the body at publish time, so search
+ *   never parses bodies. All timestamps are integer epoch milliseconds; booleans would be 0/1 integers.
+ *
+ * Give the registry its own database (or PostgreSQL schema); table names are not prefixed.
+ */
+export interface ContextTable {
+  /** `acdp://<authority>/<uuid v4>`; primary key. */
+  ctx_id: string
+  /** `lin:sha256:<hex>` of the lineage's first version (RFC-ACDP-0001 §5.6). Indexed with `version` (unique). */
+  lineage_id: string
+  version: number
+  /** Predecessor ctx_id, or null for a first version. UNIQUE: at most one successor per context. */
+  supersedes: string | null
+  /** Successor ctx_id; null while this context is a lineage head. Status input, written by the successor's publish. */
+  superseded_by: string | null
+  /** The verified signing identity (a DID). Indexed. */
+  agent_id: string
+  /** The body's `type` (e.g. `data_snapshot`, `key-revocation`, `vendor:custom`). Indexed. */
+  context_type: string
+  /** `public` | `restricted` | `private` (frozen per body). */
+  visibility: string
+  /** JSON array of the body's `audience` DIDs (`[]` when absent), for single-row visibility checks. */
+  audience_json: string
+  title: string
+  summary: string | null
+  description: string | null
+  domain: string | null
+  /** Exact `schema_uri` string (search matches it byte for byte). */
+  schema_uri: string | null
+  /**
+   * Lower-cased `title`, `summary`, `description`, tags, `type`, `domain` and `agent_id`, joined by newlines:
+   * the haystack of the search `q` parameter (RFC-ACDP-0005 §2.5.1), so `q` never reads `body_text`.
+   */
+  search_text: string
+  /** As verified: `sha256:<hex>`; also the ETag. */
+  content_hash: string
+  /** Registry-assigned, canonical millisecond form, exactly as in the body. */
+  created_at: string
+  /** Same instant as `created_at`, for ordering and range filters. Indexed with `ctx_id`. */
+  created_at_ms: number
+  /** Producer `expires_at` floored to ms, or null. Status input (`expired` when now > this). */
+  expires_at_ms: number | null
+  /** Producer `data_period.start` / `.end` floored to ms, or null. */
+  data_period_start_ms: number | null
+  data_period_end_ms: number | null
+  /** The body's exact JSON text as served by GET /contexts/{ctx_id}/body. Immutable. */
+  body_text: string
+}
+
+/** One row per (context, audience DID): lets search put the visibility predicate in SQL. */
+export interface ContextAudienceTable {
+  ctx_id: string
+  did: string
+}
+
+/** One row per (context, tag), original case; search matches tags exactly. */
+export interface ContextTagTable {
+  ctx_id: string
+  tag: string
+}
+
+/** One row per (context, `derived_from` entry): answers "which contexts derive from X" by index. */
+export interface ContextDerivedFromTable {
+  ctx_id: string
+  source_ctx_id: string
+}
+
+/** RFC-ACDP-0003 §6: one row per (verified agent, Idempotency-Key), written in the publish transaction. */
+export interface IdempotencyRecordTable {
+  agent_id: string
+  idempotency_key: string
+  /** `content_hash` of the original publish; a different hash under the same key is `duplicate_publish`. */
+  content_hash: string
+  /** The verified original signature; a byte-identical retry may replay without re-verification. */
+  signature_algorithm: string
+  signature_key_id: string
+  signature_value: string
+  ctx_id: string
+  /** The original publish response, exactly as sent (replayed with 200). */
+  response_json: string
+  created_at_ms: number
+  /** Rows at or past this instant are ignored and swept. Indexed. */
+  expires_at_ms: number
+}
+
+export interface RegistryDatabase {
+  context: ContextTable
+  context_audience: ContextAudienceTable
+  context_tag: ContextTagTable
+  context_derived_from: ContextDerivedFromTable
+  idempotency_record: IdempotencyRecordTable
+}

@@ -1,0 +1,107 @@
+/**
+ * The registry's persistence contract. Implemented once with Kysely over SQLite and PostgreSQL
+ * (kysely-store.ts); the contract suite (test/store-contract.test.ts) runs against both.
+ *
+ * Every method is safe to call concurrently. A write is durable once its promise resolves. Reads return
+ * `undefined` for an absent row; deciding that absence means `not_found` is the caller's job.
+ */
+
+/** A persisted context: the immutable body text plus the denormalized columns the services need. */
+export interface StoredContext {
+  ctxId: string
+  lineageId: string
+  version: number
+  supersedes: string | null
+  /** Status input: the successor's ctx_id, or null while this is a lineage head. */
+  supersededBy: string | null
+  agentId: string
+  contextType: string
+  visibility: 'public' | 'restricted' | 'private'
+  audience: readonly string[]
+  contentHash: string
+  createdAt: string
+  createdAtMs: number
+  /** Status input: `expires_at` floored to ms, or null. */
+  expiresAtMs: number | null
+  /** Exact JSON text of the body. */
+  bodyText: string
+}
+
+/** What the publish transaction writes for a new context. */
+export interface NewContext {
+  ctxId: string
+  lineageId: string
+  version: number
+  supersedes: string | null
+  agentId: string
+  contextType: string
+  visibility: 'public' | 'restricted' | 'private'
+  audience: readonly string[]
+  title: string
+  summary: string | null
+  description: string | null
+  domain: string | null
+  schemaUri: string | null
+  tags: readonly string[]
+  derivedFrom: readonly string[]
+  contentHash: string
+  createdAt: string
+  createdAtMs: number
+  expiresAtMs: number | null
+  dataPeriodStartMs: number | null
+  dataPeriodEndMs: number | null
+  bodyText: string
+}
+
+/** An (agent, Idempotency-Key) record (RFC-ACDP-0003 §6). */
+export interface IdempotencyRecord {
+  agentId: string
+  idempotencyKey: string
+  contentHash: string
+  signatureAlgorithm: string
+  signatureKeyId: string
+  signatureValue: string
+  ctxId: string
+  /** The publish response exactly as first sent. */
+  responseJson: string
+  createdAtMs: number
+  expiresAtMs: number
+}
+
+/**
+ * Result of the publish transaction. A conflict means nothing was written:
+ * - `already_superseded`: another context already supersedes `supersedes` (the race loser, RFC-ACDP-0003 §2.1);
+ * - `idempotency_key`: a live record for (agent, key) exists — re-read it to decide replay vs duplicate.
+ */
+export type InsertContextResult = { ok: true } | { ok: false; conflict: 'already_superseded' | 'idempotency_key' }
+
+export interface RegistryStore {
+  readonly kind: 'sqlite' | 'postgres'
+
+  /** True when the database answers a trivial query. Never throws. */
+  checkHealth(): Promise<boolean>
+
+  findContext(ctxId: string): Promise<StoredContext | undefined>
+
+  /** Current `superseded_by` of a context (`undefined` if absent): the cheap refresh of a cached status input. */
+  findSupersededBy(ctxId: string): Promise<{ supersededBy: string | null } | undefined>
+
+  /** Every version of a lineage, `version` ascending. */
+  listLineage(lineageId: string): Promise<StoredContext[]>
+
+  /** A live (not yet expired at `nowMs`) idempotency record. */
+  findIdempotencyRecord(agentId: string, idempotencyKey: string, nowMs: number): Promise<IdempotencyRecord | undefined>
+
+  /**
+   * Persists a context atomically: marks the predecessor superseded (only if it is not yet), inserts the
+   * context and its side rows, and writes the idempotency record when given (replacing an expired one).
+   * All or nothing.
+   */
+  insertContext(context: NewContext, idempotency?: IdempotencyRecord): Promise<InsertContextResult>
+
+  /** Deletes idempotency records expired at `nowMs`; returns how many. */
+  sweepIdempotencyRecords(nowMs: number): Promise<number>
+
+  /** Live idempotency records (for /admin/status). */
+  countIdempotencyRecords(nowMs: number): Promise<number>
+}
