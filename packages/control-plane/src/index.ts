@@ -1,2 +1,26 @@
-// Public surface of @acdp/control-plane.
-export {}
+/**
+ * Public surface of @acdp/control-plane: build, configure and start the control plane in-process, plus the
+ * types and hook points its features and the CLI need.
+ */
+export { buildApp } from './app.js'
+export type { CredentialVerifier, Principal } from './auth/credentials.js'
+export {
+  ConfigError,
+  type ControlPlaneConfig,
+  DEFAULT_TENANT,
+  type Environment,
+  loadConfig,
+} from './config.js'
+export { type ControlPlaneDeps, closeDeps, createDeps, type WebhookOutbox } from './deps.js'
+export { ControlPlaneError, ERROR_STATUS, type ErrorCode } from './errors.js'
+export {
+  createSecretKeyring,
+  isSealedWithCurrentKey,
+  openSecret,
+  type SecretKeyring,
+  sealSecret,
+} from './services/secret-box.js'
+export { type RunningControlPlane, startControlPlane } from './start.js'
+export type { StoredEvent } from './store/schema.js'
+export type { ControlPlaneStore, StoreTransaction } from './store/store.js'
+export { SERVICE_NAME, SERVICE_VERSION } from './version.js'

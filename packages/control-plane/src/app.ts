@@ -1,0 +1,120 @@
+/**
+ * buildApp(config, deps): the control plane as a Fastify instance, fully wired but not listening
+ * (ARCHITECTURE "Rules of the house"). Tests call it with injected deps and use `app.inject()`; main.ts and the
+ * CLI listen on it.
+ */
+
+import type { Server } from 'node:http'
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, LogController } from 'fastify'
+import { createApiKeyVerifier } from './auth/api-keys.js'
+import { installRouteAuthentication } from './auth/route-auth.js'
+import type { ControlPlaneConfig } from './config.js'
+import type { ControlPlaneDeps } from './deps.js'
+import { installErrorHandlers } from './errors.js'
+import { installJsonBodyParser } from './http/json-body.js'
+import { registerHttpMetrics } from './metrics-http.js'
+import { ROUTE_PLUGINS } from './routes/index.js'
+import { createReadiness, type Readiness } from './services/readiness.js'
+import { SseHub } from './services/sse.js'
+import { createEventHistory } from './services/sse-history.js'
+import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Shared readiness state: the shutdown sequence calls `readiness.startDraining()`. */
+    readiness: Readiness
+  }
+}
+
+/** Headers that carry secrets or MACs; never logged. */
+const REDACTED_HEADERS = [
+  'req.headers.authorization',
+  'req.headers["x-acdp-signature"]',
+  'req.headers["x-acdp-signature-timestamped"]',
+]
+
+/**
+ * Builds the application. Registers, in order: error handlers, the strict JSON parser, authentication,
+ * API docs (when enabled), then every route plugin of routes/index.ts. Never listens, never closes `deps`.
+ */
+export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDeps): Promise<FastifyInstance> {
+  const options: FastifyHttpOptions<Server> = {
+    ...(deps.logger
+      ? { loggerInstance: deps.logger }
+      : { logger: { level: config.server.logLevel, redact: REDACTED_HEADERS } }),
+    // One log line per request costs more than the ingest itself at thousands of events per second
+    // (control-plane digest E-performance 6); failures are logged by the error handler.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.server.maxBodyBytes,
+    trustProxy: toTrustProxy(config.server.trustProxy),
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
+  }
+  const app = Fastify(options)
+  app.setValidatorCompiler(TypeBoxValidatorCompiler)
+  installErrorHandlers(app)
+  installJsonBodyParser(app, { maxDepth: config.ingest.maxJsonDepth })
+  registerHttpMetrics(app, deps.metrics)
+
+  const readiness = createReadiness({
+    store: deps.store,
+    now: () => deps.clock().getTime(),
+    timeoutMs: config.lifecycle.readinessDbTimeoutMs,
+    cacheMs: config.lifecycle.readinessCacheMs,
+  })
+  app.decorate('readiness', readiness)
+
+  installRouteAuthentication(app, {
+    auth: config.auth,
+    chain: [...(deps.credentialVerifiers ?? []), createApiKeyVerifier(config.auth)],
+  })
+
+  if (config.swagger.enabled) await registerApiDocs(app, config)
+
+  const sse = new SseHub({
+    bus: deps.bus,
+    history: createEventHistory(deps.database.db),
+    metrics: deps.metrics,
+    clock: deps.clock,
+    heartbeatMs: config.streams.sseHeartbeatMs,
+    shutdownRetryMs: config.streams.sseShutdownRetryMs,
+    log: app.log,
+  })
+  // Streams hold their connections open; end them (shutdown frame) before the server waits for connections.
+  app.addHook('preClose', async () => sse.close())
+
+  for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { config, deps, readiness, sse })
+  return app
+}
+
+/** OpenAPI document and interactive docs at SWAGGER_PATH, public (the routes they describe are not). */
+async function registerApiDocs(app: FastifyInstance, config: ControlPlaneConfig): Promise<void> {
+  const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([
+    import('@fastify/swagger'),
+    import('@fastify/swagger-ui'),
+  ])
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'ACDP control plane', version: SERVICE_VERSION, description: `${SERVICE_NAME} HTTP API` },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  })
+  const prefix = config.swagger.path
+  app.addHook('onRoute', (route) => {
+    if (route.url === prefix || route.url.startsWith(`${prefix}/`)) {
+      route.config = { ...(route.config ?? {}), auth: 'public' }
+    }
+  })
+  await app.register(swaggerUi, { routePrefix: prefix })
+}
+
+/** TRUST_PROXY → Fastify's option: off, the first N hops, or an address/CIDR list. */
+function toTrustProxy(
+  setting: ControlPlaneConfig['server']['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (setting === false) return false
+  if (typeof setting === 'number') return (_address, hop) => hop < setting
+  return [...setting]
+}

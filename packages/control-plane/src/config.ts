@@ -1,0 +1,438 @@
+/**
+ * The control plane's configuration: environment variables (product spec control-plane.md; names and defaults of
+ * control-plane digest A13) parsed and validated once into one frozen object.
+ *
+ * `loadConfig(env)` is pure: it reads only the object it is given, so tests and the CLI pass their own. Every
+ * problem is collected and reported at once as one line per variable, naming the variable and the fix; dangerous
+ * combinations are refused outright (STYLE rule 9). Only this file and `main.ts` touch `process.env`.
+ */
+import { isIP } from 'node:net'
+
+/** Runtime environment. Anything else is refused so a typo ("prod") cannot silently enable development bypasses. */
+export type NodeEnv = 'development' | 'test' | 'production'
+
+/** A key bound to one tenant (TENANT_API_KEYS entry `tenantId:key`). */
+export interface TenantApiKey {
+  tenantId: string
+  key: string
+}
+
+/** Where the store lives: embedded SQLite by default, PostgreSQL when DATABASE_URL is set. */
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolMax: number }
+
+/** The validated, frozen configuration. Holds secrets: never log or serialise it. */
+export interface ControlPlaneConfig {
+  readonly nodeEnv: NodeEnv
+  readonly isProduction: boolean
+  readonly isDevelopment: boolean
+  readonly server: {
+    /** PORT, default 3001. */
+    readonly port: number
+    /** HOST, default 0.0.0.0. */
+    readonly host: string
+    /** PUBLIC_HOST: the host name clients use (witness did:web checks in part 2); '' when unset. */
+    readonly publicHost: string
+    /** TRUST_PROXY: false, a hop count (1–10) or a list of proxy addresses/CIDRs. */
+    readonly trustProxy: false | number | readonly string[]
+    /** LOG_LEVEL, default info. */
+    readonly logLevel: string
+    /** HTTP_MAX_BODY_BYTES: body cap of every JSON route except the HMAC routes, default 1 MiB. */
+    readonly maxBodyBytes: number
+  }
+  readonly database: Readonly<DatabaseConfig>
+  /** DATA_DIR, default ./data: the SQLite file and the development secrets key live here. */
+  readonly dataDir: string
+  readonly ingest: {
+    /** WEBHOOK_SECRET: global HMAC secret; '' only in development, where verification is then skipped. */
+    readonly webhookSecret: string
+    /** INGEST_REQUIRE_ENROLLMENT: refuse (403) events from authorities that are not enrolled. */
+    readonly requireEnrollment: boolean
+    /** INGEST_STRICT_TENANT: unenrolled senders may not assert X-Tenant-Id (403 TENANT_HEADER_UNTRUSTED). */
+    readonly strictTenant: boolean
+    /** INGEST_MAX_BODY_BYTES, default 1 MiB: enforced while the body streams in. */
+    readonly maxBodyBytes: number
+    /** INGEST_MAX_JSON_DEPTH, default 64: enforced before any value is built. */
+    readonly maxJsonDepth: number
+    /** INGEST_SIGNATURE_TOLERANCE_SECONDS, default 300: window of the timestamped signature. */
+    readonly signatureToleranceSeconds: number
+    /** INGEST_REQUIRE_TIMESTAMPED_SIGNATURE: refuse deliveries without X-ACDP-Signature-Timestamped. */
+    readonly requireTimestampedSignature: boolean
+    /** ENROLLMENT_CACHE_MS, default 5000: how long an instance may use a cached enrollment (0 = no cache). */
+    readonly enrollmentCacheMs: number
+  }
+  readonly auth: {
+    /** AUTH_API_KEYS. */
+    readonly apiKeys: readonly string[]
+    /** AUTH_ADMIN_API_KEYS: accepted as credentials and allowed on admin routes. */
+    readonly adminApiKeys: readonly string[]
+    /** TENANT_API_KEYS: keys bound to one tenant. */
+    readonly tenantApiKeys: readonly Readonly<TenantApiKey>[]
+    /** AUTH_REQUIRE_TENANT: a request resolving only to `default` is refused. */
+    readonly requireTenant: boolean
+    /** True when no key at all is configured outside production: authentication is bypassed (spec rule 3). */
+    readonly isBypassed: boolean
+  }
+  /** DOMAIN_PACKS: names of the domain packs to activate (resolved by the domain-pack registry). */
+  readonly domainPacks: readonly string[]
+  readonly streams: {
+    /** STREAM_SSE_HEARTBEAT_MS, default 15000. */
+    readonly sseHeartbeatMs: number
+    /** STREAM_SSE_SHUTDOWN_RETRY_MS, default 1000: the `retry:` hint of the shutdown frame. */
+    readonly sseShutdownRetryMs: number
+  }
+  readonly webhooks: {
+    /** WEBHOOK_RETRY_INTERVAL_MS, default 300000 (<= 0 disables the retry sweep). */
+    readonly retryIntervalMs: number
+  }
+  readonly swagger: {
+    /** SWAGGER_ENABLED, default true only in development. */
+    readonly enabled: boolean
+    /** SWAGGER_PATH, default /docs. */
+    readonly path: string
+  }
+  readonly secrets: {
+    /** SECRETS_ENCRYPTION_KEY: 32-byte AES-256-GCM key (base64 or hex); unset in development = key file. */
+    readonly key: string | undefined
+    /** SECRETS_ENCRYPTION_KEY_PREVIOUS: older keys still accepted for decryption during rotation. */
+    readonly previousKeys: readonly string[]
+  }
+  readonly outbound: {
+    /** OUTBOUND_ALLOW_CIDRS: operator allowlist for loopback/private destinations (refused in production). */
+    readonly allowCidrs: readonly string[]
+    /** OUTBOUND_ALLOW_HTTP: plain http to allowlisted destinations only. */
+    readonly allowHttpForAllowlisted: boolean
+  }
+  readonly lifecycle: {
+    /** SHUTDOWN_TIMEOUT_MS, default 10000: hard deadline of a graceful shutdown. */
+    readonly shutdownTimeoutMs: number
+    /** SHUTDOWN_DRAIN_DELAY_MS, default 0: time /readyz reports draining before the listener closes. */
+    readonly shutdownDrainDelayMs: number
+    /** READINESS_DB_TIMEOUT_MS, default 1000. */
+    readonly readinessDbTimeoutMs: number
+    /** READINESS_CACHE_MS, default 1000: how long a database check verdict is reused. */
+    readonly readinessCacheMs: number
+  }
+}
+
+/** Thrown by {@link loadConfig}; `problems` holds one line per refused variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+  readonly problems: readonly string[]
+
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`)
+    this.problems = problems
+  }
+}
+
+/** The environment shape loadConfig reads (process.env or a test's object). */
+export type Environment = Readonly<Record<string, string | undefined>>
+
+/** Tenant ids: short, URL- and log-safe. `default` is reserved (spec Authentication rule 6). */
+export const TENANT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+
+/** The reserved tenant every unscoped request falls back to. */
+export const DEFAULT_TENANT = 'default'
+
+const MIB = 1024 * 1024
+const MIN_SECRET_LENGTH = 16
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+
+/** Collects problems while reading variables, so every mistake is reported in one run. */
+class EnvReader {
+  readonly problems: string[] = []
+
+  constructor(private readonly env: Environment) {}
+
+  /** Trimmed value, or '' when unset. */
+  string(name: string, fallback = ''): string {
+    const value = this.env[name]
+    return value === undefined ? fallback : value.trim()
+  }
+
+  /** The value exactly as given (secrets: surrounding spaces are part of nothing, so still trimmed). */
+  secret(name: string): string {
+    return this.string(name)
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.string(name).toLowerCase()
+    if (value === '') return fallback
+    if (value === 'true' || value === '1') return true
+    if (value === 'false' || value === '0') return false
+    this.problems.push(`${name} must be true or false, got "${this.string(name)}"`)
+    return fallback
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.string(name)
+    if (value === '') return fallback
+    if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+      this.problems.push(`${name} must be an integer, got "${value}"`)
+      return fallback
+    }
+    const n = Number(value)
+    if (n < min || n > max) {
+      this.problems.push(`${name} must be between ${min} and ${max}, got ${n}`)
+      return fallback
+    }
+    return n
+  }
+
+  /** Comma-separated list, empty entries dropped. */
+  list(name: string): string[] {
+    return this.string(name)
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0)
+  }
+
+  refuse(problem: string): void {
+    this.problems.push(problem)
+  }
+}
+
+/**
+ * Reads and validates the configuration from `env`. Pure: no file, network or clock access.
+ *
+ * @throws ConfigError listing every refused variable, one line each.
+ */
+export function loadConfig(env: Environment): ControlPlaneConfig {
+  const read = new EnvReader(env)
+
+  const nodeEnvRaw = read.string('NODE_ENV', 'development') || 'development'
+  let nodeEnv: NodeEnv = 'development'
+  if (nodeEnvRaw === 'development' || nodeEnvRaw === 'test' || nodeEnvRaw === 'production') nodeEnv = nodeEnvRaw
+  else read.refuse(`NODE_ENV must be development, test or production, got "${nodeEnvRaw}"`)
+  const isProduction = nodeEnv === 'production'
+  const isDevelopment = nodeEnv === 'development'
+
+  const logLevel = read.string('LOG_LEVEL', 'info') || 'info'
+  if (!LOG_LEVELS.has(logLevel))
+    read.refuse(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`)
+
+  const dataDir = read.string('DATA_DIR', './data') || './data'
+  const database = readDatabase(read, dataDir, isProduction)
+  const ingest = readIngest(read, isDevelopment)
+  const auth = readAuth(read, isProduction)
+  const secrets = readSecrets(read, isProduction)
+  const outbound = readOutbound(read, isProduction)
+
+  const swaggerPathRaw = read.string('SWAGGER_PATH', 'docs') || 'docs'
+  const swaggerPath = `/${swaggerPathRaw.replace(/^\/+|\/+$/g, '')}`
+  if (!/^\/[A-Za-z0-9._~/-]+$/.test(swaggerPath))
+    read.refuse(`SWAGGER_PATH must be a URL path, got "${swaggerPathRaw}"`)
+
+  const config: ControlPlaneConfig = {
+    nodeEnv,
+    isProduction,
+    isDevelopment,
+    server: {
+      port: read.integer('PORT', 3001, 0, 65535),
+      host: read.string('HOST', '0.0.0.0') || '0.0.0.0',
+      publicHost: read.string('PUBLIC_HOST'),
+      trustProxy: readTrustProxy(read),
+      logLevel,
+      maxBodyBytes: read.integer('HTTP_MAX_BODY_BYTES', MIB, 1024, 64 * MIB),
+    },
+    database,
+    dataDir,
+    ingest,
+    auth,
+    domainPacks: dedupe(read, 'DOMAIN_PACKS', read.list('DOMAIN_PACKS')),
+    streams: {
+      sseHeartbeatMs: read.integer('STREAM_SSE_HEARTBEAT_MS', 15_000, 1000, 3_600_000),
+      sseShutdownRetryMs: read.integer('STREAM_SSE_SHUTDOWN_RETRY_MS', 1000, 0, 3_600_000),
+    },
+    webhooks: {
+      retryIntervalMs: read.integer('WEBHOOK_RETRY_INTERVAL_MS', 300_000, -1, 2_147_483_647),
+    },
+    swagger: { enabled: read.boolean('SWAGGER_ENABLED', isDevelopment), path: swaggerPath },
+    secrets,
+    outbound,
+    lifecycle: {
+      shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 2_147_483_647),
+      shutdownDrainDelayMs: read.integer('SHUTDOWN_DRAIN_DELAY_MS', 0, 0, 600_000),
+      readinessDbTimeoutMs: read.integer('READINESS_DB_TIMEOUT_MS', 1000, 10, 60_000),
+      readinessCacheMs: read.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
+    },
+  }
+  if (read.problems.length > 0) throw new ConfigError(read.problems)
+  return deepFreeze(config)
+}
+
+function readDatabase(read: EnvReader, dataDir: string, isProduction: boolean): DatabaseConfig {
+  const url = read.string('DATABASE_URL')
+  const poolMax = read.integer('DB_POOL_MAX', 20, 1, 1000)
+  if (url !== '') {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      read.refuse('DATABASE_URL must be a postgres:// or postgresql:// URL (leave it empty for embedded SQLite)')
+    }
+    if (isProduction && poolMax < 2) read.refuse('DB_POOL_MAX must be at least 2 in production')
+    return { kind: 'postgres', url, poolMax }
+  }
+  const path = read.string('SQLITE_PATH') || `${dataDir.replace(/\/+$/, '')}/control-plane.db`
+  return { kind: 'sqlite', path }
+}
+
+function readIngest(read: EnvReader, isDevelopment: boolean): ControlPlaneConfig['ingest'] {
+  const webhookSecret = read.secret('WEBHOOK_SECRET')
+  if (!isDevelopment && webhookSecret === '') {
+    read.refuse(
+      'WEBHOOK_SECRET is empty: ingest signatures would not be checked; set a secret of at least 16 characters',
+    )
+  } else if (webhookSecret !== '' && webhookSecret.length < MIN_SECRET_LENGTH) {
+    read.refuse(`WEBHOOK_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
+  }
+  return {
+    webhookSecret,
+    requireEnrollment: read.boolean('INGEST_REQUIRE_ENROLLMENT', false),
+    strictTenant: read.boolean('INGEST_STRICT_TENANT', false),
+    maxBodyBytes: read.integer('INGEST_MAX_BODY_BYTES', MIB, 1024, 64 * MIB),
+    maxJsonDepth: read.integer('INGEST_MAX_JSON_DEPTH', 64, 2, 1024),
+    signatureToleranceSeconds: read.integer('INGEST_SIGNATURE_TOLERANCE_SECONDS', 300, 1, 86_400),
+    requireTimestampedSignature: read.boolean('INGEST_REQUIRE_TIMESTAMPED_SIGNATURE', false),
+    enrollmentCacheMs: read.integer('ENROLLMENT_CACHE_MS', 5000, 0, 3_600_000),
+  }
+}
+
+function readAuth(read: EnvReader, isProduction: boolean): ControlPlaneConfig['auth'] {
+  const apiKeys = dedupe(read, 'AUTH_API_KEYS', read.list('AUTH_API_KEYS'))
+  const adminApiKeys = dedupe(read, 'AUTH_ADMIN_API_KEYS', read.list('AUTH_ADMIN_API_KEYS'))
+  const tenantApiKeys: TenantApiKey[] = []
+  const boundTo = new Map<string, string>()
+  read.list('TENANT_API_KEYS').forEach((entry, index) => {
+    const colon = entry.indexOf(':')
+    const label = `TENANT_API_KEYS entry ${index + 1}`
+    if (colon <= 0 || colon === entry.length - 1) {
+      read.refuse(`${label} must have the form tenantId:key`)
+      return
+    }
+    const tenantId = entry.slice(0, colon)
+    const key = entry.slice(colon + 1)
+    if (!TENANT_ID_PATTERN.test(tenantId)) read.refuse(`${label} has an invalid tenant id "${tenantId}"`)
+    else if (tenantId === DEFAULT_TENANT) read.refuse(`${label} binds a key to the reserved tenant "default"`)
+    const previous = boundTo.get(key)
+    if (previous !== undefined && previous !== tenantId)
+      read.refuse(`${label} binds a key already bound to another tenant`)
+    boundTo.set(key, tenantId)
+    if (previous === undefined) tenantApiKeys.push({ tenantId, key })
+  })
+  const adminSet = new Set(adminApiKeys)
+  for (const { key } of tenantApiKeys) {
+    if (adminSet.has(key)) read.refuse('a key in AUTH_ADMIN_API_KEYS is also bound to a tenant in TENANT_API_KEYS')
+  }
+  const requireTenant = read.boolean('AUTH_REQUIRE_TENANT', false)
+  if (tenantApiKeys.length > 0 && !requireTenant) {
+    read.refuse('TENANT_API_KEYS is set but AUTH_REQUIRE_TENANT is not true: set AUTH_REQUIRE_TENANT=true')
+  }
+  const allKeys = [...apiKeys, ...adminApiKeys, ...tenantApiKeys.map((t) => t.key)]
+  if (isProduction) {
+    if (allKeys.length === 0) {
+      read.refuse('no API key is configured in production: set AUTH_API_KEYS (and AUTH_ADMIN_API_KEYS)')
+    }
+    if (allKeys.some((key) => key.length < MIN_SECRET_LENGTH)) {
+      read.refuse(`every API key must be at least ${MIN_SECRET_LENGTH} characters in production`)
+    }
+  }
+  return {
+    apiKeys,
+    adminApiKeys,
+    tenantApiKeys,
+    requireTenant,
+    isBypassed: !isProduction && allKeys.length === 0,
+  }
+}
+
+function readSecrets(read: EnvReader, isProduction: boolean): ControlPlaneConfig['secrets'] {
+  const key = read.secret('SECRETS_ENCRYPTION_KEY')
+  const previousKeys = read.list('SECRETS_ENCRYPTION_KEY_PREVIOUS')
+  if (key === '') {
+    if (isProduction) {
+      read.refuse(
+        'SECRETS_ENCRYPTION_KEY is required in production (32 bytes, base64 or hex; e.g. openssl rand -base64 32)',
+      )
+    }
+    if (previousKeys.length > 0) read.refuse('SECRETS_ENCRYPTION_KEY_PREVIOUS is set without SECRETS_ENCRYPTION_KEY')
+  } else if (decodeKey(key) === undefined) {
+    read.refuse('SECRETS_ENCRYPTION_KEY must be 32 bytes encoded as base64 (44 characters) or hex (64 characters)')
+  }
+  previousKeys.forEach((previous, index) => {
+    if (decodeKey(previous) === undefined) {
+      read.refuse(`SECRETS_ENCRYPTION_KEY_PREVIOUS entry ${index + 1} must be 32 bytes as base64 or hex`)
+    }
+  })
+  return { key: key === '' ? undefined : key, previousKeys }
+}
+
+function readOutbound(read: EnvReader, isProduction: boolean): ControlPlaneConfig['outbound'] {
+  const allowCidrs = read.list('OUTBOUND_ALLOW_CIDRS')
+  const allowHttpForAllowlisted = read.boolean('OUTBOUND_ALLOW_HTTP', false)
+  if (isProduction && allowCidrs.length > 0) {
+    read.refuse('OUTBOUND_ALLOW_CIDRS must be empty in production: it opens private and loopback destinations')
+  }
+  if (allowHttpForAllowlisted && allowCidrs.length === 0) {
+    read.refuse('OUTBOUND_ALLOW_HTTP=true needs OUTBOUND_ALLOW_CIDRS: plain http is only for allowlisted destinations')
+  }
+  for (const cidr of allowCidrs) {
+    if (!isCidr(cidr)) read.refuse(`OUTBOUND_ALLOW_CIDRS entry "${cidr}" is not an IP address or CIDR`)
+  }
+  return { allowCidrs, allowHttpForAllowlisted }
+}
+
+function readTrustProxy(read: EnvReader): false | number | string[] {
+  const value = read.string('TRUST_PROXY').toLowerCase()
+  if (value === '' || value === 'false' || value === 'off') return false
+  if (value === 'true') {
+    read.refuse('TRUST_PROXY=true trusts every X-Forwarded-For hop; give a hop count (1-10) or proxy addresses/CIDRs')
+    return false
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value)
+    if (hops < 1 || hops > 10) read.refuse('TRUST_PROXY hop count must be between 1 and 10')
+    return hops
+  }
+  const entries = read.list('TRUST_PROXY')
+  for (const entry of entries) {
+    if (!isCidr(entry)) read.refuse(`TRUST_PROXY entry "${entry}" is not an IP address or CIDR`)
+  }
+  return entries
+}
+
+function isCidr(value: string): boolean {
+  const [address, prefix, ...rest] = value.split('/')
+  if (rest.length > 0 || address === undefined) return false
+  const family = isIP(address)
+  if (family === 0) return false
+  if (prefix === undefined) return true
+  if (!/^\d{1,3}$/.test(prefix)) return false
+  return Number(prefix) <= (family === 4 ? 32 : 128)
+}
+
+function dedupe(read: EnvReader, name: string, values: string[]): string[] {
+  const seen = new Set<string>()
+  for (const value of values) {
+    if (seen.has(value)) read.refuse(`${name} lists the same entry twice`)
+    seen.add(value)
+  }
+  return [...seen]
+}
+
+/**
+ * Decodes a 32-byte key given as 64 hex digits or base64/base64url (with or without padding).
+ * Returns undefined for anything else.
+ */
+export function decodeKey(text: string): Uint8Array | undefined {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return new Uint8Array(Buffer.from(text, 'hex'))
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) return undefined
+  const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
+  return bytes.length === 32 ? new Uint8Array(bytes) : undefined
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFreeze(member)
+    Object.freeze(value)
+  }
+  return value
+}

@@ -1,0 +1,70 @@
+/**
+ * The one JSON body parser of the service, replacing Fastify's default for `application/json`.
+ *
+ * Bodies are attacker-controlled. The size cap is enforced by Fastify while the body streams in (route
+ * `bodyLimit`; a declared Content-Length over the cap is refused before reading). The raw bytes are then
+ * decoded as strict UTF-8 and parsed with `parseJsonStrict`, whose structural pre-scan enforces the depth limit
+ * before any value is built and refuses duplicate member names. The raw bytes stay on the request
+ * (`request.rawBody`) because webhook HMACs cover the exact bytes, never a re-serialisation.
+ */
+import { isProtocolError, parseJsonStrict } from '@acdp/protocol'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { ControlPlaneError } from '../errors.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON body's exact bytes, for routes that verify a MAC over them. */
+    rawBody: Buffer | undefined
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
+/**
+ * Parses a raw JSON body.
+ *
+ * @param raw attacker-controlled body bytes.
+ * @throws ControlPlaneError INVALID_PAYLOAD for empty, non-UTF-8, malformed, duplicate-key or too-deep input.
+ */
+export function parseJsonBody(raw: Buffer, maxDepth: number): unknown {
+  if (raw.length === 0) throw new ControlPlaneError('INVALID_PAYLOAD', 'the body is empty')
+  let text: string
+  try {
+    text = UTF8.decode(raw)
+  } catch (cause) {
+    throw new ControlPlaneError('INVALID_PAYLOAD', 'the body is not valid UTF-8', { cause })
+  }
+  try {
+    return parseJsonStrict(text, { maxDepth })
+  } catch (error) {
+    if (isProtocolError(error) && error.code === 'too_deep') {
+      throw new ControlPlaneError('INVALID_PAYLOAD', `JSON nesting exceeds ${maxDepth} levels`, { cause: error })
+    }
+    if (isProtocolError(error) && error.code === 'malformed_input') {
+      const duplicate = error.details?.reason === 'duplicate_key'
+      throw new ControlPlaneError(
+        'INVALID_PAYLOAD',
+        duplicate ? 'duplicate member name in the JSON body' : 'malformed JSON',
+        {
+          cause: error,
+        },
+      )
+    }
+    throw error
+  }
+}
+
+/** Installs the strict JSON parser on `app` (and its children). */
+export function installJsonBodyParser(app: FastifyInstance, options: { maxDepth: number }): void {
+  app.decorateRequest('rawBody', undefined)
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body, done) => {
+    const raw = body as Buffer
+    request.rawBody = raw
+    try {
+      done(null, parseJsonBody(raw, options.maxDepth))
+    } catch (error) {
+      done(error as Error, undefined)
+    }
+  })
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+/**
+ * `acdp-control-plane`: loads the configuration from the environment, migrates, listens, and shuts down
+ * gracefully on SIGTERM/SIGINT (exit 0 when the shutdown completed in time, 1 otherwise). Nothing else.
+ */
+import { ConfigError, loadConfig } from './config.js'
+import { startControlPlane } from './start.js'
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>
+  try {
+    config = loadConfig(process.env)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`acdp-control-plane: ${error.message}\n`)
+      process.exit(78) // EX_CONFIG
+    }
+    throw error
+  }
+  const running = await startControlPlane(config)
+  running.app.log.info({ url: running.url, database: config.database.kind }, 'control plane listening')
+  const stop = (signal: NodeJS.Signals) => {
+    running.app.log.info({ signal }, 'shutting down')
+    running.close().then(
+      (completed) => process.exit(completed ? 0 : 1),
+      () => process.exit(1),
+    )
+  }
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `acdp-control-plane: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  )
+  process.exit(1)
+})

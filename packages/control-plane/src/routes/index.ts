@@ -1,0 +1,33 @@
+/**
+ * Every route plugin of the service, registered in this order by buildApp, each in its own encapsulated scope.
+ * To add a feature's routes, append one entry (adapting a `register…Routes(app, deps)` function if needed).
+ */
+import { registerDomainPackRoutes } from './domain-packs.js'
+import { healthRoutes } from './health.js'
+import { registerMetricsRoutes } from './metrics.js'
+import { markRoutesPublic, type RoutePlugin } from './route-context.js'
+import { registerStreamRoutes } from './streams.js'
+
+/** GET /metrics: public by spec ("Observability"). */
+const metricsRoutes: RoutePlugin = async (app, { deps }) => {
+  markRoutesPublic(app)
+  registerMetricsRoutes(app, deps)
+}
+
+/** GET /events/stream, GET /runs/:runId/events/stream. */
+const streamRoutes: RoutePlugin = async (app, { sse }) => {
+  registerStreamRoutes(app, { sse, tenantOf: (request) => request.tenantId })
+}
+
+/** GET /domain-packs. */
+const domainPackRoutes: RoutePlugin = async (app, { deps }) => {
+  registerDomainPackRoutes(app, deps)
+}
+
+export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
+  healthRoutes,
+  metricsRoutes,
+  streamRoutes,
+  domainPackRoutes,
+  // Further feature plugins are appended below this line, one entry each.
+]

@@ -1,0 +1,30 @@
+/**
+ * What every route plugin receives: the frozen configuration, the injected dependencies, and the shared
+ * readiness state. Route plugins are listed in routes/index.ts.
+ */
+import type { FastifyPluginAsync } from 'fastify'
+import type { ControlPlaneConfig } from '../config.js'
+import type { ControlPlaneDeps } from '../deps.js'
+import type { Readiness } from '../services/readiness.js'
+import type { SseHub } from '../services/sse.js'
+
+export interface RouteContext {
+  config: ControlPlaneConfig
+  deps: ControlPlaneDeps
+  readiness: Readiness
+  /** The instance's stream hub (closed by buildApp's preClose hook). */
+  sse: SseHub
+}
+
+/** A route plugin: registers routes (and only routes or route-scoped hooks) on the instance it is given. */
+export type RoutePlugin = FastifyPluginAsync<RouteContext>
+
+/**
+ * Marks every route registered later on `app` (an encapsulated plugin instance) as public, for plugins whose
+ * routes are public by spec but do not declare `config.auth` themselves.
+ */
+export function markRoutesPublic(app: Parameters<RoutePlugin>[0]): void {
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config ?? {}), auth: 'public' }
+  })
+}

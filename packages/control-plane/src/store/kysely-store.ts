@@ -1,0 +1,724 @@
+/**
+ * ControlPlaneStore over Kysely, one code path for SQLite (node:sqlite) and PostgreSQL (pg).
+ *
+ * Concurrency design: every counter is moved by `INSERT … ON CONFLICT DO UPDATE SET n = n + 1` inside the
+ * ingest transaction, so concurrent first events of one run, agent or registry never race (no
+ * read-modify-write in the application), and sets (run registries, lineage edges) are rows with a primary key
+ * inserted with `ON CONFLICT DO NOTHING`. Hot rows are written last in the transaction to keep row locks short.
+ */
+import type { Database } from '@acdp/storage'
+import { type Kysely, sql } from 'kysely'
+import type { ContextEventsTable, ControlPlaneTables, RegistryEnrollmentsTable, RunsTable } from './schema.js'
+import {
+  type AgentRecord,
+  type ControlPlaneStore,
+  type DashboardAggregates,
+  type EnrollmentRecord,
+  type EnrollmentUpsert,
+  type EventQuery,
+  type EventRecord,
+  type LineageEdgeRecord,
+  type NewEvent,
+  type RegistryRecord,
+  type RunPublication,
+  type RunQuery,
+  type RunRecord,
+  type RunStatus,
+  type StoreTransaction,
+  UNKNOWN_SCENARIO,
+} from './store.js'
+
+type EventRow = Omit<ContextEventsTable, 'id'> & { id: number }
+
+/** Opens the store on an already-migrated database. The store owns `database` and closes it. */
+export function createKyselyStore(database: Database<ControlPlaneTables>): ControlPlaneStore {
+  return new KyselyStore(database)
+}
+
+/** How many distinct scenarios / registries / DID methods a dashboard lists at most. */
+const DASHBOARD_GROUP_LIMIT = 100
+
+class KyselyStore implements ControlPlaneStore {
+  readonly #database: Database<ControlPlaneTables>
+  readonly #db: Kysely<ControlPlaneTables>
+
+  constructor(database: Database<ControlPlaneTables>) {
+    this.#database = database
+    this.#db = database.db
+  }
+
+  async recordEvent(
+    event: NewEvent,
+    inTransaction?: (tx: StoreTransaction, id: number) => Promise<void>,
+  ): Promise<number | undefined> {
+    return this.#db.transaction().execute(async (tx) => {
+      const inserted = await tx
+        .insertInto('context_events')
+        .values({
+          tenant_id: event.tenantId,
+          dedup_key: event.dedupKey,
+          event_id: event.eventId,
+          event_type: event.type,
+          event_ts: event.eventTs,
+          received_at: event.receivedAt,
+          run_id: event.runId,
+          ctx_id: event.ctxId,
+          lineage_id: event.lineageId,
+          agent_id: event.agentId,
+          context_type: event.contextType,
+          visibility: event.visibility,
+          version: event.version,
+          derived_from: JSON.stringify(event.derivedFrom),
+          registry_authority: event.registryAuthority,
+          scenario_id: event.scenarioId,
+          key_fingerprint: event.keyFingerprint,
+          receipt_present: event.receiptPresent ? 1 : 0,
+          raw_payload: event.rawPayload,
+        })
+        .onConflict((oc) => oc.columns(['tenant_id', 'dedup_key']).doNothing())
+        .returning('id')
+        .executeTakeFirst()
+      // A duplicate has no side effects at all: not even counters or hooks.
+      if (inserted === undefined) return undefined
+      const id = Number(inserted.id)
+      const publishCount = event.isPublish ? 1 : 0
+
+      if (event.isPublish && event.ctxId !== null && event.derivedFrom.length > 0) {
+        // Sorted so two transactions touching the same edges lock them in the same order.
+        const parents = [...new Set(event.derivedFrom)].sort()
+        await tx
+          .insertInto('lineage_edges')
+          .values(
+            parents.map((from) => ({
+              tenant_id: event.tenantId,
+              from_ctx_id: from,
+              to_ctx_id: event.ctxId as string,
+              run_id: event.runId,
+              created_at: event.receivedAt,
+            })),
+          )
+          .onConflict((oc) => oc.doNothing())
+          .execute()
+      }
+
+      if (event.lifecycle !== null && event.ctxId !== null) {
+        const { retracted, actor, reason } = event.lifecycle
+        await tx
+          .insertInto('context_lifecycle')
+          .values({
+            tenant_id: event.tenantId,
+            ctx_id: event.ctxId,
+            lineage_id: event.lineageId,
+            retracted: retracted ? 1 : 0,
+            retracted_at: retracted ? event.eventTs : null,
+            republished_at: retracted ? null : event.eventTs,
+            actor,
+            reason,
+            last_event_at: event.eventTs,
+            updated_at: event.receivedAt,
+          })
+          .onConflict((oc) =>
+            oc
+              .columns(['tenant_id', 'ctx_id'])
+              .doUpdateSet((eb) => ({
+                lineage_id: eb.fn.coalesce('excluded.lineage_id', 'context_lifecycle.lineage_id'),
+                retracted: eb.ref('excluded.retracted'),
+                retracted_at: eb.fn.coalesce('excluded.retracted_at', 'context_lifecycle.retracted_at'),
+                republished_at: eb.fn.coalesce('excluded.republished_at', 'context_lifecycle.republished_at'),
+                actor: eb.ref('excluded.actor'),
+                reason: eb.ref('excluded.reason'),
+                last_event_at: eb.ref('excluded.last_event_at'),
+                updated_at: eb.ref('excluded.updated_at'),
+              }))
+              // Lifecycle events can arrive out of order; only a newer event moves the projection.
+              .where('context_lifecycle.last_event_at', '<=', (eb) => eb.ref('excluded.last_event_at')),
+          )
+          .execute()
+      }
+
+      if (inTransaction) await inTransaction(tx, id)
+
+      // Hot rows from here on: agent, run, registry and rollup counters.
+      if (event.agentId !== null) {
+        await tx
+          .insertInto('agents')
+          .values({
+            tenant_id: event.tenantId,
+            agent_did: event.agentId,
+            first_seen: event.receivedAt,
+            last_seen: event.receivedAt,
+            registry_authority: event.registryAuthority,
+            event_count: 1,
+            context_count: publishCount,
+          })
+          .onConflict((oc) =>
+            oc.columns(['tenant_id', 'agent_did']).doUpdateSet((eb) => ({
+              last_seen: eb
+                .case()
+                .when('excluded.last_seen', '>', eb.ref('agents.last_seen'))
+                .then(eb.ref('excluded.last_seen'))
+                .else(eb.ref('agents.last_seen'))
+                .end(),
+              registry_authority: eb.ref('excluded.registry_authority'),
+              event_count: eb('agents.event_count', '+', 1),
+              context_count: eb('agents.context_count', '+', eb.ref('excluded.context_count')),
+            })),
+          )
+          .execute()
+      }
+
+      if (event.runId !== null) {
+        await tx
+          .insertInto('runs')
+          .values({
+            tenant_id: event.tenantId,
+            run_id: event.runId,
+            scenario_id: event.scenarioId ?? UNKNOWN_SCENARIO,
+            status: 'running',
+            started_at: event.receivedAt,
+            completed_at: null,
+            inputs: null,
+            result: null,
+            events_count: 1,
+            contexts_count: publishCount,
+            created_at: event.receivedAt,
+            updated_at: event.receivedAt,
+          })
+          .onConflict((oc) =>
+            oc.columns(['tenant_id', 'run_id']).doUpdateSet((eb) => ({
+              events_count: eb('runs.events_count', '+', 1),
+              contexts_count: eb('runs.contexts_count', '+', eb.ref('excluded.contexts_count')),
+              // The scenario is fixed on first sight; an event may only fill in a missing one.
+              scenario_id: eb
+                .case()
+                .when('runs.scenario_id', '=', UNKNOWN_SCENARIO)
+                .then(eb.ref('excluded.scenario_id'))
+                .else(eb.ref('runs.scenario_id'))
+                .end(),
+              updated_at: eb
+                .case()
+                .when('excluded.updated_at', '>', eb.ref('runs.updated_at'))
+                .then(eb.ref('excluded.updated_at'))
+                .else(eb.ref('runs.updated_at'))
+                .end(),
+            })),
+          )
+          .execute()
+        await tx
+          .insertInto('run_registries')
+          .values({ tenant_id: event.tenantId, run_id: event.runId, registry_authority: event.registryAuthority })
+          .onConflict((oc) => oc.doNothing())
+          .execute()
+      }
+
+      await tx
+        .insertInto('registries')
+        .values({
+          tenant_id: event.tenantId,
+          authority: event.registryAuthority,
+          base_url: event.registryBaseUrl,
+          first_seen: event.receivedAt,
+          last_seen: event.receivedAt,
+          event_count: 1,
+        })
+        .onConflict((oc) =>
+          oc.columns(['tenant_id', 'authority']).doUpdateSet((eb) => ({
+            base_url: eb.fn.coalesce('excluded.base_url', 'registries.base_url'),
+            last_seen: eb
+              .case()
+              .when('excluded.last_seen', '>', eb.ref('registries.last_seen'))
+              .then(eb.ref('excluded.last_seen'))
+              .else(eb.ref('registries.last_seen'))
+              .end(),
+            event_count: eb('registries.event_count', '+', 1),
+          })),
+        )
+        .execute()
+
+      await tx
+        .insertInto('registry_activity')
+        .values({
+          tenant_id: event.tenantId,
+          bucket_start: event.bucketStart,
+          registry_authority: event.registryAuthority,
+          event_count: 1,
+          publish_count: publishCount,
+          receipt_count: event.isPublish && event.receiptPresent ? 1 : 0,
+        })
+        .onConflict((oc) =>
+          oc.columns(['tenant_id', 'bucket_start', 'registry_authority']).doUpdateSet((eb) => ({
+            event_count: eb('registry_activity.event_count', '+', 1),
+            publish_count: eb('registry_activity.publish_count', '+', eb.ref('excluded.publish_count')),
+            receipt_count: eb('registry_activity.receipt_count', '+', eb.ref('excluded.receipt_count')),
+          })),
+        )
+        .execute()
+
+      if (event.isPublish && event.didMethod !== null) {
+        await tx
+          .insertInto('did_method_activity')
+          .values({
+            tenant_id: event.tenantId,
+            bucket_start: event.bucketStart,
+            method: event.didMethod,
+            publish_count: 1,
+          })
+          .onConflict((oc) =>
+            oc.columns(['tenant_id', 'bucket_start', 'method']).doUpdateSet((eb) => ({
+              publish_count: eb('did_method_activity.publish_count', '+', 1),
+            })),
+          )
+          .execute()
+      }
+      return id
+    })
+  }
+
+  async startRun(input: {
+    tenantId: string
+    runId: string
+    scenarioId: string
+    startedAt: number | null
+    inputs: string | null
+    now: number
+  }): Promise<void> {
+    await this.#db
+      .insertInto('runs')
+      .values({
+        tenant_id: input.tenantId,
+        run_id: input.runId,
+        scenario_id: input.scenarioId,
+        status: 'running',
+        started_at: input.startedAt ?? input.now,
+        completed_at: null,
+        inputs: input.inputs,
+        result: null,
+        events_count: 0,
+        contexts_count: 0,
+        created_at: input.now,
+        updated_at: input.now,
+      })
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'run_id']).doUpdateSet((eb) => ({
+          scenario_id: eb.ref('excluded.scenario_id'),
+          // An explicit start time wins over the first event's arrival time; otherwise keep what we have.
+          started_at: input.startedAt === null ? eb.ref('runs.started_at') : eb.ref('excluded.started_at'),
+          inputs: eb.fn.coalesce('excluded.inputs', 'runs.inputs'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute()
+  }
+
+  async completeRun(input: {
+    tenantId: string
+    runId: string
+    status: RunStatus
+    result: string | null
+    now: number
+  }): Promise<void> {
+    await this.#db
+      .insertInto('runs')
+      .values({
+        tenant_id: input.tenantId,
+        run_id: input.runId,
+        scenario_id: UNKNOWN_SCENARIO,
+        status: input.status,
+        started_at: input.now,
+        completed_at: input.now,
+        inputs: null,
+        result: input.result,
+        events_count: 0,
+        contexts_count: 0,
+        created_at: input.now,
+        updated_at: input.now,
+      })
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'run_id']).doUpdateSet((eb) => ({
+          status: eb.ref('excluded.status'),
+          completed_at: eb.ref('excluded.completed_at'),
+          result: eb.ref('excluded.result'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute()
+  }
+
+  async getRun(tenantId: string, runId: string): Promise<RunRecord | undefined> {
+    const row = await this.#db
+      .selectFrom('runs')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('run_id', '=', runId)
+      .executeTakeFirst()
+    if (row === undefined) return undefined
+    const [run] = await this.#withRegistries(tenantId, [row])
+    return run
+  }
+
+  async listRuns(query: RunQuery): Promise<{ runs: RunRecord[]; total: number }> {
+    let base = this.#db.selectFrom('runs').where('tenant_id', '=', query.tenantId)
+    if (query.status !== undefined) base = base.where('status', '=', query.status)
+    if (query.scenarioId !== undefined) base = base.where('scenario_id', '=', query.scenarioId)
+    const [rows, count] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('started_at', 'desc')
+        .orderBy('run_id', 'asc')
+        .limit(query.limit)
+        .offset(query.offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ])
+    return { runs: await this.#withRegistries(query.tenantId, rows), total: Number(count.n) }
+  }
+
+  async #withRegistries(tenantId: string, rows: RunsTable[]): Promise<RunRecord[]> {
+    if (rows.length === 0) return []
+    const links = await this.#db
+      .selectFrom('run_registries')
+      .select(['run_id', 'registry_authority'])
+      .where('tenant_id', '=', tenantId)
+      .where(
+        'run_id',
+        'in',
+        rows.map((r) => r.run_id),
+      )
+      .orderBy('registry_authority')
+      .execute()
+    const byRun = new Map<string, string[]>()
+    for (const link of links) {
+      const list = byRun.get(link.run_id) ?? []
+      list.push(link.registry_authority)
+      byRun.set(link.run_id, list)
+    }
+    return rows.map((row) => toRunRecord(row, byRun.get(row.run_id) ?? []))
+  }
+
+  async listRunPublications(tenantId: string, runId: string): Promise<RunPublication[]> {
+    const rows = await this.#db
+      .selectFrom('context_events as e')
+      .leftJoin('context_lifecycle as l', (join) =>
+        join.onRef('l.tenant_id', '=', 'e.tenant_id').onRef('l.ctx_id', '=', 'e.ctx_id'),
+      )
+      .select(['e.ctx_id', 'e.agent_id', 'e.context_type', 'e.visibility', 'e.registry_authority', 'l.retracted'])
+      .where('e.tenant_id', '=', tenantId)
+      .where('e.run_id', '=', runId)
+      .where('e.event_type', '=', 'context_published')
+      .where('e.ctx_id', 'is not', null)
+      .orderBy('e.event_ts', 'asc')
+      .orderBy('e.id', 'asc')
+      .execute()
+    const seen = new Set<string>()
+    const out: RunPublication[] = []
+    for (const row of rows) {
+      const ctxId = row.ctx_id as string
+      if (seen.has(ctxId)) continue
+      seen.add(ctxId)
+      out.push({
+        ctxId,
+        agentId: row.agent_id ?? '',
+        contextType: row.context_type,
+        visibility: row.visibility,
+        registryAuthority: row.registry_authority,
+        retracted: Number(row.retracted ?? 0) === 1,
+      })
+    }
+    return out
+  }
+
+  async listRunEdges(tenantId: string, runId: string): Promise<LineageEdgeRecord[]> {
+    const rows = await this.#db
+      .selectFrom('lineage_edges')
+      .select(['from_ctx_id', 'to_ctx_id'])
+      .where('tenant_id', '=', tenantId)
+      .where('run_id', '=', runId)
+      .orderBy('created_at')
+      .orderBy('to_ctx_id')
+      .orderBy('from_ctx_id')
+      .execute()
+    return rows.map((r) => ({ from: r.from_ctx_id, to: r.to_ctx_id }))
+  }
+
+  async listEvents(query: EventQuery): Promise<EventRecord[]> {
+    let q = this.#db.selectFrom('context_events').selectAll().where('tenant_id', '=', query.tenantId)
+    if (query.runId !== undefined) q = q.where('run_id', '=', query.runId)
+    if (query.eventType !== undefined) q = q.where('event_type', '=', query.eventType)
+    if (query.agentId !== undefined) q = q.where('agent_id', '=', query.agentId)
+    if (query.registryAuthority !== undefined) q = q.where('registry_authority', '=', query.registryAuthority)
+    if (query.fromTs !== undefined) q = q.where('event_ts', '>=', query.fromTs)
+    if (query.beforeTs !== undefined) q = q.where('event_ts', '<', query.beforeTs)
+    const after = query.after
+    if (after !== undefined) {
+      // Row-value comparison: rows sharing a timestamp are ordered by id, so a page boundary never drops one.
+      const op = query.order === 'asc' ? '>' : '<'
+      q = q.where(({ eb, refTuple, tuple }) => eb(refTuple('event_ts', 'id'), op, tuple(after.eventTs, after.id)))
+    }
+    const rows = await q.orderBy('event_ts', query.order).orderBy('id', query.order).limit(query.limit).execute()
+    return rows.map(toEventRecord)
+  }
+
+  async listAgents(query: { tenantId: string; limit: number; offset: number }) {
+    const base = this.#db.selectFrom('agents').where('tenant_id', '=', query.tenantId)
+    const [rows, count] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('last_seen', 'desc')
+        .orderBy('agent_did', 'asc')
+        .limit(query.limit)
+        .offset(query.offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ])
+    return { agents: rows.map(toAgentRecord), total: Number(count.n) }
+  }
+
+  async getAgent(tenantId: string, agentDid: string): Promise<AgentRecord | undefined> {
+    const row = await this.#db
+      .selectFrom('agents')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('agent_did', '=', agentDid)
+      .executeTakeFirst()
+    return row === undefined ? undefined : toAgentRecord(row)
+  }
+
+  async listRegistries(tenantId: string): Promise<RegistryRecord[]> {
+    const rows = await this.#db
+      .selectFrom('registries')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('last_seen', 'desc')
+      .orderBy('authority', 'asc')
+      .execute()
+    return rows.map((r) => ({
+      tenantId: r.tenant_id,
+      authority: r.authority,
+      baseUrl: r.base_url,
+      firstSeen: Number(r.first_seen),
+      lastSeen: Number(r.last_seen),
+      eventCount: Number(r.event_count),
+    }))
+  }
+
+  async getEnrollment(authority: string): Promise<EnrollmentRecord | undefined> {
+    const row = await this.#db
+      .selectFrom('registry_enrollments')
+      .selectAll()
+      .where('authority', '=', authority)
+      .executeTakeFirst()
+    return row === undefined ? undefined : toEnrollmentRecord(row)
+  }
+
+  async listEnrollments(tenantId: string): Promise<EnrollmentRecord[]> {
+    const rows = await this.#db
+      .selectFrom('registry_enrollments')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('authority')
+      .execute()
+    return rows.map(toEnrollmentRecord)
+  }
+
+  async listSealedEnrollments(): Promise<EnrollmentRecord[]> {
+    const rows = await this.#db
+      .selectFrom('registry_enrollments')
+      .selectAll()
+      .where('webhook_secret_sealed', 'is not', null)
+      .orderBy('authority')
+      .execute()
+    return rows.map(toEnrollmentRecord)
+  }
+
+  async upsertEnrollment(input: EnrollmentUpsert): Promise<EnrollmentRecord> {
+    const row = await this.#db
+      .insertInto('registry_enrollments')
+      .values({
+        authority: input.authority,
+        tenant_id: input.tenantId,
+        base_url: input.baseUrl ?? null,
+        registry_did: input.registryDid ?? null,
+        webhook_secret_sealed: input.webhookSecretSealed ?? null,
+        enabled: input.enabled === false ? 0 : 1,
+        created_at: input.now,
+        updated_at: input.now,
+      })
+      .onConflict((oc) =>
+        oc.column('authority').doUpdateSet((eb) => ({
+          tenant_id: eb.ref('excluded.tenant_id'),
+          // Omitted members keep their stored value; explicit null clears them.
+          base_url: input.baseUrl === undefined ? eb.ref('registry_enrollments.base_url') : eb.ref('excluded.base_url'),
+          registry_did:
+            input.registryDid === undefined
+              ? eb.ref('registry_enrollments.registry_did')
+              : eb.ref('excluded.registry_did'),
+          webhook_secret_sealed:
+            input.webhookSecretSealed === undefined
+              ? eb.ref('registry_enrollments.webhook_secret_sealed')
+              : eb.ref('excluded.webhook_secret_sealed'),
+          enabled: input.enabled === undefined ? eb.ref('registry_enrollments.enabled') : eb.ref('excluded.enabled'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    return toEnrollmentRecord(row)
+  }
+
+  async replaceSealedSecret(authority: string, expected: string, sealed: string): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('registry_enrollments')
+      .set({ webhook_secret_sealed: sealed })
+      .where('authority', '=', authority)
+      .where('webhook_secret_sealed', '=', expected)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
+  async loadDashboard(query: { tenantId: string; since: number; bucketSince: number }): Promise<DashboardAggregates> {
+    const { tenantId, since, bucketSince } = query
+    const runsInWindow = this.#db.selectFrom('runs').where('tenant_id', '=', tenantId).where('started_at', '>=', since)
+    const [runCount, agentCount, retractedCount, recent, scenarios, registries, methods] = await Promise.all([
+      runsInWindow.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      this.#db
+        .selectFrom('agents')
+        .where('tenant_id', '=', tenantId)
+        .where('last_seen', '>=', since)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+      this.#db
+        .selectFrom('context_lifecycle')
+        .where('tenant_id', '=', tenantId)
+        .where('retracted', '=', 1)
+        .where('retracted_at', '>=', since)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+      runsInWindow.selectAll().orderBy('started_at', 'desc').orderBy('run_id', 'asc').limit(10).execute(),
+      runsInWindow
+        .select(['scenario_id', (eb) => eb.fn.countAll<number>().as('run_count')])
+        .groupBy('scenario_id')
+        .orderBy('run_count', 'desc')
+        .orderBy('scenario_id', 'asc')
+        .limit(DASHBOARD_GROUP_LIMIT)
+        .execute(),
+      this.#db
+        .selectFrom('registry_activity')
+        .where('tenant_id', '=', tenantId)
+        .where('bucket_start', '>=', bucketSince)
+        .select((eb) => [
+          'registry_authority',
+          eb.fn.sum<number>('event_count').as('event_count'),
+          eb.fn.sum<number>('publish_count').as('publish_count'),
+          eb.fn.sum<number>('receipt_count').as('receipt_count'),
+        ])
+        .groupBy('registry_authority')
+        .orderBy('event_count', 'desc')
+        .orderBy('registry_authority', 'asc')
+        .limit(DASHBOARD_GROUP_LIMIT)
+        .execute(),
+      this.#db
+        .selectFrom('did_method_activity')
+        .where('tenant_id', '=', tenantId)
+        .where('bucket_start', '>=', bucketSince)
+        .select((eb) => ['method', eb.fn.sum<number>('publish_count').as('publish_count')])
+        .groupBy('method')
+        .orderBy('publish_count', 'desc')
+        .orderBy('method', 'asc')
+        .limit(DASHBOARD_GROUP_LIMIT)
+        .execute(),
+    ])
+    return {
+      totalRuns: Number(runCount.n),
+      totalAgents: Number(agentCount.n),
+      totalRetracted: Number(retractedCount.n),
+      recentRuns: await this.#withRegistries(tenantId, recent),
+      byScenario: scenarios.map((s) => ({ scenarioId: s.scenario_id, runCount: Number(s.run_count) })),
+      byRegistry: registries.map((r) => ({
+        registryAuthority: r.registry_authority,
+        eventCount: Number(r.event_count),
+        publishCount: Number(r.publish_count),
+        receiptCount: Number(r.receipt_count),
+      })),
+      didMethods: methods.map((m) => ({ method: m.method, publishCount: Number(m.publish_count) })),
+    }
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.#db)
+  }
+
+  async close(): Promise<void> {
+    await this.#database.close()
+  }
+}
+
+function parseJsonColumn(text: string | null): unknown {
+  return text === null ? null : JSON.parse(text)
+}
+
+function toRunRecord(row: RunsTable, registries: string[]): RunRecord {
+  return {
+    tenantId: row.tenant_id,
+    runId: row.run_id,
+    scenarioId: row.scenario_id,
+    status: row.status as RunStatus,
+    startedAt: Number(row.started_at),
+    completedAt: row.completed_at === null ? null : Number(row.completed_at),
+    inputs: parseJsonColumn(row.inputs),
+    result: parseJsonColumn(row.result),
+    eventsCount: Number(row.events_count),
+    contextsCount: Number(row.contexts_count),
+    registries,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  }
+}
+
+function toEventRecord(row: EventRow): EventRecord {
+  return {
+    id: Number(row.id),
+    tenantId: row.tenant_id,
+    eventId: row.event_id,
+    type: row.event_type,
+    eventTs: Number(row.event_ts),
+    receivedAt: Number(row.received_at),
+    runId: row.run_id,
+    ctxId: row.ctx_id,
+    lineageId: row.lineage_id,
+    agentId: row.agent_id,
+    contextType: row.context_type,
+    visibility: row.visibility,
+    version: row.version === null ? null : Number(row.version),
+    derivedFrom: JSON.parse(row.derived_from) as string[],
+    registryAuthority: row.registry_authority,
+    scenarioId: row.scenario_id,
+    keyFingerprint: row.key_fingerprint,
+    receiptPresent: Number(row.receipt_present) === 1,
+    rawPayload: row.raw_payload,
+  }
+}
+
+function toAgentRecord(row: ControlPlaneTables['agents']): AgentRecord {
+  return {
+    tenantId: row.tenant_id,
+    agentDid: row.agent_did,
+    firstSeen: Number(row.first_seen),
+    lastSeen: Number(row.last_seen),
+    registryAuthority: row.registry_authority,
+    eventCount: Number(row.event_count),
+    contextCount: Number(row.context_count),
+  }
+}
+
+function toEnrollmentRecord(row: RegistryEnrollmentsTable): EnrollmentRecord {
+  return {
+    authority: row.authority,
+    tenantId: row.tenant_id,
+    baseUrl: row.base_url,
+    registryDid: row.registry_did,
+    webhookSecretSealed: row.webhook_secret_sealed,
+    enabled: Number(row.enabled) === 1,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  }
+}

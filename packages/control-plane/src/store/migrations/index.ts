@@ -1,0 +1,18 @@
+/**
+ * The control plane's migrations, applied in name order at startup by `migrateToLatest` (@acdp/storage).
+ *
+ * Numbering: 0001–0099 core (this package's store), 0100 and up for the streams/webhooks/domain-packs
+ * features. To add one: create `NNNN_<what>.ts` exporting a `Migration` whose `name` starts with its number,
+ * import it here and append it to the list. Never rename or edit an applied migration; add a new one.
+ */
+import type { Migration } from '@acdp/storage'
+import { migration0001Core } from './0001_core.js'
+
+/** Every migration of the control plane schema, in application order. */
+export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
+  migration0001Core,
+  // 0100+ (webhooks, streams, domain packs) are appended below this line, one entry each.
+]
+
+/** Name of the table that records applied migrations (distinct from the registry's, should they share a schema). */
+export const MIGRATION_TABLE = 'acdp_control_plane_migration'

@@ -1,0 +1,262 @@
+/**
+ * The control plane store contract: persistence only, no HTTP, no business rules beyond the atomicity each
+ * method promises. One implementation (kysely-store.ts) serves both SQLite and PostgreSQL; the contract suite
+ * (test/store-contract.test.ts) runs against both.
+ *
+ * Conventions: times are epoch milliseconds; absent rows are `undefined` (the service decides what absence
+ * means); every tenant-owned read and write takes the tenant id explicitly, never a default.
+ */
+import type { Kysely } from 'kysely'
+import type { ControlPlaneTables } from './schema.js'
+
+/**
+ * The open transaction handed to in-transaction hooks (the webhook outbox). Statements issued on it commit or
+ * roll back with the event. Feature code with its own tables types it with `tx.withTables<…>()`.
+ */
+export type StoreTransaction = Kysely<ControlPlaneTables>
+
+/** Run statuses (product spec "Run"). */
+export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const
+export type RunStatus = (typeof RUN_STATUSES)[number]
+
+/** Scenario recorded until an event or a start notification names one. */
+export const UNKNOWN_SCENARIO = 'unknown'
+
+/** A validated event ready to persist (built by the ingest service). */
+export interface NewEvent {
+  tenantId: string
+  dedupKey: string
+  eventId: string | null
+  type: string
+  eventTs: number
+  receivedAt: number
+  runId: string | null
+  ctxId: string | null
+  lineageId: string | null
+  agentId: string | null
+  contextType: string | null
+  visibility: string | null
+  version: number | null
+  derivedFrom: string[]
+  registryAuthority: string
+  /** From the signed payload; stored on the observed registry row when present. */
+  registryBaseUrl: string | null
+  scenarioId: string | null
+  keyFingerprint: string | null
+  receiptPresent: boolean
+  rawPayload: string
+  /** True for context_published: counts as a context for runs, agents and the dashboard. */
+  isPublish: boolean
+  /** DID method of the producing agent for publishes (`key`, `web`…), else null. */
+  didMethod: string | null
+  /** Set for context_retracted / context_republished: the lifecycle projection to apply. */
+  lifecycle: { retracted: boolean; actor: string | null; reason: string | null } | null
+  /** Start of the dashboard rollup bucket the event counts in (from receivedAt). */
+  bucketStart: number
+}
+
+/** A persisted event row. */
+export interface EventRecord {
+  id: number
+  tenantId: string
+  eventId: string | null
+  type: string
+  eventTs: number
+  receivedAt: number
+  runId: string | null
+  ctxId: string | null
+  lineageId: string | null
+  agentId: string | null
+  contextType: string | null
+  visibility: string | null
+  version: number | null
+  derivedFrom: string[]
+  registryAuthority: string
+  scenarioId: string | null
+  keyFingerprint: string | null
+  receiptPresent: boolean
+  /** The body exactly as received. */
+  rawPayload: string
+}
+
+/** A run row plus its registry set. */
+export interface RunRecord {
+  tenantId: string
+  runId: string
+  scenarioId: string
+  status: RunStatus
+  startedAt: number
+  completedAt: number | null
+  /** Parsed JSON, or null. */
+  inputs: unknown
+  /** Parsed JSON, or null. */
+  result: unknown
+  eventsCount: number
+  contextsCount: number
+  registries: string[]
+  createdAt: number
+  updatedAt: number
+}
+
+/** One context_published event of a run, in (event_ts, id) order, with its lifecycle state. */
+export interface RunPublication {
+  ctxId: string
+  agentId: string
+  contextType: string | null
+  visibility: string | null
+  registryAuthority: string
+  retracted: boolean
+}
+
+export interface LineageEdgeRecord {
+  from: string
+  to: string
+}
+
+export interface AgentRecord {
+  tenantId: string
+  agentDid: string
+  firstSeen: number
+  lastSeen: number
+  registryAuthority: string
+  eventCount: number
+  contextCount: number
+}
+
+export interface RegistryRecord {
+  tenantId: string
+  authority: string
+  baseUrl: string | null
+  firstSeen: number
+  lastSeen: number
+  eventCount: number
+}
+
+export interface EnrollmentRecord {
+  authority: string
+  tenantId: string
+  baseUrl: string | null
+  registryDid: string | null
+  /** Sealed secret (never plaintext), or null when the global WEBHOOK_SECRET applies. */
+  webhookSecretSealed: string | null
+  enabled: boolean
+  createdAt: number
+  updatedAt: number
+}
+
+/**
+ * An enrollment upsert. `undefined` members keep the stored value on update (and take the default on insert);
+ * `null` clears an optional member.
+ */
+export interface EnrollmentUpsert {
+  authority: string
+  tenantId: string
+  baseUrl?: string | null
+  registryDid?: string | null
+  webhookSecretSealed?: string | null
+  enabled?: boolean
+  now: number
+}
+
+/** Filters of an event listing. Cursor bounds are exclusive, in the listing's order. */
+export interface EventQuery {
+  tenantId: string
+  runId?: string
+  eventType?: string
+  agentId?: string
+  registryAuthority?: string
+  /** event_ts >= fromTs */
+  fromTs?: number
+  /** event_ts < beforeTs */
+  beforeTs?: number
+  /** Keyset cursor: the last (event_ts, id) of the previous page. */
+  after?: { eventTs: number; id: number }
+  order: 'asc' | 'desc'
+  limit: number
+}
+
+export interface RunQuery {
+  tenantId: string
+  status?: RunStatus
+  scenarioId?: string
+  limit: number
+  offset: number
+}
+
+/** Dashboard aggregates over one window (see services/dashboard.ts for the wire shape). */
+export interface DashboardAggregates {
+  totalRuns: number
+  totalAgents: number
+  totalRetracted: number
+  recentRuns: RunRecord[]
+  byScenario: Array<{ scenarioId: string; runCount: number }>
+  byRegistry: Array<{ registryAuthority: string; eventCount: number; publishCount: number; receiptCount: number }>
+  didMethods: Array<{ method: string; publishCount: number }>
+}
+
+/** Persistence of the core control plane. Every method is safe to call concurrently. */
+export interface ControlPlaneStore {
+  /**
+   * Persists one event and all its projections in ONE transaction: the event row (deduplicated on
+   * (tenant, dedupKey)), the run upsert and run-registry set, lineage edges, lifecycle projection, agent and
+   * registry counters, dashboard rollups, then `inTransaction` (e.g. webhook outbox rows) — all or nothing.
+   *
+   * @returns the new event id, or `undefined` when the dedup key was already present (nothing was written and
+   *   `inTransaction` was not called).
+   */
+  recordEvent(
+    event: NewEvent,
+    inTransaction?: (tx: StoreTransaction, id: number) => Promise<void>,
+  ): Promise<number | undefined>
+
+  /** Records a run start: creates the run (status running) or sets scenario, started_at (when given) and inputs. */
+  startRun(input: {
+    tenantId: string
+    runId: string
+    scenarioId: string
+    startedAt: number | null
+    inputs: string | null
+    now: number
+  }): Promise<void>
+
+  /** Moves a run to a terminal status (creating it when absent), setting completed_at and result. */
+  completeRun(input: {
+    tenantId: string
+    runId: string
+    status: RunStatus
+    result: string | null
+    now: number
+  }): Promise<void>
+
+  getRun(tenantId: string, runId: string): Promise<RunRecord | undefined>
+  listRuns(query: RunQuery): Promise<{ runs: RunRecord[]; total: number }>
+  /** context_published events of a run, first publication per ctx id, ordered by (event_ts, id). */
+  listRunPublications(tenantId: string, runId: string): Promise<RunPublication[]>
+  listRunEdges(tenantId: string, runId: string): Promise<LineageEdgeRecord[]>
+
+  listEvents(query: EventQuery): Promise<EventRecord[]>
+
+  listAgents(query: {
+    tenantId: string
+    limit: number
+    offset: number
+  }): Promise<{ agents: AgentRecord[]; total: number }>
+  getAgent(tenantId: string, agentDid: string): Promise<AgentRecord | undefined>
+
+  listRegistries(tenantId: string): Promise<RegistryRecord[]>
+
+  getEnrollment(authority: string): Promise<EnrollmentRecord | undefined>
+  listEnrollments(tenantId: string): Promise<EnrollmentRecord[]>
+  /** Every enrollment with a sealed secret, all tenants (key rotation re-seals them). */
+  listSealedEnrollments(): Promise<EnrollmentRecord[]>
+  upsertEnrollment(input: EnrollmentUpsert): Promise<EnrollmentRecord>
+  /** Replaces a sealed secret only if it still equals `expected` (rotation must not undo a concurrent enroll). */
+  replaceSealedSecret(authority: string, expected: string, sealed: string): Promise<boolean>
+
+  loadDashboard(query: { tenantId: string; since: number; bucketSince: number }): Promise<DashboardAggregates>
+
+  /** Round-trips to the database; throws when it does not answer. */
+  ping(): Promise<void>
+  /** Releases the database. */
+  close(): Promise<void>
+}

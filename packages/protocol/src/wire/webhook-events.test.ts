@@ -1,0 +1,106 @@
+import { Value } from 'typebox/value'
+import { describe, expect, it } from 'vitest'
+import { ControlPlaneErrorEnvelope } from './control-plane.js'
+import {
+  ContextPublishedWebhookEvent,
+  ContextRetrievedWebhookEvent,
+  RegistryWebhookEvent,
+  SearchExecutedWebhookEvent,
+  WEBHOOK_EVENT_HEADER_NAMES,
+} from './webhook-events.js'
+
+const CTX = 'acdp://reg.example/0b6f3c1e-8a47-4c4e-9a39-5d2f1f7e8a10'
+const PARENT = 'acdp://reg.example/1c7f4d2f-9b58-4d5f-8b4a-6e3a2a8f9b21'
+const published = {
+  event_id: '6b1d2f0c-5e1f-4bde-8f34-0c1e2d3f4a5b',
+  schema_version: '1.0',
+  type: 'context_published',
+  registry_authority: 'reg.example',
+  registry_base_url: 'https://reg.example',
+  ctx_id: CTX,
+  lineage_id: `lin:sha256:${'a'.repeat(64)}`,
+  agent_id: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+  context_type: 'analysis',
+  visibility: 'public',
+  version: 1,
+  created_at: '2026-01-15T12:00:00.000Z',
+  derived_from: [PARENT],
+}
+
+describe('registry webhook event envelopes', () => {
+  it('accept a context_published envelope with and without the optional members', () => {
+    expect(Value.Check(ContextPublishedWebhookEvent, published)).toBe(true)
+    const full = {
+      ...published,
+      run_id: 'run-1',
+      key_fingerprint: `sha256:${'b'.repeat(64)}`,
+      registry_receipt: { a: 1 },
+    }
+    expect(Value.Check(ContextPublishedWebhookEvent, full)).toBe(true)
+    expect(Value.Check(RegistryWebhookEvent, full)).toBe(true)
+  })
+
+  it('accept retrieved and search envelopes with a null requester', () => {
+    const base = {
+      event_id: 'e1',
+      schema_version: '1.0',
+      registry_authority: 'localhost:8080',
+      at: '2026-01-15T12:00:00.000Z',
+    }
+    expect(
+      Value.Check(ContextRetrievedWebhookEvent, {
+        ...base,
+        type: 'context_retrieved',
+        ctx_id: CTX,
+        requester_did: null,
+      }),
+    ).toBe(true)
+    expect(
+      Value.Check(SearchExecutedWebhookEvent, {
+        ...base,
+        type: 'search_executed',
+        query: 'q',
+        result_count: 0,
+        requester_did: 'did:web:a.example',
+      }),
+    ).toBe(true)
+  })
+
+  it.each([
+    ['an unknown member (closed envelope)', { ...published, extra: 1 }],
+    ['another schema version', { ...published, schema_version: '2.0' }],
+    ['a missing event_id', { ...published, event_id: undefined }],
+    ['version 0', { ...published, version: 0 }],
+    ['a malformed ctx_id in derived_from', { ...published, derived_from: ['acdp://x/not-a-uuid'] }],
+    ['an uppercase authority', { ...published, registry_authority: 'Reg.Example' }],
+  ])('refuse %s', (_name, value) => {
+    expect(Value.Check(ContextPublishedWebhookEvent, JSON.parse(JSON.stringify(value)))).toBe(false)
+  })
+
+  it('map body types to the dotted X-ACDP-Event names', () => {
+    expect(WEBHOOK_EVENT_HEADER_NAMES).toEqual({
+      context_published: 'context.published',
+      context_retrieved: 'context.retrieved',
+      search_executed: 'search.executed',
+    })
+  })
+})
+
+describe('control plane error envelope', () => {
+  it('accepts the spec shape and probe extras, refuses a lowercase code', () => {
+    expect(Value.Check(ControlPlaneErrorEnvelope, { statusCode: 404, errorCode: 'RUN_NOT_FOUND', message: 'x' })).toBe(
+      true,
+    )
+    expect(
+      Value.Check(ControlPlaneErrorEnvelope, {
+        statusCode: 503,
+        errorCode: 'SERVICE_DRAINING',
+        message: 'x',
+        ok: false,
+      }),
+    ).toBe(true)
+    expect(Value.Check(ControlPlaneErrorEnvelope, { statusCode: 404, errorCode: 'not_found', message: 'x' })).toBe(
+      false,
+    )
+  })
+})

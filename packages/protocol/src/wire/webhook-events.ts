@@ -1,0 +1,101 @@
+/**
+ * The registry's webhook event envelopes (product spec registry.md "Events"; registry digest B7): flat JSON
+ * objects, the variant fields plus `event_id` (stable across delivery retries), `schema_version` "1.0" and
+ * `type` (snake_case in the body; dotted in the `X-ACDP-Event` header). Exactly three types are delivered:
+ * context_published, context_retrieved and search_executed.
+ *
+ * The schemas are closed: a registry checks its own output against them exactly. A receiver (the control
+ * plane) must stay lenient instead and accept unknown members from newer senders, so it validates only the
+ * members it uses and never rejects a delivery with these closed schemas.
+ */
+import { type Static, Type } from 'typebox'
+import { ContentHash, ContextType, CtxId, Did, LineageId, Timestamp, Visibility } from './common.js'
+
+/** Value of `schema_version` in every envelope. */
+export const WEBHOOK_EVENT_SCHEMA_VERSION = '1.0'
+
+/** Body `type` → `X-ACDP-Event` header value. */
+export const WEBHOOK_EVENT_HEADER_NAMES = {
+  context_published: 'context.published',
+  context_retrieved: 'context.retrieved',
+  search_executed: 'search.executed',
+} as const
+
+export type WebhookEventType = keyof typeof WEBHOOK_EVENT_HEADER_NAMES
+
+/** A registry authority: lowercase host name, optionally with a port (local deployments). */
+export const RegistryAuthority = Type.String({
+  pattern: '^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::[0-9]{1,5})?$',
+  minLength: 1,
+  maxLength: 255,
+})
+
+/** Nullable DID of the caller; null for anonymous requests. */
+const RequesterDid = Type.Union([Did, Type.Null()])
+
+const envelope = {
+  event_id: Type.String({ minLength: 1, maxLength: 128 }),
+  schema_version: Type.Literal(WEBHOOK_EVENT_SCHEMA_VERSION),
+  registry_authority: RegistryAuthority,
+}
+
+/**
+ * Emitted on a successful first publish (never on an idempotent replay). `run_id` echoes the publisher's
+ * X-Run-Id and is omitted when absent; `key_fingerprint` and `registry_receipt` are omitted on a registry
+ * without receipts.
+ */
+export const ContextPublishedWebhookEvent = Type.Object(
+  {
+    ...envelope,
+    type: Type.Literal('context_published'),
+    registry_base_url: Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2048 }),
+    ctx_id: CtxId,
+    lineage_id: LineageId,
+    agent_id: Did,
+    context_type: ContextType,
+    visibility: Visibility,
+    version: Type.Integer({ minimum: 1 }),
+    created_at: Timestamp,
+    derived_from: Type.Array(CtxId),
+    run_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    key_fingerprint: Type.Optional(ContentHash),
+    registry_receipt: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+)
+export type ContextPublishedWebhookEvent = Static<typeof ContextPublishedWebhookEvent>
+
+/** Emitted on a retrieval. */
+export const ContextRetrievedWebhookEvent = Type.Object(
+  {
+    ...envelope,
+    type: Type.Literal('context_retrieved'),
+    ctx_id: CtxId,
+    requester_did: RequesterDid,
+    at: Timestamp,
+  },
+  { additionalProperties: false },
+)
+export type ContextRetrievedWebhookEvent = Static<typeof ContextRetrievedWebhookEvent>
+
+/** Emitted on a search. */
+export const SearchExecutedWebhookEvent = Type.Object(
+  {
+    ...envelope,
+    type: Type.Literal('search_executed'),
+    query: Type.String({ maxLength: 4096 }),
+    result_count: Type.Integer({ minimum: 0 }),
+    requester_did: RequesterDid,
+    at: Timestamp,
+  },
+  { additionalProperties: false },
+)
+export type SearchExecutedWebhookEvent = Static<typeof SearchExecutedWebhookEvent>
+
+/** Any registry webhook event. */
+export const RegistryWebhookEvent = Type.Union([
+  ContextPublishedWebhookEvent,
+  ContextRetrievedWebhookEvent,
+  SearchExecutedWebhookEvent,
+])
+export type RegistryWebhookEvent = Static<typeof RegistryWebhookEvent>
