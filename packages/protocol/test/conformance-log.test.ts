@@ -1197,7 +1197,9 @@ describe.runIf(hasConformance)('trust-layer conformance fixtures', () => {
       const eventHash = await verifyLifecycleEventSignature(event, resolveKey)
       expect(eventHash).toBe(computeReceiptHash(unsigned))
       expect(isLifecycleTransitionAllowed([], 'retracted')).toBe(true)
-      expect(deriveContextStatus({ lifecycleEvents: [event], isSuperseded: false, now: new Date() })).toBe('retracted')
+      expect(
+        deriveContextStatus({ lifecycleEvents: [event], isSuperseded: false, now: new Date(request['occurred_at']) }),
+      ).toBe('retracted')
       expect(fx['scenarios'][0].expected.http_status).toBe(200)
       mark(fx)
     })
@@ -1213,7 +1215,9 @@ describe.runIf(hasConformance)('trust-layer conformance fixtures', () => {
       expect(isLifecycleTransitionAllowed([retraction], 'republished')).toBe(true)
       const history = [retraction, republication]
       expect(isRetracted(history)).toBe(false)
-      expect(deriveContextStatus({ lifecycleEvents: history, isSuperseded: false, now: new Date() })).toBe('active')
+      expect(
+        deriveContextStatus({ lifecycleEvents: history, isSuperseded: false, now: new Date(request['occurred_at']) }),
+      ).toBe('active')
       expect(isLifecycleTransitionAllowed(history, 'republished')).toBe(false)
       mark(fx)
     })

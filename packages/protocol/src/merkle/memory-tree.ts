@@ -4,11 +4,10 @@
  * replaying `GET /log/entries`.
  */
 import { ProtocolError } from '../errors.js'
-import { buildAppendedNodes, planAppend } from './append.js'
 import type { MerkleNodeReader } from './node-reader.js'
 import { assembleProof, planConsistencyProof, planInclusionProof, planTreeRoot } from './proof-plan.js'
 import { assertTreeSize, type MerkleNodeAddress } from './subtree.js'
-import { computeEmptyTreeHash, computeLeafHash, MERKLE_HASH_BYTES } from './tree-hash.js'
+import { computeEmptyTreeHash, computeLeafHash, computeNodeHash, MERKLE_HASH_BYTES } from './tree-hash.js'
 
 const INITIAL_LEVEL_CAPACITY = 64
 
@@ -40,8 +39,17 @@ export class MemoryMerkleTree implements MerkleNodeReader {
   appendLeafHash(leafHash: Uint8Array): number {
     if (leafHash.length !== MERKLE_HASH_BYTES) throw new TypeError('leaf hash must be 32 bytes')
     const leafIndex = this.#size
-    const siblings = planAppend(leafIndex).map((address) => this.#read(address))
-    for (const node of buildAppendedNodes(leafIndex, leafHash, siblings)) this.#store(node.level, node.index, node.hash)
+    // The loop of `planAppend` + `buildAppendedNodes`, inlined: no per-append arrays on the hot path.
+    let level = 0
+    let index = leafIndex
+    let hash = leafHash
+    this.#store(level, index, hash)
+    while (index % 2 === 1) {
+      hash = computeNodeHash(this.#read({ level, index: index - 1 }), hash)
+      level += 1
+      index = (index - 1) / 2
+      this.#store(level, index, hash)
+    }
     this.#size += 1
     return leafIndex
   }
