@@ -1,0 +1,234 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, DEFAULT_CONFIG, loadConfig, type RegistryConfigInput, resolveConfig } from './config.js'
+
+const base: RegistryConfigInput = { registry: { authority: 'registry.example.com' } }
+
+function tomlFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-registry-config-'))
+  const path = join(dir, 'registry.toml')
+  writeFileSync(path, text)
+  return path
+}
+
+function refusal(input: RegistryConfigInput, nodeEnv?: string): string {
+  try {
+    resolveConfig(input, nodeEnv ? { nodeEnv } : {})
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    const message = (error as Error).message
+    expect(message).not.toContain('\n')
+    return message
+  }
+  throw new Error('expected a refusal')
+}
+
+describe('loading', () => {
+  it('fills every default and freezes the result', () => {
+    const config = resolveConfig(base)
+    expect(config.limits).toEqual(DEFAULT_CONFIG.limits)
+    expect(config.registry.base_url).toBe('https://registry.example.com')
+    expect(Object.isFrozen(config)).toBe(true)
+    expect(Object.isFrozen(config.auth.did_methods)).toBe(true)
+  })
+
+  it('layers defaults < TOML < environment', () => {
+    const path = tomlFile(
+      '[registry]\nauthority = "reg.example.org"\nport = 9000\n[limits]\nmax_payload_bytes = 4096\n',
+    )
+    const config = loadConfig({
+      path,
+      env: { ACDP_REGISTRY_REGISTRY__PORT: '9100', ACDP_REGISTRY_AUTH__DID_METHODS: 'did:web, did:key' },
+    })
+    expect(config.registry.authority).toBe('reg.example.org')
+    expect(config.registry.port).toBe(9100)
+    expect(config.limits.max_payload_bytes).toBe(4096)
+    expect(config.auth.did_methods).toEqual(['did:web', 'did:key'])
+  })
+
+  it('reads the file named by ACDP_REGISTRY_CONFIG', () => {
+    const path = tomlFile('[registry]\nauthority = "named.example.org"\n')
+    expect(loadConfig({ env: { ACDP_REGISTRY_CONFIG: path } }).registry.authority).toBe('named.example.org')
+  })
+
+  it('treats an empty environment variable as absent', () => {
+    const config = loadConfig({
+      env: { ACDP_REGISTRY_REGISTRY__AUTHORITY: 'env.example.org', ACDP_REGISTRY_REGISTRY__PORT: '' },
+    })
+    expect(config.registry.port).toBe(8443)
+  })
+
+  it.each([
+    [
+      'boolean',
+      'ACDP_REGISTRY_AUTH__ANONYMOUS_PUBLIC_READS',
+      'false',
+      (c: ReturnType<typeof loadConfig>) => c.auth.anonymous_public_reads,
+      false,
+    ],
+    [
+      'integer',
+      'ACDP_REGISTRY_LIMITS__IDEMPOTENCY_KEY_TTL_SECONDS',
+      '172800',
+      (c: ReturnType<typeof loadConfig>) => c.limits.idempotency_key_ttl_seconds,
+      172800,
+    ],
+    [
+      'nested',
+      'ACDP_REGISTRY_REGISTRY__TLS__ENABLED',
+      'false',
+      (c: ReturnType<typeof loadConfig>) => c.registry.tls.enabled,
+      false,
+    ],
+    [
+      'JSON list',
+      'ACDP_REGISTRY_OUTBOUND__ALLOW_CIDRS',
+      '["127.0.0.1/32"]',
+      (c: ReturnType<typeof loadConfig>) => c.outbound.allow_cidrs,
+      ['127.0.0.1/32'],
+    ],
+    [
+      '_JSON escape hatch',
+      'ACDP_REGISTRY_AUTH__TENANT_AGENTS_JSON',
+      '[]',
+      (c: ReturnType<typeof loadConfig>) => c.auth.tenant_agents,
+      [],
+    ],
+  ])('coerces a %s environment value by the schema type', (_kind, name, value, pick, expected) => {
+    const config = loadConfig({ env: { ACDP_REGISTRY_REGISTRY__AUTHORITY: 'env.example.org', [name]: value } })
+    expect(pick(config)).toEqual(expected)
+  })
+
+  it.each([
+    [
+      'unknown environment key',
+      { ACDP_REGISTRY_REGISTRY__PROT: '1' },
+      /ACDP_REGISTRY_REGISTRY__PROT: no such configuration key/,
+    ],
+    [
+      'non-integer',
+      { ACDP_REGISTRY_REGISTRY__PORT: 'eighty' },
+      /ACDP_REGISTRY_REGISTRY__PORT: expected integer for registry.port/,
+    ],
+    ['non-boolean', { ACDP_REGISTRY_AUTH__ENABLED: 'maybe' }, /expected true or false for auth.enabled/],
+    ['a whole section', { ACDP_REGISTRY_REGISTRY: 'x' }, /registry is a section/],
+  ])('refuses a bad environment value: %s', (_name, env, pattern) => {
+    expect(() => loadConfig({ env: { ACDP_REGISTRY_REGISTRY__AUTHORITY: 'env.example.org', ...env } })).toThrow(pattern)
+  })
+
+  it('refuses an unknown TOML key, naming it', () => {
+    const path = tomlFile('[registry]\nauthority = "a.example"\nprot = 1\n')
+    expect(() => loadConfig({ path, env: {} })).toThrow(/registry\.prot: no such configuration key/)
+  })
+
+  it('refuses invalid TOML and unreadable files with one line', () => {
+    expect(() => loadConfig({ path: tomlFile('[registry\n'), env: {} })).toThrow(/invalid TOML/)
+    expect(() => loadConfig({ path: '/nonexistent/registry.toml', env: {} })).toThrow(/cannot be read/)
+  })
+
+  it('names the key of a type error', () => {
+    expect(refusal({ ...base, limits: { max_payload_bytes: 10 } })).toMatch(/^limits\.max_payload_bytes: /)
+  })
+})
+
+describe('startup refusals', () => {
+  it.each<[string, RegistryConfigInput, RegExp, string?]>([
+    ['missing authority', {}, /registry\.authority is required/],
+    [
+      'DID as authority',
+      { registry: { authority: 'did:web:registry.example.com' } },
+      /registry\.authority .* not a bare/,
+    ],
+    ['authority with port', { registry: { authority: 'registry.example.com:8443' } }, /registry\.authority/],
+    ['uppercase authority', { registry: { authority: 'Registry.example.com' } }, /registry\.authority/],
+    ['postgres without url', { ...base, storage: { backend: 'postgres' } }, /storage\.postgres_url is required/],
+    ['embedded limit changed', { ...base, limits: { max_embedded_bytes: 131072 } }, /max_embedded_bytes is fixed/],
+    [
+      'idempotency TTL below 24 h',
+      { ...base, limits: { idempotency_key_ttl_seconds: 3600 } },
+      /idempotency_key_ttl_seconds/,
+    ],
+    ['unknown DID method', { ...base, auth: { did_methods: ['did:web', 'did:jwk'] } }, /unsupported method "did:jwk"/],
+    ['did:web missing', { ...base, auth: { did_methods: ['did:key'] } }, /must include "did:web"/],
+    [
+      'unknown profile',
+      { ...base, registry: { authority: 'a.example', profiles: ['acdp-registry-core', 'acdp-registry-x'] } },
+      /unknown profile/,
+    ],
+    [
+      'witness profile',
+      { ...base, registry: { authority: 'a.example', profiles: ['acdp-registry-core', 'acdp-log-witness'] } },
+      /witness profile/,
+    ],
+    [
+      'core missing',
+      { ...base, registry: { authority: 'a.example', profiles: ['acdp-registry-discovery'] } },
+      /must include "acdp-registry-core"/,
+    ],
+    [
+      'federated without resolution',
+      {
+        registry: {
+          authority: 'a.example',
+          profiles: ['acdp-registry-core', 'acdp-registry-federated'],
+          cross_registry_resolution: false,
+        },
+      },
+      /requires registry\.cross_registry_resolution/,
+    ],
+    [
+      'receipts profile not built',
+      { registry: { authority: 'a.example', profiles: ['acdp-registry-core', 'acdp-registry-receipts'] } },
+      /not available in this build/,
+    ],
+    ['lifecycle not built', { ...base, lifecycle: { enabled: true } }, /lifecycle\.enabled/],
+    ['auth not built', { ...base, auth: { enabled: true } }, /auth\.enabled = true/],
+    ['changeme secret', { ...base, auth: { jwt_secret: ' ChangeMe ' } }, /changeme/],
+    ['blank admin token', { ...base, auth: { admin_tokens: [' tok'] } }, /admin_tokens/],
+    [
+      'public bind without TLS or auth',
+      { registry: { authority: 'a.example', bind: '0.0.0.0' } },
+      /registry\.bind "0\.0\.0\.0" is not loopback/,
+    ],
+    ['TLS without files', { registry: { authority: 'a.example', tls: { enabled: true } } }, /registry\.tls\.cert_path/],
+    [
+      'trusted_proxies trust with no proxies',
+      { ...base, auth: { tenant_header_trust: 'trusted_proxies' } },
+      /non-empty rate_limit\.trusted_proxies/,
+    ],
+    ['/0 proxy', { ...base, rate_limit: { trusted_proxies: ['0.0.0.0/0'] } }, /\/0/],
+    ['malformed CIDR', { ...base, rate_limit: { trusted_proxies: ['10.0.0.0/33'] } }, /invalid prefix/],
+    ['require_tenant with nothing', { ...base, auth: { require_tenant: true } }, /require_tenant/],
+    [
+      'postgres limiter on sqlite',
+      { ...base, rate_limit: { backend: 'postgres' } },
+      /requires storage\.backend = "postgres"/,
+    ],
+    ['webhook without url', { ...base, webhook: { enabled: true, secret: 's' } }, /webhook\.url is required/],
+    ['webhook over http', { ...base, webhook: { enabled: true, secret: 's', url: 'http://hook.example' } }, /https/],
+    ['webhook without secret', { ...base, webhook: { enabled: true, url: 'https://hook.example' } }, /webhook\.secret/],
+    ['whitespace metrics token', { ...base, metrics: { bearer_token: '   ' } }, /whitespace only/],
+    ['non-increasing buckets', { ...base, metrics: { duration_buckets: [0.1, 0.1] } }, /strictly increasing/],
+    ['malformed allowlist', { ...base, outbound: { allow_cidrs: ['localhost'] } }, /outbound\.allow_cidrs/],
+    [
+      'allowlist in production',
+      { ...base, outbound: { allow_cidrs: ['127.0.0.1/32'] } },
+      /NODE_ENV=production/,
+      'production',
+    ],
+  ])('refuses %s', (_name, input, pattern, nodeEnv) => {
+    expect(refusal(input, nodeEnv)).toMatch(pattern)
+  })
+
+  it('accepts a public bind when the operator opts in, and the allowlist outside production', () => {
+    expect(
+      resolveConfig({ registry: { authority: 'a.example', bind: '0.0.0.0', allow_public_bind: true } }).registry.bind,
+    ).toBe('0.0.0.0')
+    expect(
+      resolveConfig({ ...base, outbound: { allow_cidrs: ['127.0.0.1/32', '::1'] } }, { nodeEnv: 'test' }).outbound
+        .allow_cidrs,
+    ).toHaveLength(2)
+  })
+})
