@@ -228,7 +228,7 @@ describe('refusals (nothing is persisted for any of them)', () => {
     const p = didKeyProducer()
     const body = { ...signRequest(p, minimalUnsigned(p)), title: '', extra_field: 1 }
     const error = await expectRefusal(r, body, 400, 'schema_violation')
-    const paths = (error.details?.errors as Array<{ path: string }>).map((e) => e.path)
+    const paths = ((error.details?.errors ?? []) as Array<{ path: string }>).map((e) => e.path)
     expect(paths).toEqual(expect.arrayContaining(['/title', '/extra_field']))
   })
 
