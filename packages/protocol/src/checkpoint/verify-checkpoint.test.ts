@@ -88,6 +88,14 @@ describe('checkpoints and proofs under an ecdsa-p256 receipt key on a registry w
     const empty = checkpointAt(0)
     expect(empty.root_hash).toBe('sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
     await verifyCheckpoint(empty, context)
+    const wrong = signCheckpoint(
+      buildCheckpoint({ logId, treeSize: 0, rootHash: tree.computeRoot(1), timestamp: now }),
+      key,
+    )
+    expect(await reasonOf(() => verifyCheckpoint(wrong, context))).toEqual({
+      code: 'verification_failed',
+      reason: 'empty_tree_root_mismatch',
+    })
   })
 
   it('refuses to sign with a key outside the log_id registry DID', async () => {

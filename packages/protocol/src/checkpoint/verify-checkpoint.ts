@@ -2,7 +2,8 @@
  * RFC-ACDP-0012 §9.3 checkpoint verification.
  */
 import { ProtocolError } from '../errors.js'
-import { parseSha256 } from '../hash/index.js'
+import { formatSha256, parseSha256 } from '../hash/index.js'
+import { computeEmptyTreeHash } from '../merkle/tree-hash.js'
 import { DEFAULT_MAX_FUTURE_SKEW_MS } from '../receipt/lineage-head-receipt.js'
 import { type ResolveVerificationKey, verifyReceiptSignature } from '../receipt/receipt-signature.js'
 import { assertRegistryBinding } from '../receipt/registry-binding.js'
@@ -37,8 +38,9 @@ export interface VerifiedCheckpoint {
  * recomputed checkpoint hash (step 2), and form: `timestamp` not beyond the skew allowance (step 4).
  *
  * Throws ProtocolError `invalid_structure` (`schema_violation`) or `verification_failed` with
- * `details.reason`: the `assertRegistryBinding` reasons, the `verifyReceiptSignature` reasons, or
- * `timestamp_in_future`. Key-resolution errors pass through. Surfaced as `invalid_log_proof`.
+ * `details.reason`: the `assertRegistryBinding` reasons, the `verifyReceiptSignature` reasons,
+ * `timestamp_in_future`, or `empty_tree_root_mismatch` (`tree_size` 0 with a root other than
+ * `SHA-256("")`). Key-resolution errors pass through. Surfaced as `invalid_log_proof`.
  */
 export async function verifyCheckpoint(
   checkpoint: unknown,
@@ -58,6 +60,12 @@ export async function verifyCheckpoint(
   if (Date.parse(checkpoint.timestamp) > context.now.getTime() + maxFutureSkewMs) {
     throw new ProtocolError('verification_failed', 'checkpoint timestamp is beyond the allowed clock skew', {
       details: { reason: 'timestamp_in_future', max_future_skew_ms: maxFutureSkewMs },
+    })
+  }
+  // §5.2: a tree of no leaves has exactly one root; any other value cannot be the MTH of an empty log.
+  if (checkpoint.tree_size === 0 && checkpoint.root_hash !== formatSha256(computeEmptyTreeHash())) {
+    throw new ProtocolError('verification_failed', 'an empty log must carry the empty-tree root', {
+      details: { reason: 'empty_tree_root_mismatch' },
     })
   }
   return { checkpoint, checkpointHash, rootHash: parseSha256(checkpoint.root_hash) }
