@@ -1,0 +1,257 @@
+/**
+ * Registry load benchmark (`npm run bench:registry`; see docs/performance.md "## Registry").
+ *
+ * Starts a registry on embedded SQLite (a temp dir) in a CHILD process on a loopback port, then drives it with
+ * autocannon from this process:
+ *
+ *   1. publish throughput: did:key producers, pre-signed requests with distinct content (no two are idempotent
+ *      replays; each carries its own Idempotency-Key, as a well-behaved producer does), closed loop;
+ *   2. retrieval throughput: GET /contexts/{ctx_id} over the contexts published in phase 1;
+ *   3. publish latency at a fixed 500 publishes/s (autocannon overallRate, coordinated-omission corrected).
+ *
+ * Targets (ARCHITECTURE "Performance by design"): ≥ 1,500 publishes/s, ≥ 8,000 retrievals/s, p99 ≤ 50 ms at
+ * 500 publishes/s. Environment: BENCH_SECONDS (per phase, default 10), BENCH_PUBLISH_CONNECTIONS (16),
+ * BENCH_READ_CONNECTIONS (32), BENCH_PRODUCERS (64), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
+ * $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). Runs against the built packages; the npm
+ * script builds protocol, storage and registry first.
+ */
+import { type ChildProcess, fork } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
+const PUBLISH_CONNECTIONS = Number(process.env['BENCH_PUBLISH_CONNECTIONS'] ?? 16)
+const READ_CONNECTIONS = Number(process.env['BENCH_READ_CONNECTIONS'] ?? 32)
+const PRODUCERS = Number(process.env['BENCH_PRODUCERS'] ?? 64)
+const FIXED_RATE = 500
+const AUTHORITY = 'bench.registry.test'
+
+interface PhaseResult {
+  name: string
+  requestsPerSecond: number
+  p50Ms: number
+  p90Ms: number
+  p99Ms: number
+  maxMs: number
+  total: number
+  non2xx: number
+  errors: number
+  timeouts: number
+}
+
+/** The slice of autocannon's result this bench reads (autocannon ships no type declarations). */
+interface AutocannonResult {
+  requests: { average: number; total: number }
+  latency: { p50: number; p90: number; p99: number; max: number }
+  non2xx: number
+  errors: number
+  timeouts: number
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
+/** A variable specifier keeps TypeScript from looking for declarations autocannon does not ship. */
+const AUTOCANNON_MODULE: string = 'autocannon'
+
+if (process.argv[2] === '--serve') {
+  await serve(process.argv[3] as string)
+} else {
+  await main()
+}
+
+/** Child: a registry on SQLite in `dir`, listening on an ephemeral loopback port reported to the parent. */
+async function serve(dir: string): Promise<void> {
+  const { resolveConfig, startRegistry } = await import('@acdp/registry')
+  const config = resolveConfig({
+    registry: { authority: AUTHORITY, bind: '127.0.0.1', log_level: 'warn' },
+    storage: { backend: 'sqlite', sqlite_path: join(dir, 'registry.db') },
+    auth: { did_methods: ['did:web', 'did:key'] },
+    limits: { publish_rate_per_minute: 0 },
+  })
+  const registry = await startRegistry(config, { logger: false })
+  const address = await registry.app.listen({ port: 0, host: '127.0.0.1' })
+  process.send?.({ ready: true, url: address })
+  process.on('message', (message) => {
+    if (message === 'stop') {
+      registry.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
+    }
+  })
+}
+
+async function main(): Promise<void> {
+  const autocannon = ((await import(AUTOCANNON_MODULE)) as { default: Autocannon }).default
+  const { buildPublishRequest, completeProducerContent, createProducerKey } = await import('@acdp/protocol')
+
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-registry-'))
+  const child = await startChild(dir)
+  try {
+    const url = child.url
+    console.log(`registry child pid ${child.process.pid} at ${url} (SQLite in ${dir})`)
+
+    // Pre-sign every publish so the bench process spends its CPU on HTTP only.
+    const needed = Math.ceil(5000 * (SECONDS + 2) + FIXED_RATE * SECONDS * 1.2)
+    const producers = Array.from({ length: PRODUCERS }, () => createProducerKey())
+    const signStart = performance.now()
+    const bodies: string[] = []
+    for (let i = 0; i < needed; i++) {
+      const key = producers[i % producers.length]!
+      const content = completeProducerContent(
+        {
+          type: 'data_snapshot',
+          title: `Bench observation ${i}`,
+          summary: `Synthetic reading number ${i} for the registry benchmark`,
+          domain: 'benchmarks',
+          tags: ['bench', `shard-${i % 16}`],
+          metadata: { sequence: i, value: (i * 7919) % 10_007 },
+        },
+        key,
+      )
+      bodies.push(
+        JSON.stringify(
+          buildPublishRequest({
+            body: content,
+            algorithm: key.algorithm,
+            privateKey: key.privateKey,
+            keyId: key.keyId,
+          }),
+        ),
+      )
+    }
+    console.log(
+      `signed ${bodies.length} publish requests from ${PRODUCERS} did:key producers in ${Math.round(performance.now() - signStart)} ms`,
+    )
+
+    let next = 0
+    const ctxIds: string[] = []
+    const publishRequest = () => ({
+      method: 'POST' as const,
+      path: '/contexts',
+      setupRequest: (request: Record<string, unknown>) => {
+        const index = next++
+        if (index >= bodies.length) throw new Error('bench ran out of pre-signed publish requests; raise the estimate')
+        return {
+          ...request,
+          headers: {
+            'content-type': 'application/acdp+json',
+            'idempotency-key': `bench-${index}`,
+          },
+          body: bodies[index],
+        }
+      },
+      onResponse: (status: number, body: string) => {
+        if (status !== 201 || ctxIds.length >= 50_000) return
+        const match = /"ctx_id":"([^"]+)"/.exec(body)
+        if (match) ctxIds.push(match[1] as string)
+      },
+    })
+
+    const run = async (name: string, options: Record<string, unknown>): Promise<PhaseResult> => {
+      const result = await autocannon({ url, ...options })
+      const phase: PhaseResult = {
+        name,
+        requestsPerSecond: result.requests.average,
+        p50Ms: result.latency.p50,
+        p90Ms: result.latency.p90,
+        p99Ms: result.latency.p99,
+        maxMs: result.latency.max,
+        total: result.requests.total,
+        non2xx: result.non2xx,
+        errors: result.errors,
+        timeouts: result.timeouts,
+      }
+      console.log(
+        `${name.padEnd(36)} ${Math.round(phase.requestsPerSecond).toLocaleString('en-US').padStart(8)} req/s  ` +
+          `p50 ${phase.p50Ms} ms  p90 ${phase.p90Ms} ms  p99 ${phase.p99Ms} ms  max ${phase.maxMs} ms  ` +
+          `total ${phase.total}  non-2xx ${phase.non2xx}  errors ${phase.errors}  timeouts ${phase.timeouts}`,
+      )
+      return phase
+    }
+
+    await run('warm-up (publish, not reported)', {
+      connections: 8,
+      duration: 2,
+      requests: [publishRequest()],
+    })
+    const publish = await run('publish, closed loop', {
+      connections: PUBLISH_CONNECTIONS,
+      duration: SECONDS,
+      requests: [publishRequest()],
+    })
+
+    const readPaths = ctxIds.map((id) => `/contexts/${encodeURIComponent(id)}`)
+    if (readPaths.length === 0) throw new Error('no context was published; cannot run the retrieval phase')
+    let read = 0
+    const retrieve = await run('retrieve GET /contexts/{ctx_id}', {
+      connections: READ_CONNECTIONS,
+      duration: SECONDS,
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (request: Record<string, unknown>) => ({
+            ...request,
+            path: readPaths[read++ % readPaths.length],
+          }),
+        },
+      ],
+    })
+
+    const fixed = await run(`publish at fixed ${FIXED_RATE}/s`, {
+      connections: PUBLISH_CONNECTIONS,
+      duration: SECONDS,
+      overallRate: FIXED_RATE,
+      requests: [publishRequest()],
+    })
+
+    const machine = {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      loadAverage1m: loadavg()[0],
+    }
+    console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}`)
+    const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED')
+    console.log(`target ≥ 1,500 publishes/s: ${verdict(publish.requestsPerSecond >= 1500 && publish.non2xx === 0)}`)
+    console.log(`target ≥ 8,000 retrievals/s: ${verdict(retrieve.requestsPerSecond >= 8000 && retrieve.non2xx === 0)}`)
+    console.log(`target p99 ≤ 50 ms at ${FIXED_RATE}/s: ${verdict(fixed.p99Ms <= 50 && fixed.non2xx === 0)}`)
+    const out = process.env['BENCH_OUT']
+    if (out)
+      writeFileSync(
+        out,
+        `${JSON.stringify({ machine, seconds: SECONDS, phases: [publish, retrieve, fixed] }, null, 2)}\n`,
+      )
+  } finally {
+    await stopChild(child.process)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function startChild(dir: string): Promise<{ process: ChildProcess; url: string }> {
+  const execArgv = [...process.execArgv]
+  if (process.env['BENCH_CPU_PROF'] === '1') {
+    const profiles = join(tmpdir(), 'acdp-bench-profiles')
+    mkdirSync(profiles, { recursive: true })
+    console.log(`registry child CPU profile goes to ${profiles}`)
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${profiles}`)
+  }
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', dir], { execArgv, stdio: 'inherit' })
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    child.once('message', (message: { url?: string }) =>
+      message.url ? resolveUrl(message.url) : reject(new Error('bad ready message')),
+    )
+    child.once('exit', (code) => reject(new Error(`registry child exited early with code ${code}`)))
+  })
+  return { process: child, url }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()))
+  child.send('stop')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+  await exited
+  clearTimeout(timer)
+}
