@@ -32,9 +32,20 @@ export interface StreamEvent {
 /** The members both the committed event and the stored row provide, with the event time as epoch ms. */
 type EventFields = Omit<StreamEvent, 'ts'> & { id: number; tenantId: string; eventTsMs: number }
 
-/** Builds the stream event from the committed form (live path: ingest → bus). */
+/** Bus events already built per committed event: the outbox hook and the bus share one serialisation. */
+const builtFromStored = new WeakMap<StoredEvent, BusEvent>()
+
+/**
+ * Builds the stream event from the committed form (live path: ingest → outbox and bus). Memoised per event
+ * object, so the webhook outbox (inside the transaction) and the bus (after commit) serialise it once.
+ */
 export function busEventFromStored(event: StoredEvent): BusEvent {
-  return toBusEvent({ ...pickFields(event), eventTsMs: Date.parse(event.ts) })
+  let built = builtFromStored.get(event)
+  if (built === undefined) {
+    built = toBusEvent({ ...pickFields(event), eventTsMs: Date.parse(event.ts) })
+    builtFromStored.set(event, built)
+  }
+  return built
 }
 
 /** Builds the stream event from a stored row (replay path: history → stream); the raw body is not needed. */
