@@ -9,7 +9,7 @@ import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { RegistryConfig } from './config.js'
 import type { RegistryDeps } from './deps.js'
-import { ACDP_MEDIA_TYPE, installErrorHandling, RegistryError } from './errors.js'
+import { ACDP_MEDIA_TYPE, installErrorHandling, RegistryError, sendRegistryError, toRegistryError } from './errors.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { createRequestIdGenerator } from './http/request-id.js'
 import { registerContextRoutes } from './routes/contexts.js'
@@ -52,6 +52,11 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
     bodyLimit: config.limits.max_payload_bytes,
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: true,
+    // Malformed URLs are refused by the router before any route runs; they still get the ACDP envelope.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id)
+      sendRegistryError(reply as never, toRegistryError(error))
+    },
   }) as unknown as FastifyInstance
   deps.events.setErrorLog(app.log)
 

@@ -194,7 +194,8 @@ export function sendRegistryError(reply: FastifyReply, error: RegistryError): Fa
   if (error.code === 'rate_limited')
     reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 60))))
   if (error.code === 'not_authorized' && error.status === 403) reply.header('cache-control', 'no-store')
-  return reply.send(renderErrorEnvelope(error.code, error.message, error.details))
+  // Sent as bytes so no hook or framework path can append a charset to the bare ACDP media type.
+  return reply.send(Buffer.from(renderErrorEnvelope(error.code, error.message, error.details)))
 }
 
 /**
