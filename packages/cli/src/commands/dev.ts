@@ -1,0 +1,147 @@
+/**
+ * `acdp dev` (what `npm start` runs): the registry and the control plane on this machine, wired together, in the
+ * foreground with interleaved logs, until Ctrl-C. See dev/dev-stack.ts for the wiring, docs/dev-stack.md for
+ * the design.
+ */
+import { existsSync } from 'node:fs'
+import { isIP } from 'node:net'
+import { join, relative } from 'node:path'
+import { type CliIo, type Command, parseCommandArgs } from '../command.js'
+import { startDevStack } from '../dev/dev-stack.js'
+import { EXIT, usageError } from '../exit-codes.js'
+import {
+  DEFAULT_CONTROL_PLANE_PORT,
+  DEFAULT_HOST,
+  DEFAULT_REGISTRY_PORT,
+  DEV_SECRETS_FILE,
+  resolveDataDir,
+} from '../stack-target.js'
+import { parseIntegerFlag } from './shared-options.js'
+
+/** Deadline of the readiness check after both services listen, in milliseconds. */
+const HEALTH_DEADLINE_MS = 5000
+
+export const devCommand: Command = {
+  name: 'dev',
+  summary: 'run the registry and the control plane locally, wired together (npm start)',
+  help: `Usage: acdp dev [--reset] [--data-dir DIR] [--registry-port N] [--control-plane-port N] [--log-level L]
+
+Starts the registry and the control plane in this process on embedded SQLite under the data directory and
+wires them: the registry's webhook goes to the control plane's POST /ingest/acdp with a generated HMAC
+secret, and the registry is enrolled in the control plane with that secret and its base URL. Loopback is
+opened to the services only through an explicit outbound allowlist (127.0.0.1/32, ::1/128). Secrets and
+data persist under the data directory; a second run reuses them. Ctrl-C stops both services gracefully.
+Refused with NODE_ENV=production. See docs/dev-stack.md.
+
+Options:
+  --reset                  delete the stack's databases and secrets first and start clean
+  --data-dir DIR           where databases and dev secrets live (default: ACDP_DATA_DIR or ./data)
+  --registry-port N        registry port (default ${DEFAULT_REGISTRY_PORT}; 0 = any free port)
+  --control-plane-port N   control plane port (default ${DEFAULT_CONTROL_PLANE_PORT}; 0 = any free port)
+  --host ADDR              loopback address to bind (default ${DEFAULT_HOST}; must be loopback)
+  --log-level L            trace, debug, info (default), warn, error or silent`,
+  async run(args, io) {
+    const { values } = parseCommandArgs(
+      'dev',
+      args,
+      {
+        reset: { type: 'boolean' },
+        'data-dir': { type: 'string' },
+        'registry-port': { type: 'string' },
+        'control-plane-port': { type: 'string' },
+        host: { type: 'string' },
+        'log-level': { type: 'string' },
+      },
+      { min: 0, max: 0, names: '' },
+    )
+    const host = values.host ?? DEFAULT_HOST
+    if (!isLoopback(host))
+      throw usageError(`--host ${host} is not a loopback address; the dev stack never listens publicly`)
+    const logLevel = values['log-level'] ?? 'info'
+    if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(logLevel)) {
+      throw usageError('--log-level must be trace, debug, info, warn, error or silent')
+    }
+    const dataDir = resolveDataDir(io, values['data-dir'])
+    const stack = await startDevStack({
+      dataDir,
+      host,
+      registryPort: parseIntegerFlag('registry-port', values['registry-port'], 0, 65535) ?? DEFAULT_REGISTRY_PORT,
+      controlPlanePort:
+        parseIntegerFlag('control-plane-port', values['control-plane-port'], 0, 65535) ?? DEFAULT_CONTROL_PLANE_PORT,
+      reset: values.reset === true,
+      logLevel,
+      writeLog: io.stdout,
+      color: process.stdout.isTTY === true && io.env['NO_COLOR'] === undefined,
+      nodeEnv: io.env['NODE_ENV'],
+      fetch: io.fetch,
+    })
+    try {
+      const healthy = await checkHealth(io, [`${stack.registryUrl}/healthz`, `${stack.controlPlaneUrl}/healthz`])
+      const readyMs = Math.round(process.uptime() * 1000)
+      io.stdout(renderBanner(io, stack, dataDir, healthy ? readyMs : undefined))
+      await new Promise<void>((resolve) => {
+        if (io.signal.aborted) resolve()
+        else io.signal.addEventListener('abort', () => resolve(), { once: true })
+      })
+      io.stdout('\nacdp dev: stopping (Ctrl-C again to force)…\n')
+    } finally {
+      await stack.close()
+    }
+    io.stdout('acdp dev: both services stopped\n')
+    return EXIT.ok
+  },
+}
+
+function isLoopback(host: string): boolean {
+  return host === '::1' || (isIP(host) === 4 && host.startsWith('127.'))
+}
+
+async function checkHealth(io: CliIo, urls: string[]): Promise<boolean> {
+  const deadline = Date.now() + HEALTH_DEADLINE_MS
+  for (const url of urls) {
+    for (;;) {
+      const ok = await io
+        .fetch(url, { signal: AbortSignal.timeout(1000) })
+        .then((response) => response.ok)
+        .catch(() => false)
+      if (ok) break
+      if (Date.now() > deadline) {
+        io.stderr(`acdp dev: warning: ${url} did not answer 2xx within ${HEALTH_DEADLINE_MS} ms\n`)
+        return false
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  return true
+}
+
+function renderBanner(
+  io: CliIo,
+  stack: Awaited<ReturnType<typeof startDevStack>>,
+  dataDir: string,
+  readyMs: number | undefined,
+): string {
+  const shownDataDir = relative(io.cwd, dataDir) || '.'
+  const cli = cliInvocation(io)
+  return `
+ACDP dev stack is up${readyMs === undefined ? '' : ` (ready ${readyMs} ms after process start)`}
+  registry        ${stack.registryUrl}   (authority "localhost"; OpenAPI ${stack.registryOpenApiUrl})
+  control plane   ${stack.controlPlaneUrl}
+  API docs        ${stack.docsUrl}
+  data            ${shownDataDir}/   (${stack.isFirstRun ? 'fresh: dev secrets generated' : 'reused'}; "acdp dev --reset" starts clean)
+  dev secrets     ${join(shownDataDir, DEV_SECRETS_FILE)}   (control-plane API key, webhook secrets; never commit it)
+
+Run the demo in another terminal:   ${cli} demo
+Follow live events:                 ${cli} watch
+Ctrl-C stops both services.
+
+`
+}
+
+// How the user reaches this very CLI from their shell: the linked bin when npm linked it, else the file itself
+// through the project's pinned Node.
+function cliInvocation(io: CliIo): string {
+  if (existsSync(join(io.cwd, 'node_modules', '.bin', 'acdp'))) return 'npx acdp'
+  const script = process.argv[1]
+  return script === undefined ? 'acdp' : `npx node ${relative(io.cwd, script) || script}`
+}

@@ -1,0 +1,167 @@
+/**
+ * The control-plane calls the CLI makes (control-plane.md "Endpoints"): run reads, the lineage graph, event
+ * history, the live stream, and the HMAC-signed run notifications `acdp demo` sends. HTTP only; no service code.
+ */
+import { signWebhookBody, WEBHOOK_HEADERS } from '@acdp/protocol'
+import type { CliIo } from '../command.js'
+import type { LineageGraph } from '../render/lineage-text.js'
+import { requestJson, serverError, unreachableError } from './http-json.js'
+
+/** A run as GET /runs and GET /runs/:runId return it (fields beyond the spec's are passed through). */
+export interface RunRecord {
+  runId: string
+  scenarioId?: string
+  status: string
+  startedAt?: string | null
+  completedAt?: string | null
+  contextsCount?: number
+  [member: string]: unknown
+}
+
+/** GET /runs page. */
+export interface RunPage {
+  data: RunRecord[]
+  total: number
+  limit: number
+  offset: number
+}
+
+/** Where the control plane is and how to authenticate to it. */
+export interface ControlPlaneTarget {
+  baseUrl: string
+  /** Bearer API key; omitted when the control plane runs without AUTH_API_KEYS. */
+  apiKey?: string
+}
+
+/** GET /runs with optional filters. @throws CliError (see requestJson). */
+export async function listRuns(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+  query: { status?: string; scenarioId?: string; limit?: number; offset?: number },
+): Promise<RunPage> {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value))
+  const suffix = params.size === 0 ? '' : `?${params}`
+  return (await requestJson(io, endpoint(target, `/runs${suffix}`), { headers: authHeaders(target) })).body as RunPage
+}
+
+/** GET /runs/:runId. @throws CliError `RUN_NOT_FOUND` (exit 1) for an unknown run. */
+export async function getRun(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+  runId: string,
+): Promise<RunRecord> {
+  return (
+    await requestJson(io, endpoint(target, `/runs/${encodeURIComponent(runId)}`), { headers: authHeaders(target) })
+  ).body as RunRecord
+}
+
+/** GET /runs/:runId/lineage (an unknown run yields an empty graph, as the control plane answers). */
+export async function getRunLineage(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+  runId: string,
+): Promise<LineageGraph> {
+  return (
+    await requestJson(io, endpoint(target, `/runs/${encodeURIComponent(runId)}/lineage`), {
+      headers: authHeaders(target),
+    })
+  ).body as LineageGraph
+}
+
+/** GET /runs/:runId/events: `{ data, total }` in event order. */
+export async function getRunEvents(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+  runId: string,
+): Promise<{ data: Array<Record<string, unknown>>; total: number }> {
+  return (
+    await requestJson(io, endpoint(target, `/runs/${encodeURIComponent(runId)}/events`), {
+      headers: authHeaders(target),
+    })
+  ).body as { data: Array<Record<string, unknown>>; total: number }
+}
+
+/**
+ * Opens the SSE stream (global, or one run's) and returns the response once the server accepted it; the
+ * caller reads `response.body` with readSseFrames. Only the connection is bounded by `connectTimeoutMs`; the
+ * stream itself lives until `signal` aborts.
+ *
+ * @throws CliError `unreachable` when the connection fails; the server's code on a non-2xx answer.
+ */
+export async function openEventStream(
+  io: Pick<CliIo, 'fetch'>,
+  target: ControlPlaneTarget,
+  options: { runId?: string; signal: AbortSignal; connectTimeoutMs?: number },
+): Promise<Response> {
+  const path =
+    options.runId === undefined ? '/events/stream' : `/runs/${encodeURIComponent(options.runId)}/events/stream`
+  const url = endpoint(target, path)
+  const connectDeadline = new AbortController()
+  const timer = setTimeout(
+    () => connectDeadline.abort(new DOMException('connect deadline', 'TimeoutError')),
+    options.connectTimeoutMs ?? 10_000,
+  )
+  let response: Response
+  try {
+    response = await io.fetch(url, {
+      headers: { ...authHeaders(target), accept: 'text/event-stream' },
+      signal: AbortSignal.any([options.signal, connectDeadline.signal]),
+    })
+  } catch (error) {
+    throw unreachableError(url, error)
+  } finally {
+    clearTimeout(timer)
+  }
+  if (!response.ok || response.body === null) {
+    const text = await response.text().catch(() => '')
+    throw serverError(response.status, text, url)
+  }
+  return response
+}
+
+/**
+ * POST /runs/started, authenticated like ingest: `x-acdp-signature: sha256=<hex HMAC-SHA256(secret, raw body)>`
+ * over the exact bytes sent. `secret` is the control plane's WEBHOOK_SECRET.
+ */
+export async function notifyRunStarted(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+  secret: string,
+  run: { run_id: string; scenario_id: string; started_at?: string; inputs?: unknown },
+): Promise<void> {
+  await postSigned(io, endpoint(target, '/runs/started'), secret, run)
+}
+
+/** POST /runs/:runId/complete with the same HMAC as ingest. */
+export async function notifyRunCompleted(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+  secret: string,
+  runId: string,
+  outcome: { status: 'completed' | 'failed' | 'cancelled'; result?: unknown },
+): Promise<void> {
+  await postSigned(io, endpoint(target, `/runs/${encodeURIComponent(runId)}/complete`), secret, outcome)
+}
+
+async function postSigned(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  url: string,
+  secret: string,
+  payload: unknown,
+): Promise<void> {
+  const rawBody = JSON.stringify(payload)
+  await requestJson(io, url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [WEBHOOK_HEADERS.signature]: signWebhookBody(secret, rawBody) },
+    body: rawBody,
+  })
+}
+
+function endpoint(target: ControlPlaneTarget, path: string): string {
+  return `${target.baseUrl.replace(/\/+$/, '')}${path}`
+}
+
+function authHeaders(target: ControlPlaneTarget): Record<string, string> {
+  return target.apiKey === undefined ? {} : { authorization: `Bearer ${target.apiKey}` }
+}
