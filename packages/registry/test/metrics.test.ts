@@ -6,8 +6,10 @@ import {
   DEFAULT_METRICS_CONFIG,
   type RegistryMetrics,
 } from '../src/metrics.js'
+import { installRegistryMetrics } from '../src/metrics-app.js'
 import { registerHttpMetrics } from '../src/metrics-http.js'
 import { registerMetricsRoute } from '../src/routes/metrics.js'
+import { RegistryEvents } from '../src/services/registry-events.js'
 
 const apps: FastifyInstance[] = []
 
@@ -137,5 +139,28 @@ describe('metrics configuration checks', () => {
 
   it('accepts the defaults and a plain token', () => {
     expect(() => assertMetricsConfigAllowed({ ...DEFAULT_METRICS_CONFIG, bearer_token: 'tok' })).not.toThrow()
+  })
+})
+
+describe('metrics installed on an app', () => {
+  it('counts publish outcomes from the registry events and mounts /metrics only when enabled', async () => {
+    const events = new RegistryEvents()
+    const enabled = Fastify()
+    apps.push(enabled)
+    installRegistryMetrics(enabled, { metrics: { ...DEFAULT_METRICS_CONFIG, enabled: true } }, events)
+    await enabled.ready()
+    events.emit({ type: 'publish_outcome', outcome: 'inserted' })
+    events.emit({ type: 'publish_outcome', outcome: 'schema_violation' })
+    const text = await scrape(enabled)
+    expect(text).toContain('acdp_registry_publish_total{outcome="inserted"} 1')
+    expect(text).toContain('acdp_registry_publish_total{outcome="schema_violation"} 1')
+    expect(text).toContain('process_resident_memory_bytes')
+
+    const disabled = Fastify()
+    apps.push(disabled)
+    const metrics = installRegistryMetrics(disabled, { metrics: DEFAULT_METRICS_CONFIG }, new RegistryEvents())
+    await disabled.ready()
+    expect((await disabled.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404)
+    expect(await metrics.registry.metrics()).not.toContain('process_resident_memory_bytes')
   })
 })
