@@ -33,12 +33,14 @@ export function parseIntegerFlag(name: string, text: string | undefined, min: nu
 /** Checks that a URL flag is an absolute http(s) URL. @throws CliError `usage` otherwise. */
 export function checkBaseUrl(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined
-  let parsed: URL
+  let parsed: URL | undefined
   try {
     parsed = new URL(value)
   } catch {
-    throw usageError(`--${name} must be an absolute URL such as http://127.0.0.1:3000`)
+    parsed = undefined
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw usageError(`--${name} must use http or https`)
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw usageError(`--${name} must be an absolute http(s) URL such as http://127.0.0.1:3000`)
+  }
   return value
 }

@@ -99,7 +99,7 @@ export function formatRecord(level: LevelName, bindings: Record<string, unknown>
   const error = fields['err'] ?? fields['error']
   const errorText =
     error instanceof Error
-      ? `: ${error.message}${LEVELS[level] >= LEVELS.error && error.stack ? `\n${indent(error.stack)}` : ''}`
+      ? `${error.message === message ? '' : `: ${error.message}`}${LEVELS[level] >= LEVELS.error && error.stack ? `\n${indent(error.stack)}` : ''}`
       : ''
   return `${level.toUpperCase().padEnd(5)} ${message}${extras.length > 0 ? `  ${extras.join(' ')}` : ''}${errorText}`
 }

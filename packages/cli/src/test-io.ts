@@ -1,0 +1,36 @@
+/**
+ * A captured CliIo for in-process command tests: output goes to strings, the environment and working directory
+ * are the test's, and fetch is whatever the test passes (real sockets in the end-to-end suites).
+ */
+import type { CliIo } from './command.js'
+
+export interface CapturedIo extends CliIo {
+  out: () => string
+  err: () => string
+  interrupt: () => void
+}
+
+export function captureIo(options: {
+  cwd: string
+  env?: Record<string, string>
+  fetch?: typeof globalThis.fetch
+}): CapturedIo {
+  let out = ''
+  let err = ''
+  const controller = new AbortController()
+  return {
+    stdout: (text) => {
+      out += text
+    },
+    stderr: (text) => {
+      err += text
+    },
+    env: options.env ?? {},
+    cwd: options.cwd,
+    fetch: options.fetch ?? globalThis.fetch,
+    signal: controller.signal,
+    out: () => out,
+    err: () => err,
+    interrupt: () => controller.abort(new Error('interrupted by test')),
+  }
+}
