@@ -83,6 +83,18 @@ export interface ControlPlaneConfig {
   readonly webhooks: {
     /** WEBHOOK_RETRY_INTERVAL_MS, default 300000 (<= 0 disables the retry sweep). */
     readonly retryIntervalMs: number
+    /** WEBHOOK_MAX_ATTEMPTS, default 12: attempts before a delivery is marked failed. */
+    readonly maxAttempts: number
+    /** WEBHOOK_RETRY_BASE_MS, default 1000: first retry delay (doubles per attempt, jittered 50–100 %). */
+    readonly retryBaseMs: number
+    /** WEBHOOK_RETRY_MAX_MS, default 600000: longest retry delay. */
+    readonly retryMaxMs: number
+    /** WEBHOOK_TIMEOUT_MS, default 10000: deadline of one delivery attempt. */
+    readonly requestTimeoutMs: number
+    /** WEBHOOK_CONCURRENCY, default 16: deliveries one instance sends in parallel. */
+    readonly concurrency: number
+    /** WEBHOOK_DELIVERED_RETENTION_HOURS, default 168: delivered outbox rows are deleted after this (0 keeps them). */
+    readonly deliveredRetentionHours: number
   }
   readonly swagger: {
     /** SWAGGER_ENABLED, default true only in development. */
@@ -246,6 +258,12 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
     },
     webhooks: {
       retryIntervalMs: read.integer('WEBHOOK_RETRY_INTERVAL_MS', 300_000, -1, 2_147_483_647),
+      maxAttempts: read.integer('WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
+      retryBaseMs: read.integer('WEBHOOK_RETRY_BASE_MS', 1000, 10, 3_600_000),
+      retryMaxMs: read.integer('WEBHOOK_RETRY_MAX_MS', 600_000, 10, 86_400_000),
+      requestTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1000, 30_000),
+      concurrency: read.integer('WEBHOOK_CONCURRENCY', 16, 1, 256),
+      deliveredRetentionHours: read.integer('WEBHOOK_DELIVERED_RETENTION_HOURS', 168, 0, 87_600),
     },
     swagger: { enabled: read.boolean('SWAGGER_ENABLED', isDevelopment), path: swaggerPath },
     secrets,

@@ -1,0 +1,511 @@
+/**
+ * Control plane load benchmark (`npm run bench:control-plane`; figures in docs/performance.md "## Control plane").
+ *
+ * The control plane runs in a CHILD process on a loopback port (production config: HMAC secret, API key, sealed
+ * secrets), driven from this process:
+ *
+ *   1. signed ingest throughput: POST /ingest/acdp with pre-signed registry-style bodies, every one with its own
+ *      event_id (no dedup hits), closed loop with autocannon; on SQLite and, when reachable, PostgreSQL (a
+ *      throwaway database created and dropped by the bench);
+ *   2. ingest latency at a fixed rate (autocannon overallRate), same databases;
+ *   3. SSE fan-out (SQLite): BENCH_SSE_CLIENTS raw HTTP stream connections held by BENCH_SSE_CLIENT_PROCS client
+ *      processes, while this process ingests BENCH_SSE_RATE events/s for BENCH_SSE_SECONDS; each event carries its
+ *      send time (created_at → the stream event's `ts`), and the clients histogram receive time − send time.
+ *
+ * Targets: ingest ≥ 3,000/s on SQLite and ≥ 1,500/s on PostgreSQL; SSE p99 delivery ≤ 200 ms.
+ * Environment: BENCH_SECONDS (per ingest phase, default 10), BENCH_CONNECTIONS (32), BENCH_FIXED_RATE (1000),
+ * BENCH_PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres; 'off' skips PostgreSQL), BENCH_SSE_CLIENTS
+ * (2000), BENCH_SSE_CLIENT_PROCS (2), BENCH_SSE_RATE (100), BENCH_SSE_SECONDS (10), BENCH_ONLY (comma list of
+ * sqlite, postgres, sse), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into $TMPDIR/acdp-bench-profiles),
+ * BENCH_OUT=<file> (results as JSON). Loopback only; every phase is bounded in time.
+ */
+import { type ChildProcess, fork } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { Agent, request as httpRequest } from 'node:http'
+import { connect as netConnect, type Socket } from 'node:net'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32)
+const FIXED_RATE = Number(process.env['BENCH_FIXED_RATE'] ?? 1000)
+const PG_ADMIN_URL = process.env['BENCH_PG_ADMIN_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const SSE_CLIENTS = Number(process.env['BENCH_SSE_CLIENTS'] ?? 2000)
+const SSE_CLIENT_PROCS = Number(process.env['BENCH_SSE_CLIENT_PROCS'] ?? 2)
+const SSE_RATE = Number(process.env['BENCH_SSE_RATE'] ?? 100)
+const SSE_SECONDS = Number(process.env['BENCH_SSE_SECONDS'] ?? 10)
+const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'sqlite,postgres,sse').split(',').map((s) => s.trim()))
+
+const AUTHORITY = 'bench.registry.test'
+const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789abcdef'
+const API_KEY = 'bench-api-key-0123456789abcdef'
+const ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64')
+/** Histogram resolution of SSE delivery latency: 1 ms buckets up to this many ms (the last bucket is overflow). */
+const LATENCY_BUCKETS = 10_000
+
+interface PhaseResult {
+  name: string
+  requestsPerSecond: number
+  p50Ms: number
+  p99Ms: number
+  maxMs: number
+  total: number
+  non2xx: number
+  errors: number
+}
+
+interface SseResult {
+  name: string
+  clients: number
+  eventsSent: number
+  framesExpected: number
+  framesReceived: number
+  disconnects: number
+  p50Ms: number
+  p90Ms: number
+  p99Ms: number
+  maxMs: number
+}
+
+/** The slice of autocannon's result this bench reads (autocannon ships no type declarations). */
+interface AutocannonResult {
+  requests: { average: number; total: number }
+  latency: { p50: number; p99: number; max: number }
+  non2xx: number
+  errors: number
+  timeouts: number
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
+/** A variable specifier keeps TypeScript from looking for declarations autocannon does not ship. */
+const AUTOCANNON_MODULE: string = 'autocannon'
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child: the control plane
+
+async function serve(kind: 'sqlite' | 'postgres', target: string): Promise<void> {
+  const { loadConfig, startControlPlane } = await import('@acdp/control-plane')
+  const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    WEBHOOK_SECRET,
+    AUTH_API_KEYS: API_KEY,
+    SECRETS_ENCRYPTION_KEY: ENCRYPTION_KEY,
+    DATA_DIR: kind === 'sqlite' ? target : tmpdir(),
+    ...(kind === 'postgres'
+      ? { DATABASE_URL: target, DB_POOL_MAX: '16' }
+      : { SQLITE_PATH: join(target, 'control-plane.db') }),
+  }
+  const running = await startControlPlane(loadConfig(env))
+  process.send?.({ ready: true, url: running.url })
+  process.on('message', (message) => {
+    if (message === 'stop') {
+      running.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
+    }
+  })
+}
+
+async function startChild(
+  kind: 'sqlite' | 'postgres',
+  target: string,
+): Promise<{ process: ChildProcess; url: string }> {
+  const execArgv = [...process.execArgv]
+  if (process.env['BENCH_CPU_PROF'] === '1') {
+    const dir = join(tmpdir(), 'acdp-bench-profiles')
+    mkdirSync(dir, { recursive: true })
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${dir}`)
+  }
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', kind, target], { execArgv, stdio: 'inherit' })
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m: { url?: string }) => (m.url ? resolve(m.url) : reject(new Error('child did not start'))))
+    child.once('exit', (code) => reject(new Error(`control plane child exited with ${code}`)))
+  })
+  return { process: child, url }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.send('stop')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+  await exited
+  clearTimeout(timer)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Registry-style signed deliveries
+
+let sequence = 0
+
+/** A context_published body as a registry sends it; distinct event and ctx ids; runs of 20 consecutive events. */
+function publishedBody(createdAt: string): string {
+  sequence += 1
+  const suffix = sequence.toString(16).padStart(12, '0')
+  return JSON.stringify({
+    event_id: `b0000000-0000-4000-8000-${suffix}`,
+    schema_version: '1.0',
+    type: 'context_published',
+    registry_authority: AUTHORITY,
+    registry_base_url: `https://${AUTHORITY}`,
+    ctx_id: `acdp://${AUTHORITY}/c0000000-0000-4000-8000-${suffix}`,
+    lineage_id: `lin:sha256:${'ab'.repeat(32)}`,
+    agent_id: `did:key:z6MkBenchAgent${sequence % 50}`,
+    context_type: 'analysis',
+    visibility: 'public',
+    version: 1,
+    created_at: createdAt,
+    derived_from:
+      sequence % 5 === 0
+        ? [`acdp://${AUTHORITY}/c0000000-0000-4000-8000-${(sequence - 1).toString(16).padStart(12, '0')}`]
+        : [],
+    run_id: `bench-run-${Math.floor(sequence / 20)}`,
+  })
+}
+
+async function signer(): Promise<(body: string) => string> {
+  const { signWebhookBody } = await import('@acdp/protocol')
+  return (body) => signWebhookBody(WEBHOOK_SECRET, body)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Ingest phases
+
+async function ingestPhases(label: string, url: string): Promise<PhaseResult[]> {
+  const autocannon = ((await import(AUTOCANNON_MODULE)) as { default: Autocannon }).default
+  const sign = await signer()
+  const needed = Math.ceil(8000 * (SECONDS + 2) + FIXED_RATE * (SECONDS + 2) + 2000)
+  const createdAt = new Date().toISOString()
+  const prepared: Array<{ body: string; signature: string }> = []
+  for (let i = 0; i < needed; i++) {
+    const body = publishedBody(createdAt)
+    prepared.push({ body, signature: sign(body) })
+  }
+  let next = 0
+  const take = () => {
+    const item = prepared[next++ % prepared.length] as { body: string; signature: string }
+    return item
+  }
+  const run = async (name: string, options: Record<string, unknown>): Promise<PhaseResult> => {
+    const result = await autocannon({
+      url,
+      connections: CONNECTIONS,
+      pipelining: 1,
+      ...options,
+      requests: [
+        {
+          method: 'POST',
+          path: '/ingest/acdp',
+          setupRequest: (request: Record<string, unknown>) => {
+            const item = take()
+            return {
+              ...request,
+              body: item.body,
+              headers: { 'content-type': 'application/json', 'x-acdp-signature': item.signature },
+            }
+          },
+        },
+      ],
+    })
+    return {
+      name: `${label}: ${name}`,
+      requestsPerSecond: Math.round(result.requests.average),
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      maxMs: result.latency.max,
+      total: result.requests.total,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+    }
+  }
+  // Warm-up: JIT, prepared statements, page cache.
+  await run('warm-up', { duration: 2 })
+  const saturated = await run(`ingest closed loop, ${CONNECTIONS} connections`, { duration: SECONDS })
+  const fixed = await run(`ingest at ${FIXED_RATE}/s`, { duration: SECONDS, connections: 16, overallRate: FIXED_RATE })
+  return [saturated, fixed]
+}
+
+async function benchSqlite(): Promise<PhaseResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-cp-'))
+  const child = await startChild('sqlite', dir)
+  try {
+    console.log(`control plane child pid ${child.process.pid} at ${child.url} (SQLite in ${dir})`)
+    return await ingestPhases('SQLite', child.url)
+  } finally {
+    await stopChild(child.process)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function benchPostgres(): Promise<PhaseResult[] | string> {
+  if (PG_ADMIN_URL === 'off') return 'skipped (BENCH_PG_ADMIN_URL=off)'
+  const { default: pg } = await import('pg')
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 2000 })
+  try {
+    await admin.connect()
+  } catch (error) {
+    return `skipped (PostgreSQL not reachable at ${PG_ADMIN_URL}: ${(error as Error).message})`
+  }
+  const name = `acdp_bench_${randomBytes(5).toString('hex')}`
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(PG_ADMIN_URL)
+  url.pathname = `/${name}`
+  try {
+    const child = await startChild('postgres', url.href)
+    try {
+      console.log(`control plane child pid ${child.process.pid} at ${child.url} (PostgreSQL database ${name})`)
+      return await ingestPhases('PostgreSQL', child.url)
+    } finally {
+      await stopChild(child.process)
+    }
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// SSE fan-out
+
+/** Client process: holds `count` raw stream connections and histograms delivery latency. */
+async function runSseClients(url: string, count: number): Promise<void> {
+  const { hostname, port } = new URL(url)
+  const MARKER = '"context_published","ts":"'
+  const histogram = new Uint32Array(LATENCY_BUCKETS + 1)
+  let frames = 0
+  let disconnects = 0
+  let isReporting = false
+  const sockets: Socket[] = []
+  const request =
+    `GET /events/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n` +
+    `Authorization: Bearer ${API_KEY}\r\n\r\n`
+
+  const open = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const socket = netConnect({ host: hostname, port: Number(port) })
+      let buffer = ''
+      let isOpen = false
+      socket.setEncoding('utf8')
+      socket.setNoDelay(true)
+      socket.once('connect', () => socket.write(request))
+      socket.on('data', (chunk: string) => {
+        const now = Date.now()
+        buffer += chunk
+        if (!isOpen) {
+          const end = buffer.indexOf('\r\n\r\n')
+          if (end === -1) return
+          if (!buffer.startsWith('HTTP/1.1 200')) {
+            reject(new Error(`stream refused: ${buffer.slice(0, 40)}`))
+            socket.destroy()
+            return
+          }
+          isOpen = true
+          buffer = buffer.slice(end + 4)
+          resolve()
+        }
+        // Chunked transfer framing wraps the SSE text; event frames are found by the head of their data member
+        // (`{"type":"context_published","ts":"…"`), which heartbeats do not have.
+        let at = buffer.indexOf(MARKER)
+        while (at !== -1) {
+          const close = buffer.indexOf('"', at + MARKER.length)
+          if (close === -1) break
+          const sentAt = Date.parse(buffer.slice(at + MARKER.length, close))
+          const latency = Math.max(0, now - sentAt)
+          histogram[Math.min(latency, LATENCY_BUCKETS)] = (histogram[Math.min(latency, LATENCY_BUCKETS)] as number) + 1
+          frames += 1
+          buffer = buffer.slice(close + 1)
+          at = buffer.indexOf(MARKER)
+        }
+        // Keep only a tail that could hold the start of a split marker.
+        if (buffer.length > 96) buffer = buffer.slice(-96)
+      })
+      socket.on('close', () => {
+        if (!isReporting) disconnects += 1
+        if (!isOpen) reject(new Error('stream closed before it opened'))
+      })
+      socket.on('error', () => {})
+      sockets.push(socket)
+    })
+
+  // Open in batches so the accept queue is never flooded.
+  for (let i = 0; i < count; i += 100) {
+    await Promise.all(Array.from({ length: Math.min(100, count - i) }, () => open()))
+  }
+  process.send?.({ connected: count })
+  process.on('message', (message) => {
+    if (message === 'report') {
+      isReporting = true
+      process.send?.({ report: { frames, disconnects, histogram: Array.from(histogram) } })
+      for (const socket of sockets) socket.destroy()
+      setTimeout(() => process.exit(0), 100)
+    }
+  })
+}
+
+function percentile(histogram: number[], total: number, p: number): number {
+  const rank = Math.ceil(total * p)
+  let seen = 0
+  for (let ms = 0; ms < histogram.length; ms++) {
+    seen += histogram[ms] as number
+    if (seen >= rank) return ms
+  }
+  return histogram.length - 1
+}
+
+async function benchSse(): Promise<SseResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-cp-sse-'))
+  const child = await startChild('sqlite', dir)
+  const clients: ChildProcess[] = []
+  try {
+    console.log(`control plane child pid ${child.process.pid} at ${child.url} (SSE fan-out, SQLite)`)
+    const perProcess = Math.ceil(SSE_CLIENTS / SSE_CLIENT_PROCS)
+    const connected: Array<Promise<void>> = []
+    for (let i = 0; i < SSE_CLIENT_PROCS; i++) {
+      const count = Math.min(perProcess, SSE_CLIENTS - i * perProcess)
+      const client = fork(fileURLToPath(import.meta.url), ['--sse-clients', child.url, String(count)], {
+        execArgv: process.execArgv,
+        stdio: 'inherit',
+      })
+      clients.push(client)
+      connected.push(
+        new Promise((resolve, reject) => {
+          client.once('message', (m: { connected?: number }) =>
+            m.connected ? resolve() : reject(new Error('clients failed')),
+          )
+          client.once('exit', (code) => reject(new Error(`client process exited with ${code}`)))
+        }),
+      )
+    }
+    await Promise.all(connected)
+    console.log(`${SSE_CLIENTS} stream connections open; sending ${SSE_RATE} events/s for ${SSE_SECONDS} s`)
+
+    const sign = await signer()
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 })
+    const { hostname, port } = new URL(child.url)
+    const send = (): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const body = publishedBody(new Date().toISOString())
+        const req = httpRequest(
+          {
+            host: hostname,
+            port: Number(port),
+            path: '/ingest/acdp',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'x-acdp-signature': sign(body) },
+          },
+          (res) => {
+            res.resume()
+            res.on('end', () =>
+              res.statusCode === 204 ? resolve() : reject(new Error(`ingest answered ${res.statusCode}`)),
+            )
+          },
+        )
+        req.on('error', reject)
+        req.end(body)
+      })
+
+    const total = SSE_RATE * SSE_SECONDS
+    const started = performance.now()
+    const inFlight: Array<Promise<void>> = []
+    for (let i = 0; i < total; i++) {
+      const due = started + (i * 1000) / SSE_RATE
+      const wait = due - performance.now()
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+      inFlight.push(send())
+    }
+    await Promise.all(inFlight)
+    agent.destroy()
+    await new Promise((r) => setTimeout(r, 2000))
+
+    const reports = await Promise.all(
+      clients.map(
+        (client) =>
+          new Promise<{ frames: number; disconnects: number; histogram: number[] }>((resolve) => {
+            client.once('message', (m: { report: { frames: number; disconnects: number; histogram: number[] } }) =>
+              resolve(m.report),
+            )
+            client.send('report')
+          }),
+      ),
+    )
+    const histogram = new Array<number>(LATENCY_BUCKETS + 1).fill(0)
+    let frames = 0
+    let disconnects = 0
+    for (const report of reports) {
+      frames += report.frames
+      disconnects += report.disconnects
+      report.histogram.forEach((n, ms) => {
+        histogram[ms] = (histogram[ms] as number) + n
+      })
+    }
+    return {
+      name: `SSE fan-out: ${SSE_CLIENTS} subscribers, ${SSE_RATE} events/s for ${SSE_SECONDS} s`,
+      clients: SSE_CLIENTS,
+      eventsSent: total,
+      framesExpected: total * SSE_CLIENTS,
+      framesReceived: frames,
+      disconnects,
+      p50Ms: percentile(histogram, frames, 0.5),
+      p90Ms: percentile(histogram, frames, 0.9),
+      p99Ms: percentile(histogram, frames, 0.99),
+      maxMs: percentile(histogram, frames, 1),
+    }
+  } finally {
+    for (const client of clients) if (client.exitCode === null) client.kill()
+    await stopChild(child.process)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+  )
+  const results: { ingest: PhaseResult[]; postgres?: string; sse?: SseResult } = { ingest: [] }
+  if (ONLY.has('sqlite')) results.ingest.push(...(await benchSqlite()))
+  if (ONLY.has('postgres')) {
+    const pg = await benchPostgres()
+    if (typeof pg === 'string') results.postgres = pg
+    else results.ingest.push(...pg)
+  }
+  if (ONLY.has('sse')) results.sse = await benchSse()
+
+  console.log('')
+  console.log('| phase | req/s | p50 ms | p99 ms | max ms | total | non-2xx | errors |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  for (const r of results.ingest) {
+    console.log(
+      `| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.total} | ${r.non2xx} | ${r.errors} |`,
+    )
+  }
+  if (results.postgres) console.log(`PostgreSQL: ${results.postgres}`)
+  if (results.sse) {
+    const s = results.sse
+    console.log('')
+    console.log(`${s.name}`)
+    console.log(
+      `  frames ${s.framesReceived}/${s.framesExpected}, disconnects ${s.disconnects}, ` +
+        `delivery latency p50 ${s.p50Ms} ms, p90 ${s.p90Ms} ms, p99 ${s.p99Ms} ms, max ${s.maxMs} ms`,
+    )
+  }
+  if (process.env['BENCH_OUT']) writeFileSync(process.env['BENCH_OUT'], `${JSON.stringify(results, null, 2)}\n`)
+}
+
+// Dispatch last: every module-level binding above is initialised by now.
+if (process.argv[2] === '--serve') {
+  await serve(process.argv[3] as 'sqlite' | 'postgres', process.argv[4] as string)
+} else if (process.argv[2] === '--sse-clients') {
+  await runSseClients(process.argv[3] as string, Number(process.argv[4]))
+} else {
+  await main()
+}
