@@ -12,12 +12,17 @@ import type { RegistryDeps } from './deps.js'
 import { ACDP_MEDIA_TYPE, installErrorHandling, RegistryError, sendRegistryError, toRegistryError } from './errors.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { createRequestIdGenerator } from './http/request-id.js'
+import { registerHttpMetrics } from './metrics-http.js'
 import { registerContextRoutes } from './routes/contexts.js'
 import { registerLineageRoutes } from './routes/lineages.js'
+import { registerMetricsRoute } from './routes/metrics.js'
 import { createReaderResolver } from './routes/read-access.js'
+import { registerSearchRoute } from './routes/search.js'
 import { registerWellKnownRoutes } from './routes/well-known.js'
 import { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
 import { ContextCache } from './services/context-cache.js'
+import { createSearchCursorCodec } from './services/search-cursor.js'
+import { toEventCtxId } from './services/webhooks.js'
 
 /** The package version (`GET /healthz`, OpenAPI `info.version`). */
 export const REGISTRY_VERSION: string = (
@@ -45,6 +50,10 @@ declare module 'fastify' {
  * by `loadConfig` / `resolveConfig`.
  */
 export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Promise<FastifyInstance> {
+  const discovery = config.registry.profiles.includes('acdp-registry-discovery')
+  if (discovery && !deps.searchStore) {
+    throw new TypeError('acdp-registry-discovery is advertised but deps.searchStore is missing')
+  }
   const app = Fastify({
     ...loggerOptions(config, deps),
     genReqId: createRequestIdGenerator(deps.random),
@@ -76,6 +85,9 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
     if (typeof type === 'string' && type.startsWith(ACDP_MEDIA_TYPE)) reply.header('content-type', ACDP_MEDIA_TYPE)
     return payload
   })
+
+  if (deps.metrics) registerHttpMetrics(app, deps.metrics)
+  subscribeFeatures(config, deps)
 
   await app.register(swagger, {
     openapi: {
@@ -116,7 +128,29 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
   })
   registerLineageRoutes(app, { deps, resolveReader })
 
-  if (!config.registry.profiles.includes('acdp-registry-discovery')) {
+  if (discovery && deps.searchStore) {
+    registerSearchRoute(app, {
+      isDiscoveryAdvertised: true,
+      search: {
+        store: deps.searchStore,
+        cursors: createSearchCursorCodec({
+          secret:
+            config.search.cursor_secret_b64 === ''
+              ? undefined
+              : new Uint8Array(Buffer.from(config.search.cursor_secret_b64, 'base64')),
+          ttlSeconds: config.search.cursor_ttl_seconds,
+          clock: deps.clock,
+          random: deps.random,
+        }),
+        clock: deps.clock,
+        anonymousPublicReads: config.auth.anonymous_public_reads,
+        registryAuthority: authority,
+        ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      },
+      ...(deps.authenticateReader ? { authenticateReader: deps.authenticateReader } : {}),
+    })
+  } else {
     // RFC-ACDP-0005: without the discovery profile search is not an ACDP surface here.
     app.get('/contexts/search', { schema: { hide: true } as never }, async () => {
       throw new RegistryError(
@@ -124,6 +158,9 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
         'Search is not offered by this registry (acdp-registry-discovery is not advertised).',
       )
     })
+  }
+  if (config.metrics.enabled && deps.metrics) {
+    registerMetricsRoute(app, { metrics: deps.metrics, bearerToken: config.metrics.bearer_token })
   }
 
   app.get('/openapi.json', { schema: { hide: true } as never }, async (_request, reply) =>
@@ -156,6 +193,44 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
   })
 
   return app
+}
+
+/**
+ * Connects the optional components to the registry events: webhooks get `context_published` /
+ * `context_retrieved` in their wire form (ctx_ids as `<authority>/<id>`), metrics count publish outcomes.
+ */
+function subscribeFeatures(config: RegistryConfig, deps: RegistryDeps): void {
+  const authority = config.registry.authority
+  const webhooks = deps.webhooks
+  if (webhooks) {
+    deps.events.on('context_published', (e) => {
+      webhooks.emit({
+        type: 'context_published',
+        registry_authority: authority,
+        registry_base_url: config.registry.base_url,
+        ctx_id: toEventCtxId(e.ctx_id),
+        lineage_id: e.lineage_id,
+        agent_id: e.agent_id,
+        context_type: e.context_type,
+        visibility: e.visibility,
+        version: e.version,
+        created_at: e.created_at,
+        derived_from: e.derived_from.map(toEventCtxId),
+        ...(e.run_id === undefined ? {} : { run_id: e.run_id }),
+      })
+    })
+    deps.events.on('context_retrieved', (e) => {
+      webhooks.emit({
+        type: 'context_retrieved',
+        registry_authority: authority,
+        ctx_id: toEventCtxId(e.ctx_id),
+        requester_did: e.requester_did,
+        at: e.at,
+      })
+    })
+  }
+  const metrics = deps.metrics
+  if (metrics) deps.events.on('publish_outcome', (e) => metrics.recordPublish(e.outcome))
 }
 
 function loggerOptions(

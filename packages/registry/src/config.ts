@@ -194,6 +194,14 @@ const OutboundSection = Type.Object(
   closed,
 )
 
+const SearchSection = Type.Object(
+  {
+    cursor_secret_b64: Str('base64 key (>= 32 bytes) sealing search cursors; shared by instances behind one balancer'),
+    cursor_ttl_seconds: Int('search cursor lifetime', { minimum: 3600 }),
+  },
+  closed,
+)
+
 const DidResolutionSection = Type.Object(
   {
     cache_ttl_seconds: Int('DID document cache lifetime', { minimum: 300, maximum: 86400 }),
@@ -224,6 +232,7 @@ export const RegistryConfigSchema = Type.Object(
     ),
     outbound: OutboundSection,
     did_resolution: DidResolutionSection,
+    search: SearchSection,
   },
   closed,
 )
@@ -246,7 +255,7 @@ export const DEFAULT_CONFIG: Omit<RegistryConfig, 'registry'> & {
     bind: '127.0.0.1',
     allow_public_bind: false,
     base_url: 'https://{authority}',
-    profiles: ['acdp-registry-core'],
+    profiles: ['acdp-registry-core', 'acdp-registry-discovery'],
     cross_registry_resolution: true,
     log_level: 'info',
     tls: { enabled: false, cert_path: '', key_path: '' },
@@ -314,6 +323,7 @@ export const DEFAULT_CONFIG: Omit<RegistryConfig, 'registry'> & {
     max_redirects: 3,
   },
   did_resolution: { cache_ttl_seconds: 300, min_refetch_interval_seconds: 30, max_entries: 10_000 },
+  search: { cursor_secret_b64: '', cursor_ttl_seconds: 3600 },
 }
 
 /** A configuration the registry refuses to start with. `message` is one line naming the key and the fix. */
@@ -530,6 +540,16 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
     buckets.some((b, i) => b <= 0 || (i > 0 && b <= (buckets[i - 1] as number))),
     'metrics.duration_buckets must be positive and strictly increasing',
   )
+
+  // Search cursors.
+  if (c.search.cursor_secret_b64 !== '') {
+    const bytes = Buffer.from(c.search.cursor_secret_b64, 'base64')
+    refuse(
+      bytes.byteLength < 32 ||
+        bytes.toString('base64').replace(/=+$/, '') !== c.search.cursor_secret_b64.trim().replace(/=+$/, ''),
+      'search.cursor_secret_b64 must be base64 of at least 32 bytes',
+    )
+  }
 
   // Outbound: the allowlist exists for tests and local development only.
   for (const entry of c.outbound.allow_cidrs) checkCidr(entry, 'outbound.allow_cidrs', refuse)

@@ -14,7 +14,11 @@ import {
 } from '@acdp/protocol'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { RegistryConfig } from './config.js'
+import { createRegistryMetrics, type RegistryMetrics } from './metrics.js'
+import { createCrossRegistryResolver } from './services/cross-registry.js'
 import { RegistryEvents } from './services/registry-events.js'
+import { createWebhookDispatcher, type WebhookDispatcher, type WebhookLog } from './services/webhooks.js'
+import type { ContextSearchStore } from './store/search.js'
 import type { RegistryStore } from './store/store.js'
 
 /** Resolves `signature.key_id` to key material (RFC-ACDP-0001 §5.11); `DidResolver` from @acdp/protocol. */
@@ -63,6 +67,12 @@ export interface RegistryDeps {
   authenticateReader?: ReaderAuthenticator
   /** Foreign ctx_id resolution; without it foreign ids answer 404. */
   crossRegistry?: CrossRegistryResolver
+  /** Search reads; required when `acdp-registry-discovery` is advertised. */
+  searchStore?: ContextSearchStore
+  /** Webhook sender; subscribed to the publish/retrieval events. Closed by whoever created it. */
+  webhooks?: WebhookDispatcher
+  /** Prometheus metrics; `GET /metrics` is mounted when `metrics.enabled`. */
+  metrics?: RegistryMetrics
 }
 
 /** The accepted DID methods of the config, in the resolver's vocabulary. */
@@ -72,14 +82,19 @@ export function allowedDidMethods(config: RegistryConfig): DidMethod[] {
 
 /**
  * Builds production dependencies around an open store: system clock, CSPRNG, the outbound client from
- * `[outbound]`, and a caching DID resolver fetching did:web documents through it. Entries in `overrides` win.
+ * `[outbound]`, a caching DID resolver fetching did:web documents through it, metrics (when enabled), the
+ * webhook dispatcher (disabled unless `webhook.enabled`) and the cross-registry resolver (when
+ * `registry.cross_registry_resolution`). Entries in `overrides` win. The caller owns `outbound` and `webhooks`
+ * and closes them (see start.ts).
  */
 export function createDefaultDeps(
   config: RegistryConfig,
-  store: RegistryStore,
+  storage: { store: RegistryStore; searchStore?: ContextSearchStore },
   overrides: Partial<RegistryDeps> = {},
+  log: WebhookLog = silentLog,
 ): RegistryDeps {
   const clock = overrides.clock ?? (() => new Date())
+  const random = overrides.random ?? ((size: number) => new Uint8Array(randomBytes(size)))
   const outbound =
     overrides.outbound ??
     createOutboundClient({
@@ -107,13 +122,45 @@ export function createDefaultDeps(
       maxEntries: config.did_resolution.max_entries,
       allowedMethods: allowedDidMethods(config),
     })
+  const metrics =
+    overrides.metrics ??
+    (config.metrics.enabled
+      ? createRegistryMetrics({ durationBuckets: [...config.metrics.duration_buckets], collectProcessMetrics: true })
+      : undefined)
+  const webhooks =
+    overrides.webhooks ??
+    createWebhookDispatcher(
+      { ...config.webhook },
+      {
+        client: outbound,
+        log,
+        clock,
+        random,
+        ...(metrics ? { onOutcome: (outcome) => metrics.recordWebhookOutcome(outcome) } : {}),
+      },
+    )
+  metrics?.setWebhookQueueSource(() => webhooks.stats())
+  const crossRegistry =
+    overrides.crossRegistry ??
+    (config.registry.cross_registry_resolution
+      ? createCrossRegistryResolver({
+          client: outbound,
+          ...(metrics ? { onOutcome: (outcome: string) => metrics.recordCrossRegistryResolution(outcome) } : {}),
+        })
+      : undefined)
   return {
-    store,
+    store: storage.store,
+    ...(storage.searchStore ? { searchStore: storage.searchStore } : {}),
     clock,
-    random: (size) => new Uint8Array(randomBytes(size)),
+    random,
     resolver,
     outbound,
     events: new RegistryEvents(),
+    webhooks,
+    ...(metrics ? { metrics } : {}),
+    ...(crossRegistry ? { crossRegistry } : {}),
     ...overrides,
   }
 }
+
+const silentLog: WebhookLog = { info() {}, warn() {}, error() {} }

@@ -7,6 +7,7 @@ import { buildApp } from './app.js'
 import type { RegistryConfig } from './config.js'
 import { createDefaultDeps, type RegistryDeps } from './deps.js'
 import { openRegistryStore } from './store/open-store.js'
+import { createContextSearchStore } from './store/search.js'
 
 export interface RunningRegistry {
   app: FastifyInstance
@@ -23,22 +24,51 @@ export async function startRegistry(
   const opened = await openRegistryStore(config.storage)
   let deps: RegistryDeps | undefined
   try {
-    deps = createDefaultDeps(config, opened.store, overrides)
+    // The webhook dispatcher is built before the app (and its logger) exists; its log forwards once it does.
+    const webhookLog = new ForwardingLog()
+    deps = createDefaultDeps(
+      config,
+      { store: opened.store, searchStore: createContextSearchStore(opened.database) },
+      overrides,
+      webhookLog,
+    )
     const app = await buildApp(config, deps)
+    webhookLog.target = app.log
+    const ownedWebhooks = overrides.webhooks === undefined ? deps.webhooks : undefined
     const ownedOutbound = overrides.outbound === undefined ? deps.outbound : undefined
     return {
       app,
       deps,
       migrationsApplied: opened.applied,
       async close() {
+        // Stop taking requests (draining in-flight ones), then let queued webhooks go out, then release sockets
+        // and the database.
         await app.close()
+        await ownedWebhooks?.close()
         await ownedOutbound?.close()
         await opened.close()
       },
     }
   } catch (error) {
+    if (overrides.webhooks === undefined) await deps?.webhooks?.close()
     if (overrides.outbound === undefined) await deps?.outbound?.close()
     await opened.close()
     throw error
+  }
+}
+
+/** A logger whose destination is set later; silent until then. */
+class ForwardingLog {
+  target:
+    | { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void }
+    | undefined
+  info(object: object, message: string): void {
+    this.target?.info(object, message)
+  }
+  warn(object: object, message: string): void {
+    this.target?.warn(object, message)
+  }
+  error(object: object, message: string): void {
+    this.target?.error(object, message)
   }
 }

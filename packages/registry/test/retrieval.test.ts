@@ -332,7 +332,7 @@ describe('capabilities', () => {
       registry_did: `did:web:${AUTHORITY}`,
       supported_signature_algorithms: ['ed25519', 'ecdsa-p256'],
       supported_did_methods: ['did:web', 'did:key'],
-      profiles: ['acdp-registry-core'],
+      profiles: ['acdp-registry-core', 'acdp-registry-discovery'],
       supports_idempotency_key: true,
       anonymous_public_reads: true,
       limits: { max_payload_bytes: 2048, max_embedded_bytes: 65536, idempotency_key_ttl_seconds: 86400 },
@@ -361,7 +361,7 @@ describe('HTTP surface', () => {
   })
 
   it('answers search with 501 not_implemented when discovery is not advertised', async () => {
-    const r = await start()
+    const r = await start({ config: { registry: { authority: AUTHORITY, profiles: ['acdp-registry-core'] } } })
     const res = await get(r, '/contexts/search?q=x')
     expect(res.statusCode).toBe(501)
     expect((res.json() as { error: { code: string } }).error.code).toBe('not_implemented')

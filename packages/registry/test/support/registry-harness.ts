@@ -26,6 +26,7 @@ import { RegistryEvents } from '../../src/services/registry-events.js'
 import { createKyselyStore } from '../../src/store/kysely-store.js'
 import { migrateRegistryDatabase } from '../../src/store/open-store.js'
 import type { RegistryDatabase } from '../../src/store/schema.js'
+import { createContextSearchStore } from '../../src/store/search.js'
 import type { RegistryStore } from '../../src/store/store.js'
 
 export const AUTHORITY = 'registry.example.com'
@@ -182,6 +183,7 @@ export async function createTestRegistry(options: TestRegistryOptions = {}): Pro
   const dids = options.dids ?? new FakeDidWeb()
   const deps: RegistryDeps = {
     store,
+    searchStore: createContextSearchStore(database),
     clock: clock.now,
     random: (size) => new Uint8Array(randomBytes(size)),
     resolver: new DidResolver({
