@@ -526,7 +526,13 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
   // Webhooks: the URL's DNS answer is checked against the outbound policy at startup (main.ts).
   if (c.webhook.enabled) {
     refuse(c.webhook.url === '', 'webhook.url is required when webhook.enabled = true')
-    refuse(!c.webhook.url.startsWith('https://'), 'webhook.url must be an https:// URL')
+    // Plain http:// only alongside outbound.allow_http_for_allowlisted (refused in production), where the outbound
+    // client still delivers only to allowlisted addresses (the `acdp dev` stack: loopback).
+    refuse(
+      !c.webhook.url.startsWith('https://') &&
+        !(c.outbound.allow_http_for_allowlisted && c.webhook.url.startsWith('http://')),
+      'webhook.url must be an https:// URL (http:// only with outbound.allow_http_for_allowlisted, for allowlisted addresses)',
+    )
     refuse(c.webhook.secret === '', 'webhook.secret must be non-empty when webhook.enabled = true')
   }
 
