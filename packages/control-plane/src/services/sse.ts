@@ -15,8 +15,13 @@
  *   "slow_client"}`) and resumes from history when it reconnects with Last-Event-ID. During a replay the hub waits
  *   for `drain` instead of buffering, and events arriving meanwhile are held up to `maxPendingEvents`; past that
  *   the held events are dropped and re-read from history.
- * - Frames serialised once per event, not per client; clients indexed by tenant and run so an event only touches
- *   the streams that can receive it.
+ * - Frames serialised and UTF-8 encoded once per event, not per client; clients indexed by tenant and run so an
+ *   event only touches the streams that can receive it.
+ * - Writes are coalesced: frames queue per client and are flushed together, one socket write per client however
+ *   many frames queued, at most once per `flushIntervalMs` (and in the next event-loop turn when the last flush is
+ *   older than that). A socket write is a system call (tens of µs on a busy host): the interval caps write calls
+ *   at clients / interval per second whatever the event rate, at the price of at most one interval of latency;
+ *   a quiet stream still gets a lone event in the next turn.
  * - After a cross-instance relay gap (`onGap`), every client re-reads history from its last id.
  */
 import type { ServerResponse } from 'node:http'
@@ -62,6 +67,8 @@ export interface SseHubOptions {
   drainTimeoutMs?: number
   /** Open streams allowed on this instance; further ones are refused. Default 10 000. */
   maxConnections?: number
+  /** Shortest time between two flushes of queued frames (STREAM_SSE_FLUSH_INTERVAL_MS). Default 20 ms; 0 = every turn. */
+  flushIntervalMs?: number
   log?: { warn(object: unknown, message?: string): void }
 }
 
@@ -74,6 +81,7 @@ export const SSE_DEFAULTS = {
   replayPageSize: 500,
   drainTimeoutMs: 30_000,
   maxConnections: 10_000,
+  flushIntervalMs: 20,
 } as const
 
 /** One open stream. Fields are written only by the hub. */
@@ -82,8 +90,11 @@ interface StreamClient {
   readonly tenantId: string
   readonly runId: string | undefined
   readonly eventTypes: ReadonlySet<string> | undefined
-  /** Id of the last event written (or skipped by the type filter): where a replay resumes. */
+  /** Id of the last event queued or written (or skipped by the type filter): where a replay resumes. */
   lastEventId: string | undefined
+  /** Frames waiting for the next flush, and their total size. */
+  queue: Buffer[]
+  queuedBytes: number
   /** Non-null while replaying history: live events held until the replay ends, by id (insertion-ordered). */
   pending: Map<string, BusEvent> | null
   /** The held events overflowed and were dropped; the replay must read history once more. */
@@ -127,9 +138,15 @@ export class SseHub {
   readonly #replayPageSize: number
   readonly #drainTimeoutMs: number
   readonly #maxConnections: number
+  readonly #flushIntervalMs: number
   readonly #tenants = new Map<string, TenantClients>()
   readonly #unsubscribe: () => void
   readonly #heartbeat: NodeJS.Timeout
+  /** Clients with queued frames; emptied by #flush. */
+  readonly #dirty = new Set<StreamClient>()
+  #isFlushScheduled = false
+  /** performance.now() of the last flush (monotonic; only spacing flushes, never a timestamp). */
+  #lastFlushAt = Number.NEGATIVE_INFINITY
   #size = 0
   #isClosed = false
 
@@ -140,6 +157,7 @@ export class SseHub {
     this.#replayPageSize = options.replayPageSize ?? SSE_DEFAULTS.replayPageSize
     this.#drainTimeoutMs = options.drainTimeoutMs ?? SSE_DEFAULTS.drainTimeoutMs
     this.#maxConnections = options.maxConnections ?? SSE_DEFAULTS.maxConnections
+    this.#flushIntervalMs = options.flushIntervalMs ?? SSE_DEFAULTS.flushIntervalMs
     this.#unsubscribe = options.bus.subscribe({
       onEvent: (event) => this.#dispatch(event),
       onGap: () => this.#replayAll(),
@@ -169,6 +187,8 @@ export class SseHub {
       runId: subscription.runId,
       eventTypes: subscription.eventTypes,
       lastEventId: subscription.lastEventId,
+      queue: [],
+      queuedBytes: 0,
       pending: null,
       hasPendingOverflow: false,
       needsReplay: false,
@@ -190,6 +210,7 @@ export class SseHub {
     clearInterval(this.#heartbeat)
     this.#unsubscribe()
     const frame = `event: shutdown\nretry: ${this.#options.shutdownRetryMs}\ndata: {"reason":"server_shutdown"}\n\n`
+    this.#flush()
     for (const tenant of this.#tenants.values()) {
       for (const client of this.#clientsOf(tenant)) {
         if (!client.res.writableEnded) client.res.end(frame)
@@ -221,6 +242,9 @@ export class SseHub {
     if (client.isClosed) return
     client.isClosed = true
     client.pending = null
+    client.queue = []
+    client.queuedBytes = 0
+    this.#dirty.delete(client)
     const tenant = this.#tenants.get(client.tenantId)
     if (tenant) {
       if (client.runId === undefined) tenant.all.delete(client)
@@ -246,15 +270,15 @@ export class SseHub {
   #dispatch(event: BusEvent): void {
     const tenant = this.#tenants.get(event.tenantId)
     if (!tenant) return
-    let frame: string | undefined
+    let frame: Buffer | undefined
     const deliver = (client: StreamClient): void => {
       if (client.eventTypes && !client.eventTypes.has(event.type)) return
       if (client.pending) {
         this.#hold(client, event)
         return
       }
-      frame ??= formatEventFrame(event)
-      this.#writeLive(client, frame, event.id)
+      frame ??= Buffer.from(formatEventFrame(event), 'utf8')
+      this.#enqueue(client, frame, event.id)
     }
     for (const client of tenant.all) deliver(client)
     if (event.runId !== null) {
@@ -275,23 +299,53 @@ export class SseHub {
     pending.set(event.id, event)
   }
 
-  /** Writes a live frame, or drops the client when its unsent bytes would exceed the bound. */
-  #writeLive(client: StreamClient, frame: string, eventId: string | undefined): void {
+  /**
+   * Queues a live frame for the next flush, or drops the client when its unsent bytes (queued plus Node's buffers)
+   * would exceed the bound.
+   */
+  #enqueue(client: StreamClient, frame: Buffer, eventId: string | undefined): void {
     if (client.isClosed) return
-    if (client.res.writableLength + frame.length > this.#maxBufferedBytes) {
+    if (client.res.writableLength + client.queuedBytes + frame.length > this.#maxBufferedBytes) {
       this.#options.log?.warn({ tenantId: client.tenantId }, 'sse: disconnecting a slow client')
       this.#remove(client, 'slow_client')
       return
     }
-    client.res.write(frame)
+    client.queue.push(frame)
+    client.queuedBytes += frame.length
     if (eventId !== undefined) client.lastEventId = eventId
+    this.#dirty.add(client)
+    if (!this.#isFlushScheduled) {
+      this.#isFlushScheduled = true
+      const wait = this.#lastFlushAt + this.#flushIntervalMs - performance.now()
+      if (wait <= 0) setImmediate(() => this.#flush())
+      else setTimeout(() => this.#flush(), wait).unref()
+    }
+  }
+
+  /** Writes every client's queued frames, one write per client. */
+  #flush(): void {
+    this.#isFlushScheduled = false
+    this.#lastFlushAt = performance.now()
+    for (const client of this.#dirty) this.#flushClient(client)
+    this.#dirty.clear()
+  }
+
+  #flushClient(client: StreamClient): void {
+    if (client.isClosed || client.queue.length === 0) return
+    const chunk =
+      client.queue.length === 1 ? (client.queue[0] as Buffer) : Buffer.concat(client.queue, client.queuedBytes)
+    client.queue = []
+    client.queuedBytes = 0
+    client.res.write(chunk)
   }
 
   #sendHeartbeat(): void {
     if (this.#size === 0) return
-    const frame = `event: heartbeat\ndata: ${JSON.stringify({ ts: this.#options.clock().toISOString() })}\n\n`
+    const frame = Buffer.from(
+      `event: heartbeat\ndata: ${JSON.stringify({ ts: this.#options.clock().toISOString() })}\n\n`,
+    )
     for (const tenant of [...this.#tenants.values()]) {
-      for (const client of this.#clientsOf(tenant)) this.#writeLive(client, frame, undefined)
+      for (const client of this.#clientsOf(tenant)) this.#enqueue(client, frame, undefined)
     }
   }
 
@@ -316,6 +370,8 @@ export class SseHub {
     client.hasPendingOverflow = false
     client.needsReplay = false
     try {
+      // Frames queued before the replay began go out first, so the stream stays in order.
+      this.#flushClient(client)
       for (;;) {
         const afterId = client.lastEventId
         if (afterId === undefined) break
@@ -345,7 +401,8 @@ export class SseHub {
       }
       const held = client.pending
       client.pending = null
-      if (held) for (const event of held.values()) this.#writeLive(client, formatEventFrame(event), event.id)
+      if (held)
+        for (const event of held.values()) this.#enqueue(client, Buffer.from(formatEventFrame(event), 'utf8'), event.id)
     } catch (error) {
       this.#options.log?.warn({ err: error, tenantId: client.tenantId }, 'sse: history replay failed')
       this.#remove(client, 'replay_failed')
