@@ -5,7 +5,7 @@
  * (agent_id, idempotency_key) primary key picks exactly one first publish per key.
  */
 import { type Database, isUniqueViolation } from '@acdp/storage'
-import { type Kysely, type Selectable, sql } from 'kysely'
+import { type Compilable, CompiledQuery, type Kysely, type Selectable, sql } from 'kysely'
 import type { ContextTable, IdempotencyRecordTable, RegistryDatabase } from './schema.js'
 import type { IdempotencyRecord, InsertContextResult, NewContext, RegistryStore, StoredContext } from './store.js'
 
@@ -38,6 +38,7 @@ type ContextRow = Pick<Selectable<ContextTable>, (typeof CONTEXT_COLUMNS)[number
 /** Creates the store over an open database whose registry migrations have been applied. */
 export function createKyselyStore(database: Database<RegistryDatabase>): RegistryStore {
   const db: Kysely<RegistryDatabase> = database.db
+  const statements = createPublishStatements(db)
 
   return {
     kind: database.kind,
@@ -83,57 +84,41 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
     },
 
     async insertContext(context, idempotency): Promise<InsertContextResult> {
+      const row = toContextRow(context)
       try {
         await db.transaction().execute(async (tx) => {
           if (idempotency) {
-            // An expired record no longer binds the key (RFC-ACDP-0003 §6.2 TTL); clear it so the insert below
-            // only conflicts with a live record.
-            await tx
-              .deleteFrom('idempotency_record')
-              .where('agent_id', '=', idempotency.agentId)
-              .where('idempotency_key', '=', idempotency.idempotencyKey)
-              .where('expires_at_ms', '<=', idempotency.createdAtMs)
-              .execute()
-            try {
-              await tx.insertInto('idempotency_record').values(fromIdempotencyRecord(idempotency)).execute()
-            } catch (error) {
-              if (isUniqueViolation(error)) throw new Conflict('idempotency_key')
-              throw error
-            }
+            // One statement claims the key: insert, or take over a row whose TTL has passed (RFC-ACDP-0003 §6.2);
+            // a live row is left alone and nothing is written, which is the conflict.
+            const record = fromIdempotencyRecord(idempotency)
+            const claimed = await tx.executeQuery(statements.claimIdempotencyKey(record))
+            if (Number(claimed.numAffectedRows ?? 0n) !== 1) throw new Conflict('idempotency_key')
           }
           if (context.supersedes !== null) {
-            const updated = await tx
-              .updateTable('context')
-              .set({ superseded_by: context.ctxId })
-              .where('ctx_id', '=', context.supersedes)
-              .where('superseded_by', 'is', null)
-              .executeTakeFirst()
-            if (Number(updated.numUpdatedRows) !== 1) throw new Conflict('already_superseded')
+            const updated = await tx.executeQuery(statements.markSuperseded(context.supersedes, context.ctxId))
+            if (Number(updated.numAffectedRows ?? 0n) !== 1) throw new Conflict('already_superseded')
           }
           try {
-            await tx.insertInto('context').values(toContextRow(context)).execute()
+            await tx.executeQuery(statements.insertContext(row))
           } catch (error) {
             // The only unique column a fresh random ctx_id can collide on is `supersedes`.
             if (isUniqueViolation(error) && context.supersedes !== null) throw new Conflict('already_superseded')
             throw error
           }
           if (context.audience.length > 0) {
-            await tx
-              .insertInto('context_audience')
-              .values(context.audience.map((did) => ({ ctx_id: context.ctxId, did })))
-              .execute()
+            await tx.executeQuery(
+              statements.insertAudience(context.audience.map((did) => ({ ctx_id: context.ctxId, did }))),
+            )
           }
           if (context.tags.length > 0) {
-            await tx
-              .insertInto('context_tag')
-              .values(context.tags.map((tag) => ({ ctx_id: context.ctxId, tag })))
-              .execute()
+            await tx.executeQuery(statements.insertTags(context.tags.map((tag) => ({ ctx_id: context.ctxId, tag }))))
           }
           if (context.derivedFrom.length > 0) {
-            await tx
-              .insertInto('context_derived_from')
-              .values(context.derivedFrom.map((source) => ({ ctx_id: context.ctxId, source_ctx_id: source })))
-              .execute()
+            await tx.executeQuery(
+              statements.insertDerivedFrom(
+                context.derivedFrom.map((source) => ({ ctx_id: context.ctxId, source_ctx_id: source })),
+              ),
+            )
           }
         })
         return { ok: true }
@@ -156,6 +141,84 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
         .executeTakeFirstOrThrow()
       return Number(row.n)
     },
+  }
+}
+
+/**
+ * The publish transaction's statements, compiled once per shape and re-bound with fresh parameters. Building and
+ * compiling a Kysely query costs more than executing it on SQLite; the publish path runs these on every request.
+ * Rows are built with a fixed member order (toContextRow, fromIdempotencyRecord) and carry no undefined members,
+ * so a shape's parameters are exactly the rows' values in order.
+ */
+function createPublishStatements(db: Kysely<RegistryDatabase>) {
+  const cache = new Map<string, string>()
+  const sqlOf = (key: string, build: () => Compilable): string => {
+    let text = cache.get(key)
+    if (text === undefined) {
+      text = build().compile().sql
+      cache.set(key, text)
+    }
+    return text
+  }
+  const rowsSql = <T extends 'context_audience' | 'context_tag' | 'context_derived_from'>(
+    table: T,
+    rows: Array<Record<string, string>>,
+  ) => sqlOf(`${table}:${rows.length}`, () => db.insertInto(table).values(rows as never))
+  return {
+    claimIdempotencyKey(record: IdempotencyRecordTable): CompiledQuery {
+      const text = sqlOf('claim', () =>
+        db
+          .insertInto('idempotency_record')
+          .values(record)
+          .onConflict((oc) =>
+            oc
+              .columns(['agent_id', 'idempotency_key'])
+              .doUpdateSet((eb) => ({
+                content_hash: eb.ref('excluded.content_hash'),
+                signature_algorithm: eb.ref('excluded.signature_algorithm'),
+                signature_key_id: eb.ref('excluded.signature_key_id'),
+                signature_value: eb.ref('excluded.signature_value'),
+                ctx_id: eb.ref('excluded.ctx_id'),
+                response_json: eb.ref('excluded.response_json'),
+                created_at_ms: eb.ref('excluded.created_at_ms'),
+                expires_at_ms: eb.ref('excluded.expires_at_ms'),
+              }))
+              .where('idempotency_record.expires_at_ms', '<=', (eb) => eb.ref('excluded.created_at_ms')),
+          ),
+      )
+      return CompiledQuery.raw(text, Object.values(record))
+    },
+    markSuperseded(target: string, successor: string): CompiledQuery {
+      const text = sqlOf('supersede', () =>
+        db
+          .updateTable('context')
+          .set({ superseded_by: successor })
+          .where('ctx_id', '=', target)
+          .where('superseded_by', 'is', null),
+      )
+      return CompiledQuery.raw(text, [successor, target])
+    },
+    insertContext(row: ContextTable): CompiledQuery {
+      return CompiledQuery.raw(
+        sqlOf('context', () => db.insertInto('context').values(row)),
+        Object.values(row),
+      )
+    },
+    insertAudience: (rows: Array<{ ctx_id: string; did: string }>) =>
+      CompiledQuery.raw(
+        rowsSql('context_audience', rows),
+        rows.flatMap((r) => [r.ctx_id, r.did]),
+      ),
+    insertTags: (rows: Array<{ ctx_id: string; tag: string }>) =>
+      CompiledQuery.raw(
+        rowsSql('context_tag', rows),
+        rows.flatMap((r) => [r.ctx_id, r.tag]),
+      ),
+    insertDerivedFrom: (rows: Array<{ ctx_id: string; source_ctx_id: string }>) =>
+      CompiledQuery.raw(
+        rowsSql('context_derived_from', rows),
+        rows.flatMap((r) => [r.ctx_id, r.source_ctx_id]),
+      ),
   }
 }
 
