@@ -6,7 +6,7 @@
  *
  *   1. publish throughput: did:key producers, pre-signed requests with distinct content (no two are idempotent
  *      replays; each carries its own Idempotency-Key, as a well-behaved producer does), closed loop;
- *   2. retrieval throughput: GET /contexts/{ctx_id} over the contexts published in phase 1;
+ *   2. retrieval throughput: GET /contexts/{ctx_id} cycling over up to 2,000 contexts published in the warm-up;
  *   3. publish latency at a fixed 500 publishes/s (autocannon overallRate, coordinated-omission corrected).
  *
  * Targets (ARCHITECTURE "Performance by design"): ≥ 1,500 publishes/s, ≥ 8,000 retrievals/s, p99 ≤ 50 ms at
@@ -26,11 +26,16 @@ const PUBLISH_CONNECTIONS = Number(process.env['BENCH_PUBLISH_CONNECTIONS'] ?? 1
 const READ_CONNECTIONS = Number(process.env['BENCH_READ_CONNECTIONS'] ?? 32)
 const PRODUCERS = Number(process.env['BENCH_PRODUCERS'] ?? 64)
 const FIXED_RATE = 500
+const FIXED_RATE_CONNECTIONS = 50
+/** Distinct contexts the retrieval phase cycles through (minted during the warm-up). */
+const MAX_READ_PATHS = 2000
 const AUTHORITY = 'bench.registry.test'
 
 interface PhaseResult {
   name: string
   requestsPerSecond: number
+  /** Registry CPU time (user + system) per request: contention-independent cost. */
+  serverCpuMicrosPerRequest: number
   p50Ms: number
   p90Ms: number
   p99Ms: number
@@ -72,7 +77,10 @@ async function serve(dir: string): Promise<void> {
   const address = await registry.app.listen({ port: 0, host: '127.0.0.1' })
   process.send?.({ ready: true, url: address })
   process.on('message', (message) => {
-    if (message === 'stop') {
+    if (message === 'cpu') {
+      const usage = process.cpuUsage()
+      process.send?.({ cpuMicros: usage.user + usage.system })
+    } else if (message === 'stop') {
       registry.close().then(
         () => process.exit(0),
         () => process.exit(1),
@@ -126,7 +134,8 @@ async function main(): Promise<void> {
 
     let next = 0
     const ctxIds: string[] = []
-    const publishRequest = () => ({
+    /** One publish per call, each with the next pre-signed body; `collect` keeps the minted ctx_ids. */
+    const publishRequest = (collect: boolean) => ({
       method: 'POST' as const,
       path: '/contexts',
       setupRequest: (request: Record<string, unknown>) => {
@@ -141,18 +150,26 @@ async function main(): Promise<void> {
           body: bodies[index],
         }
       },
-      onResponse: (status: number, body: string) => {
-        if (status !== 201 || ctxIds.length >= 50_000) return
-        const match = /"ctx_id":"([^"]+)"/.exec(body)
-        if (match) ctxIds.push(match[1] as string)
-      },
+      // Reading response bodies costs the load generator CPU, so only the warm-up does it.
+      ...(collect
+        ? {
+            onResponse: (status: number, body: string) => {
+              if (status !== 201 || ctxIds.length >= MAX_READ_PATHS) return
+              const match = /"ctx_id":"([^"]+)"/.exec(body)
+              if (match) ctxIds.push(match[1] as string)
+            },
+          }
+        : {}),
     })
 
     const run = async (name: string, options: Record<string, unknown>): Promise<PhaseResult> => {
+      const cpuBefore = await readChildCpu(child.process)
       const result = await autocannon({ url, ...options })
+      const cpuMicros = (await readChildCpu(child.process)) - cpuBefore
       const phase: PhaseResult = {
         name,
         requestsPerSecond: result.requests.average,
+        serverCpuMicrosPerRequest: result.requests.total > 0 ? cpuMicros / result.requests.total : 0,
         p50Ms: result.latency.p50,
         p90Ms: result.latency.p90,
         p99Ms: result.latency.p99,
@@ -165,7 +182,9 @@ async function main(): Promise<void> {
       console.log(
         `${name.padEnd(36)} ${Math.round(phase.requestsPerSecond).toLocaleString('en-US').padStart(8)} req/s  ` +
           `p50 ${phase.p50Ms} ms  p90 ${phase.p90Ms} ms  p99 ${phase.p99Ms} ms  max ${phase.maxMs} ms  ` +
-          `total ${phase.total}  non-2xx ${phase.non2xx}  errors ${phase.errors}  timeouts ${phase.timeouts}`,
+          `total ${phase.total}  non-2xx ${phase.non2xx}  errors ${phase.errors}  timeouts ${phase.timeouts}  ` +
+          `registry CPU ${Math.round(phase.serverCpuMicrosPerRequest)} µs/req ` +
+          `(≈ ${Math.round(1e6 / Math.max(1, phase.serverCpuMicrosPerRequest)).toLocaleString('en-US')} req/s per core)`,
       )
       return phase
     }
@@ -173,36 +192,29 @@ async function main(): Promise<void> {
     await run('warm-up (publish, not reported)', {
       connections: 8,
       duration: 2,
-      requests: [publishRequest()],
+      requests: [publishRequest(true)],
     })
     const publish = await run('publish, closed loop', {
       connections: PUBLISH_CONNECTIONS,
       duration: SECONDS,
-      requests: [publishRequest()],
+      requests: [publishRequest(false)],
     })
 
-    const readPaths = ctxIds.map((id) => `/contexts/${encodeURIComponent(id)}`)
-    if (readPaths.length === 0) throw new Error('no context was published; cannot run the retrieval phase')
-    let read = 0
+    if (ctxIds.length === 0) throw new Error('no context was published; cannot run the retrieval phase')
+    // Static requests are built once per connection by autocannon, so reading costs the client almost nothing.
     const retrieve = await run('retrieve GET /contexts/{ctx_id}', {
       connections: READ_CONNECTIONS,
       duration: SECONDS,
-      requests: [
-        {
-          method: 'GET',
-          setupRequest: (request: Record<string, unknown>) => ({
-            ...request,
-            path: readPaths[read++ % readPaths.length],
-          }),
-        },
-      ],
+      requests: ctxIds.map((id) => ({ method: 'GET', path: `/contexts/${encodeURIComponent(id)}` })),
     })
 
     const fixed = await run(`publish at fixed ${FIXED_RATE}/s`, {
-      connections: PUBLISH_CONNECTIONS,
+      // A connection carries one request at a time, so its share of the rate must leave room for the latency:
+      // 50 connections at 10/s each keep the offered load at 500/s even when a response takes 90 ms.
+      connections: FIXED_RATE_CONNECTIONS,
       duration: SECONDS,
       overallRate: FIXED_RATE,
-      requests: [publishRequest()],
+      requests: [publishRequest(false)],
     })
 
     const machine = {
@@ -245,6 +257,19 @@ async function startChild(dir: string): Promise<{ process: ChildProcess; url: st
     child.once('exit', (code) => reject(new Error(`registry child exited early with code ${code}`)))
   })
   return { process: child, url }
+}
+
+/** The child's cumulative CPU time (user + system) in microseconds. */
+function readChildCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolveCpu) => {
+    const onMessage = (message: { cpuMicros?: number }) => {
+      if (typeof message?.cpuMicros !== 'number') return
+      child.off('message', onMessage)
+      resolveCpu(message.cpuMicros)
+    }
+    child.on('message', onMessage)
+    child.send('cpu')
+  })
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

@@ -9,47 +9,19 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { WebhookOutcome, WebhookQueueStats } from './services/webhooks.js'
 
-/** The `[metrics]` configuration section, keys as in the TOML file. */
-export interface MetricsConfig {
-  enabled: boolean
-  /** When non-empty, `GET /metrics` requires `Authorization: Bearer <token>`. Never logged. */
-  bearer_token: string
-  /** Buckets of the request-duration histogram, in seconds, strictly increasing and positive. */
-  duration_buckets: number[]
-}
-
-/** Digest B4 defaults (the Rust registry's), kept so dashboards built for it keep working. */
-export const DEFAULT_METRICS_CONFIG: Readonly<MetricsConfig> = Object.freeze({
-  enabled: false,
-  bearer_token: '',
-  duration_buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0],
-})
+/**
+ * Default buckets of the request-duration histogram, in seconds (digest B4, the Rust registry's), kept so
+ * dashboards built for it keep working. `metrics.duration_buckets` overrides them; config.ts validates it.
+ */
+export const DEFAULT_DURATION_BUCKETS_SECONDS: readonly number[] = Object.freeze([
+  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+])
 
 /** Label value for requests that matched no route (404s): raw paths are never used as labels. */
 export const UNMATCHED_ROUTE_LABEL = 'unmatched'
 
 /** A metric label value we accept from callers: short snake_case, like every code and outcome we emit. */
 const OUTCOME_LABEL = /^[a-z][a-z0-9_.]{0,63}$/
-
-/**
- * Refuses a metrics configuration that must not start (digest B5, fixed bug #162): a bearer token that is
- * whitespace-only or padded (it would silently open, or never match), or duration buckets that are empty,
- * non-positive, or not strictly increasing.
- *
- * @throws Error naming the key and the fix.
- */
-export function assertMetricsConfigAllowed(config: MetricsConfig): void {
-  if (config.bearer_token !== config.bearer_token.trim()) {
-    throw new Error('metrics.bearer_token must not be whitespace-only or carry leading/trailing whitespace')
-  }
-  const buckets = config.duration_buckets
-  if (buckets.length === 0) throw new Error('metrics.duration_buckets must list at least one bucket')
-  for (let i = 0; i < buckets.length; i += 1) {
-    const bucket = buckets[i]!
-    if (!Number.isFinite(bucket) || bucket <= 0) throw new Error('metrics.duration_buckets must be positive numbers')
-    if (i > 0 && bucket <= buckets[i - 1]!) throw new Error('metrics.duration_buckets must be strictly increasing')
-  }
-}
 
 /** The metrics of one registry instance. Record methods never throw. */
 export interface RegistryMetrics {
@@ -95,7 +67,7 @@ export function createRegistryMetrics(
     name: 'acdp_registry_request_duration_seconds',
     help: 'HTTP request latency in seconds by matched route pattern and method.',
     labelNames: ['route', 'method'] as const,
-    buckets: options.durationBuckets ?? DEFAULT_METRICS_CONFIG.duration_buckets,
+    buckets: options.durationBuckets ?? [...DEFAULT_DURATION_BUCKETS_SECONDS],
     registers,
   })
   const publishes = new Counter({

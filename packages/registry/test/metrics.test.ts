@@ -1,15 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  assertMetricsConfigAllowed,
-  createRegistryMetrics,
-  DEFAULT_METRICS_CONFIG,
-  type RegistryMetrics,
-} from '../src/metrics.js'
-import { installRegistryMetrics } from '../src/metrics-app.js'
+import { createRegistryMetrics, type RegistryMetrics } from '../src/metrics.js'
 import { registerHttpMetrics } from '../src/metrics-http.js'
 import { registerMetricsRoute } from '../src/routes/metrics.js'
-import { RegistryEvents } from '../src/services/registry-events.js'
 
 const apps: FastifyInstance[] = []
 
@@ -123,44 +116,10 @@ describe('metrics bearer token', () => {
   )
 })
 
-describe('metrics configuration checks', () => {
-  it.each([
-    { name: 'whitespace-only token', overrides: { bearer_token: '   ' }, message: /bearer_token/ },
-    { name: 'padded token', overrides: { bearer_token: ' tok' }, message: /bearer_token/ },
-    { name: 'no buckets', overrides: { duration_buckets: [] }, message: /duration_buckets/ },
-    { name: 'zero bucket', overrides: { duration_buckets: [0, 1] }, message: /positive/ },
-    { name: 'decreasing buckets', overrides: { duration_buckets: [0.1, 0.05] }, message: /increasing/ },
-    { name: 'repeated bucket', overrides: { duration_buckets: [0.1, 0.1] }, message: /increasing/ },
-  ])('refuses a $name', ({ overrides, message }) => {
-    expect(() => assertMetricsConfigAllowed({ ...DEFAULT_METRICS_CONFIG, enabled: true, ...overrides })).toThrow(
-      message,
-    )
-  })
-
-  it('accepts the defaults and a plain token', () => {
-    expect(() => assertMetricsConfigAllowed({ ...DEFAULT_METRICS_CONFIG, bearer_token: 'tok' })).not.toThrow()
-  })
-})
-
-describe('metrics installed on an app', () => {
-  it('counts publish outcomes from the registry events and mounts /metrics only when enabled', async () => {
-    const events = new RegistryEvents()
-    const enabled = Fastify()
-    apps.push(enabled)
-    installRegistryMetrics(enabled, { metrics: { ...DEFAULT_METRICS_CONFIG, enabled: true } }, events)
-    await enabled.ready()
-    events.emit({ type: 'publish_outcome', outcome: 'inserted' })
-    events.emit({ type: 'publish_outcome', outcome: 'schema_violation' })
-    const text = await scrape(enabled)
-    expect(text).toContain('acdp_registry_publish_total{outcome="inserted"} 1')
-    expect(text).toContain('acdp_registry_publish_total{outcome="schema_violation"} 1')
-    expect(text).toContain('process_resident_memory_bytes')
-
-    const disabled = Fastify()
-    apps.push(disabled)
-    const metrics = installRegistryMetrics(disabled, { metrics: DEFAULT_METRICS_CONFIG }, new RegistryEvents())
-    await disabled.ready()
-    expect((await disabled.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404)
-    expect(await metrics.registry.metrics()).not.toContain('process_resident_memory_bytes')
-  })
+it('uses configured duration buckets', async () => {
+  const metrics = createRegistryMetrics({ durationBuckets: [0.5, 2] })
+  metrics.observeHttpRequest('/x', 'GET', 200, 1)
+  const text = await metrics.registry.metrics()
+  expect(text).toContain('acdp_registry_request_duration_seconds_bucket{le="0.5",route="/x",method="GET"} 0')
+  expect(text).toContain('acdp_registry_request_duration_seconds_bucket{le="2",route="/x",method="GET"} 1')
 })

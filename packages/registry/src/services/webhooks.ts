@@ -30,16 +30,6 @@ export interface WebhookConfig {
   queue_capacity: number
 }
 
-/** Product-spec defaults (registry.md "Limits": capacity 1024, retries 3; digest B4: timeout 5 s). */
-export const DEFAULT_WEBHOOK_CONFIG: Readonly<WebhookConfig> = Object.freeze({
-  enabled: false,
-  url: '',
-  secret: '',
-  timeout_seconds: 5,
-  max_retries: 3,
-  queue_capacity: 1024,
-})
-
 /** First retry delay; each later retry doubles it (registry.md "Delivery rules" 4). */
 export const WEBHOOK_BACKOFF_INITIAL_MS = 250
 /** Ceiling of a single retry delay. */
