@@ -56,6 +56,12 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
   }
   const app = Fastify({
     ...loggerOptions(config, deps),
+    ...(config.registry.tls.enabled
+      ? {
+          // Inbound TLS is optional (product spec "Authentication" 8); a TLS-terminating proxy is the usual shape.
+          https: { cert: readFileSync(config.registry.tls.cert_path), key: readFileSync(config.registry.tls.key_path) },
+        }
+      : {}),
     genReqId: createRequestIdGenerator(deps.random),
     requestIdHeader: false,
     bodyLimit: config.limits.max_payload_bytes,

@@ -184,6 +184,16 @@ describe('startup refusals', () => {
       /not available in this build/,
     ],
     ['lifecycle not built', { ...base, lifecycle: { enabled: true } }, /lifecycle\.enabled/],
+    [
+      'CORS not built',
+      { registry: { authority: 'a.example', cors: { allowed_origins: ['https://x.example'] } } },
+      /registry\.cors\.allowed_origins/,
+    ],
+    [
+      'short search cursor secret',
+      { ...base, search: { cursor_secret_b64: Buffer.alloc(16).toString('base64') } },
+      /search\.cursor_secret_b64/,
+    ],
     ['auth not built', { ...base, auth: { enabled: true } }, /auth\.enabled = true/],
     ['changeme secret', { ...base, auth: { jwt_secret: ' ChangeMe ' } }, /changeme/],
     ['blank admin token', { ...base, auth: { admin_tokens: [' tok'] } }, /admin_tokens/],

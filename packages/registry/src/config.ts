@@ -430,6 +430,10 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
   refuse(c.log.enabled, 'log.enabled = true is not available in this build; set it to false')
   refuse(c.receipt.head_receipts, 'receipt.head_receipts = true is not available in this build; set it to false')
   refuse(c.witnesses.length > 0, '[[witnesses]] requires the transparency log, which is not available in this build')
+  refuse(
+    c.registry.cors.allowed_origins.length > 0,
+    'registry.cors.allowed_origins: CORS is not available in this build; leave it empty',
+  )
   refuse(c.playground.enabled, 'playground.enabled = true is not available in this build; set it to false')
   refuse(
     c.receipt.signing_key_seed_b64 !== '' && c.receipt.signing_key_path !== '',

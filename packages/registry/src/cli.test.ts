@@ -1,0 +1,71 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { type CliProcess, runRegistryCli } from './cli.js'
+
+function fakeProcess(env: NodeJS.ProcessEnv = {}) {
+  const out = {
+    stdout: '',
+    stderr: '',
+    exits: [] as number[],
+    stop: undefined as ((signal: string) => void) | undefined,
+  }
+  const proc: CliProcess = {
+    env,
+    stdout: (t) => {
+      out.stdout += t
+    },
+    stderr: (t) => {
+      out.stderr += t
+    },
+    exit: (code) => {
+      out.exits.push(code)
+    },
+    onStopSignal: (handler) => {
+      out.stop = handler
+    },
+  }
+  return { proc, out }
+}
+
+describe('acdp-registry', () => {
+  it('refuses a bad configuration with exit 2 and one line, before touching the database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-cli-'))
+    const file = join(dir, 'registry.toml')
+    const dbPath = join(dir, 'data', 'registry.db')
+    writeFileSync(file, `[registry]\nauthority = "did:web:bad"\n[storage]\nsqlite_path = "${dbPath}"\n`)
+    const { proc, out } = fakeProcess()
+    expect(await runRegistryCli(['--config', file], proc)).toBeUndefined()
+    expect(out.exits).toEqual([2])
+    expect(out.stderr.trimEnd().split('\n')).toHaveLength(1)
+    expect(out.stderr).toMatch(/^acdp-registry: refusing to start: registry\.authority/)
+    expect(existsSync(dbPath)).toBe(false)
+  })
+
+  it('refuses unknown arguments the same way', async () => {
+    const { proc, out } = fakeProcess()
+    await runRegistryCli(['--port', '1'], proc)
+    expect(out.exits).toEqual([2])
+    expect(out.stderr).toMatch(/unknown argument "--port"/)
+  })
+
+  it('starts from ACDP_REGISTRY_CONFIG plus environment, serves, and exits 0 after draining on a stop signal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-cli-'))
+    const file = join(dir, 'registry.toml')
+    writeFileSync(file, `[registry]\nauthority = "registry.example.com"\nport = 0\nlog_level = "silent"\n`)
+    const { proc, out } = fakeProcess({
+      ACDP_REGISTRY_CONFIG: file,
+      ACDP_REGISTRY_STORAGE__SQLITE_PATH: join(dir, 'registry.db'),
+    })
+    const run = await runRegistryCli([], proc)
+    expect(run).toBeDefined()
+    const { port } = run?.registry.app.server.address() as { port: number }
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`)
+    expect(health.status).toBe(200)
+    expect(existsSync(join(dir, 'registry.db'))).toBe(true)
+    out.stop?.('SIGTERM')
+    await run?.stopped
+    expect(out.exits).toEqual([0])
+  })
+})

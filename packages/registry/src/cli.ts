@@ -1,0 +1,123 @@
+/**
+ * The `acdp-registry` command, with its process effects injected so it can be tested in-process: loads and
+ * validates the configuration, migrates storage, listens, and on SIGINT/SIGTERM stops accepting connections and
+ * drains in-flight requests for up to 30 s. A refused configuration exits 2 with one line, before the port is
+ * bound and before the database is touched.
+ */
+import type { FastifyInstance } from 'fastify'
+import { ConfigError, loadConfig, type RegistryConfig } from './config.js'
+import { type RunningRegistry, startRegistry } from './start.js'
+
+/** Product spec "Limits": graceful shutdown drains in-flight requests for up to 30 s. */
+export const SHUTDOWN_GRACE_MS = 30_000
+
+/** What the command needs from its process. */
+export interface CliProcess {
+  env: NodeJS.ProcessEnv
+  stdout: (text: string) => void
+  stderr: (text: string) => void
+  exit: (code: number) => void
+  /** Registers a handler for SIGINT and SIGTERM. */
+  onStopSignal: (handler: (signal: string) => void) => void
+}
+
+/** A started command: the running registry and a promise that settles when shutdown has finished. */
+export interface CliRun {
+  registry: RunningRegistry
+  config: RegistryConfig
+  stopped: Promise<void>
+}
+
+/**
+ * Runs the command. Resolves once listening (or undefined after a refusal or `--help`, with `exit` called).
+ * Exit codes: 0 clean shutdown, 1 fatal error or shutdown deadline passed, 2 refused configuration.
+ */
+export async function runRegistryCli(argv: string[], proc: CliProcess): Promise<CliRun | undefined> {
+  let config: RegistryConfig
+  try {
+    const path = configPathFrom(argv)
+    if (path === 'help') {
+      proc.stdout(
+        'usage: acdp-registry [--config registry.toml]\n' +
+          '(ACDP_REGISTRY_CONFIG names the file otherwise; see docs/registry/configuration.md)\n',
+      )
+      proc.exit(0)
+      return undefined
+    }
+    config = loadConfig({ env: proc.env, ...(path === undefined ? {} : { path }) })
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      proc.stderr(`acdp-registry: refusing to start: ${error.message}\n`)
+      proc.exit(2)
+      return undefined
+    }
+    throw error
+  }
+
+  const registry = await startRegistry(config)
+  if (config.webhook.enabled && registry.deps.outbound) {
+    // Product spec "Events" 5: the webhook URL must pass the outbound SSRF policy at startup.
+    try {
+      await registry.deps.outbound.checkUrl(config.webhook.url)
+    } catch (error) {
+      await registry.close()
+      proc.stderr(
+        `acdp-registry: refusing to start: webhook.url is refused by the outbound policy (${(error as Error).message})\n`,
+      )
+      proc.exit(2)
+      return undefined
+    }
+  }
+  await registry.app.listen({ port: config.registry.port, host: config.registry.bind })
+
+  let resolveStopped: () => void = () => {}
+  const stopped = new Promise<void>((resolve) => {
+    resolveStopped = resolve
+  })
+  let stopping = false
+  proc.onStopSignal((signal) => {
+    if (stopping) return
+    stopping = true
+    shutDown(registry.app, registry, signal, proc).finally(resolveStopped)
+  })
+  return { registry, config, stopped }
+}
+
+async function shutDown(
+  app: FastifyInstance,
+  registry: RunningRegistry,
+  signal: string,
+  proc: CliProcess,
+): Promise<void> {
+  app.log.info({ signal }, 'shutting down: draining in-flight requests')
+  const deadline = setTimeout(() => {
+    app.log.error('shutdown grace period elapsed; exiting with requests still in flight')
+    proc.exit(1)
+  }, SHUTDOWN_GRACE_MS)
+  deadline.unref()
+  try {
+    await registry.close()
+    clearTimeout(deadline)
+    proc.exit(0)
+  } catch (error) {
+    clearTimeout(deadline)
+    app.log.error({ err: error }, 'error while shutting down')
+    proc.exit(1)
+  }
+}
+
+/** `--config <file>`, `--config=<file>`, `-c <file>`; 'help' for `--help`. */
+function configPathFrom(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    if (arg === '--config' || arg === '-c') {
+      const value = argv[i + 1]
+      if (value === undefined || value.startsWith('-')) throw new ConfigError('--config needs a file path')
+      return value
+    }
+    if (arg.startsWith('--config=')) return arg.slice('--config='.length)
+    if (arg === '--help' || arg === '-h') return 'help'
+    throw new ConfigError(`unknown argument "${arg}" (usage: acdp-registry [--config registry.toml])`)
+  }
+  return undefined
+}
