@@ -15,6 +15,7 @@ import { installErrorHandlers } from './errors.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
+import { createEnrollmentDirectory } from './services/enrollment-directory.js'
 import { createReadiness, type Readiness } from './services/readiness.js'
 import { SseHub } from './services/sse.js'
 import { createEventHistory } from './services/sse-history.js'
@@ -84,7 +85,16 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   // Streams hold their connections open; end them (shutdown frame) before the server waits for connections.
   app.addHook('preClose', async () => sse.close())
 
-  for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { config, deps, readiness, sse })
+  const enrollments = createEnrollmentDirectory({
+    store: deps.store,
+    secrets: deps.secrets,
+    bus: deps.bus,
+    now: () => deps.clock().getTime(),
+    cacheMs: config.ingest.enrollmentCacheMs,
+  })
+  app.addHook('onClose', async () => enrollments.close())
+
+  for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { config, deps, readiness, sse, enrollments })
   return app
 }
 

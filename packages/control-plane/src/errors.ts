@@ -26,6 +26,8 @@ export const ERROR_STATUS = {
   INVALID_PAYLOAD: 400,
   /** 400: a member, query parameter or header has the wrong shape. */
   VALIDATION_ERROR: 400,
+  /** 400: ingest of a context_type that the active domain packs do not accept (metric reason pack_gate). */
+  CONTEXT_TYPE_NOT_ACCEPTED: 400,
   /** 413 (400 on the HMAC routes, where the spec fixes 400): the body exceeds the configured limit. */
   PAYLOAD_TOO_LARGE: 413,
   /** 415: the body is not `application/json`. */

@@ -4,7 +4,7 @@
  */
 import { type Database, migrateToLatest, testDatabaseTargets } from '@acdp/storage'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CONTROL_PLANE_MIGRATIONS, MIGRATION_TABLE } from '../src/store/migrations/index.js'
+import { CONTROL_PLANE_MIGRATIONS } from '../src/store/migrations/index.js'
 import type { ControlPlaneTables } from '../src/store/schema.js'
 import type { ControlPlaneStore, NewEvent } from '../src/store/store.js'
 import { openMigratedStore } from './support/store-targets.js'
@@ -48,16 +48,17 @@ function event(overrides: Partial<NewEvent> = {}): NewEvent {
 describe.each(testDatabaseTargets())('store contract on $name', (target) => {
   let store: ControlPlaneStore
   let database: Database<ControlPlaneTables>
+  let migrationTable: string
 
   beforeEach(async () => {
-    ;({ store, database } = await openMigratedStore(target))
+    ;({ store, database, migrationTable } = await openMigratedStore(target))
   })
   afterEach(async () => {
     await store.close()
   })
 
   it('migrations are idempotent: a second run applies nothing', async () => {
-    const again = await migrateToLatest(database, [...CONTROL_PLANE_MIGRATIONS], { table: MIGRATION_TABLE })
+    const again = await migrateToLatest(database, [...CONTROL_PLANE_MIGRATIONS], { table: migrationTable })
     expect(again.applied).toEqual([])
   })
 
@@ -125,6 +126,57 @@ describe.each(testDatabaseTargets())('store contract on $name', (target) => {
     expect(agents.reduce((sum, a) => sum + a.eventCount, 0)).toBe(50)
     const registries = await store.listRegistries('tenant-a')
     expect(registries.reduce((sum, r) => sum + r.eventCount, 0)).toBe(50)
+  })
+
+  it('events written concurrently (one batch) keep their own outcomes: a failing hook fails only its event', async () => {
+    const events = Array.from({ length: 10 }, () => event({ runId: 'batch' }))
+    const results = await Promise.allSettled(
+      events.map((e, i) =>
+        store.recordEvent(e, async () => {
+          if (i === 3) throw new Error('hook failed for one event')
+        }),
+      ),
+    )
+    expect(results.map((r) => r.status)).toEqual(events.map((_, i) => (i === 3 ? 'rejected' : 'fulfilled')))
+    expect((await store.getRun('tenant-a', 'batch'))?.eventsCount).toBe(9)
+    expect(await store.listEvents({ tenantId: 'tenant-a', order: 'asc', limit: 50 })).toHaveLength(9)
+  })
+
+  it('the same dedup key twice in one batch stores one row; the second is the duplicate', async () => {
+    const first = event({ dedupKey: 'evt:twice', runId: 'twice' })
+    const [a, b] = await Promise.all([store.recordEvent(first), store.recordEvent({ ...first })])
+    expect(typeof a).toBe('number')
+    expect(b).toBeUndefined()
+    expect((await store.getRun('tenant-a', 'twice'))?.eventsCount).toBe(1)
+  })
+
+  it('a batch aggregates counters per key exactly, across tenants, runs and buckets', async () => {
+    const events = [
+      event({ runId: 'r1', registryAuthority: 'a.example', receivedAt: T0 }),
+      event({ runId: 'r1', registryAuthority: 'b.example', receivedAt: T0 + BUCKET }),
+      event({ runId: 'r1', tenantId: 'tenant-b', receivedAt: T0 }),
+      event({
+        runId: 'r2',
+        type: 'context_retrieved',
+        isPublish: false,
+        agentId: null,
+        didMethod: null,
+        receivedAt: T0,
+      }),
+    ]
+    await Promise.all(events.map((e) => store.recordEvent(e)))
+    expect(await store.getRun('tenant-a', 'r1')).toMatchObject({
+      eventsCount: 2,
+      contextsCount: 2,
+      registries: ['a.example', 'b.example'],
+      startedAt: T0,
+      updatedAt: T0 + BUCKET,
+    })
+    expect(await store.getRun('tenant-b', 'r1')).toMatchObject({ eventsCount: 1 })
+    expect(await store.getRun('tenant-a', 'r2')).toMatchObject({ eventsCount: 1, contextsCount: 0 })
+    expect((await store.getAgent('tenant-a', 'did:key:z6MkAgent'))?.eventCount).toBe(2)
+    const agg = await store.loadDashboard({ tenantId: 'tenant-a', since: 0, bucketSince: 0 })
+    expect(agg.didMethods).toEqual([{ method: 'key', publishCount: 2 }])
   })
 
   it('stores lineage edges once per (from, to) and lists them by run', async () => {

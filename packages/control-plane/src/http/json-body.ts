@@ -54,10 +54,10 @@ export function parseJsonBody(raw: Buffer, maxDepth: number): unknown {
   }
 }
 
-/** Installs the strict JSON parser on `app` (and its children). */
+/** Installs the strict JSON parser on `app` (and its children); every other media type is refused with 415. */
 export function installJsonBodyParser(app: FastifyInstance, options: { maxDepth: number }): void {
   app.decorateRequest('rawBody', undefined)
-  app.removeContentTypeParser('application/json')
+  app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body, done) => {
     const raw = body as Buffer
     request.rawBody = raw

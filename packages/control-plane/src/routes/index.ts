@@ -4,6 +4,7 @@
  */
 import { registerDomainPackRoutes } from './domain-packs.js'
 import { healthRoutes } from './health.js'
+import { ingestRoutes } from './ingest.js'
 import { registerMetricsRoutes } from './metrics.js'
 import { markRoutesPublic, type RoutePlugin } from './route-context.js'
 import { registerStreamRoutes } from './streams.js'
@@ -26,6 +27,7 @@ const domainPackRoutes: RoutePlugin = async (app, { deps }) => {
 
 export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   healthRoutes,
+  ingestRoutes,
   metricsRoutes,
   streamRoutes,
   domainPackRoutes,

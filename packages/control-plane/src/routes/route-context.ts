@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { ControlPlaneConfig } from '../config.js'
 import type { ControlPlaneDeps } from '../deps.js'
+import type { EnrollmentDirectory } from '../services/enrollment-directory.js'
 import type { Readiness } from '../services/readiness.js'
 import type { SseHub } from '../services/sse.js'
 
@@ -14,6 +15,8 @@ export interface RouteContext {
   readiness: Readiness
   /** The instance's stream hub (closed by buildApp's preClose hook). */
   sse: SseHub
+  /** Cached registry enrollments (HMAC routes, enroll). */
+  enrollments: EnrollmentDirectory
 }
 
 /** A route plugin: registers routes (and only routes or route-scoped hooks) on the instance it is given. */

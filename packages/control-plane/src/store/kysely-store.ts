@@ -1,13 +1,14 @@
 /**
  * ControlPlaneStore over Kysely, one code path for SQLite (node:sqlite) and PostgreSQL (pg).
  *
- * Concurrency design: every counter is moved by `INSERT … ON CONFLICT DO UPDATE SET n = n + 1` inside the
- * ingest transaction, so concurrent first events of one run, agent or registry never race (no
- * read-modify-write in the application), and sets (run registries, lineage edges) are rows with a primary key
- * inserted with `ON CONFLICT DO NOTHING`. Hot rows are written last in the transaction to keep row locks short.
+ * Concurrency design: every counter is moved by `INSERT … ON CONFLICT DO UPDATE SET n = n + k` inside the
+ * ingest transaction, so concurrent first events of one run, agent or registry never race (no read-modify-write
+ * in the application), and sets (run registries, lineage edges) are rows with a primary key inserted with
+ * `ON CONFLICT DO NOTHING`. Ingest writes go through the group-commit writer (event-writer.ts).
  */
 import type { Database } from '@acdp/storage'
 import { type Kysely, sql } from 'kysely'
+import { EventWriter } from './event-writer.js'
 import type { ContextEventsTable, ControlPlaneTables, RegistryEnrollmentsTable, RunsTable } from './schema.js'
 import {
   type AgentRecord,
@@ -41,237 +42,19 @@ const DASHBOARD_GROUP_LIMIT = 100
 class KyselyStore implements ControlPlaneStore {
   readonly #database: Database<ControlPlaneTables>
   readonly #db: Kysely<ControlPlaneTables>
+  readonly #writer: EventWriter
 
   constructor(database: Database<ControlPlaneTables>) {
     this.#database = database
     this.#db = database.db
+    this.#writer = new EventWriter(database.db, database.kind)
   }
 
-  async recordEvent(
+  recordEvent(
     event: NewEvent,
     inTransaction?: (tx: StoreTransaction, id: number) => Promise<void>,
   ): Promise<number | undefined> {
-    return this.#db.transaction().execute(async (tx) => {
-      const inserted = await tx
-        .insertInto('context_events')
-        .values({
-          tenant_id: event.tenantId,
-          dedup_key: event.dedupKey,
-          event_id: event.eventId,
-          event_type: event.type,
-          event_ts: event.eventTs,
-          received_at: event.receivedAt,
-          run_id: event.runId,
-          ctx_id: event.ctxId,
-          lineage_id: event.lineageId,
-          agent_id: event.agentId,
-          context_type: event.contextType,
-          visibility: event.visibility,
-          version: event.version,
-          derived_from: JSON.stringify(event.derivedFrom),
-          registry_authority: event.registryAuthority,
-          scenario_id: event.scenarioId,
-          key_fingerprint: event.keyFingerprint,
-          receipt_present: event.receiptPresent ? 1 : 0,
-          raw_payload: event.rawPayload,
-        })
-        .onConflict((oc) => oc.columns(['tenant_id', 'dedup_key']).doNothing())
-        .returning('id')
-        .executeTakeFirst()
-      // A duplicate has no side effects at all: not even counters or hooks.
-      if (inserted === undefined) return undefined
-      const id = Number(inserted.id)
-      const publishCount = event.isPublish ? 1 : 0
-
-      if (event.isPublish && event.ctxId !== null && event.derivedFrom.length > 0) {
-        // Sorted so two transactions touching the same edges lock them in the same order.
-        const parents = [...new Set(event.derivedFrom)].sort()
-        await tx
-          .insertInto('lineage_edges')
-          .values(
-            parents.map((from) => ({
-              tenant_id: event.tenantId,
-              from_ctx_id: from,
-              to_ctx_id: event.ctxId as string,
-              run_id: event.runId,
-              created_at: event.receivedAt,
-            })),
-          )
-          .onConflict((oc) => oc.doNothing())
-          .execute()
-      }
-
-      if (event.lifecycle !== null && event.ctxId !== null) {
-        const { retracted, actor, reason } = event.lifecycle
-        await tx
-          .insertInto('context_lifecycle')
-          .values({
-            tenant_id: event.tenantId,
-            ctx_id: event.ctxId,
-            lineage_id: event.lineageId,
-            retracted: retracted ? 1 : 0,
-            retracted_at: retracted ? event.eventTs : null,
-            republished_at: retracted ? null : event.eventTs,
-            actor,
-            reason,
-            last_event_at: event.eventTs,
-            updated_at: event.receivedAt,
-          })
-          .onConflict((oc) =>
-            oc
-              .columns(['tenant_id', 'ctx_id'])
-              .doUpdateSet((eb) => ({
-                lineage_id: eb.fn.coalesce('excluded.lineage_id', 'context_lifecycle.lineage_id'),
-                retracted: eb.ref('excluded.retracted'),
-                retracted_at: eb.fn.coalesce('excluded.retracted_at', 'context_lifecycle.retracted_at'),
-                republished_at: eb.fn.coalesce('excluded.republished_at', 'context_lifecycle.republished_at'),
-                actor: eb.ref('excluded.actor'),
-                reason: eb.ref('excluded.reason'),
-                last_event_at: eb.ref('excluded.last_event_at'),
-                updated_at: eb.ref('excluded.updated_at'),
-              }))
-              // Lifecycle events can arrive out of order; only a newer event moves the projection.
-              .where('context_lifecycle.last_event_at', '<=', (eb) => eb.ref('excluded.last_event_at')),
-          )
-          .execute()
-      }
-
-      if (inTransaction) await inTransaction(tx, id)
-
-      // Hot rows from here on: agent, run, registry and rollup counters.
-      if (event.agentId !== null) {
-        await tx
-          .insertInto('agents')
-          .values({
-            tenant_id: event.tenantId,
-            agent_did: event.agentId,
-            first_seen: event.receivedAt,
-            last_seen: event.receivedAt,
-            registry_authority: event.registryAuthority,
-            event_count: 1,
-            context_count: publishCount,
-          })
-          .onConflict((oc) =>
-            oc.columns(['tenant_id', 'agent_did']).doUpdateSet((eb) => ({
-              last_seen: eb
-                .case()
-                .when('excluded.last_seen', '>', eb.ref('agents.last_seen'))
-                .then(eb.ref('excluded.last_seen'))
-                .else(eb.ref('agents.last_seen'))
-                .end(),
-              registry_authority: eb.ref('excluded.registry_authority'),
-              event_count: eb('agents.event_count', '+', 1),
-              context_count: eb('agents.context_count', '+', eb.ref('excluded.context_count')),
-            })),
-          )
-          .execute()
-      }
-
-      if (event.runId !== null) {
-        await tx
-          .insertInto('runs')
-          .values({
-            tenant_id: event.tenantId,
-            run_id: event.runId,
-            scenario_id: event.scenarioId ?? UNKNOWN_SCENARIO,
-            status: 'running',
-            started_at: event.receivedAt,
-            completed_at: null,
-            inputs: null,
-            result: null,
-            events_count: 1,
-            contexts_count: publishCount,
-            created_at: event.receivedAt,
-            updated_at: event.receivedAt,
-          })
-          .onConflict((oc) =>
-            oc.columns(['tenant_id', 'run_id']).doUpdateSet((eb) => ({
-              events_count: eb('runs.events_count', '+', 1),
-              contexts_count: eb('runs.contexts_count', '+', eb.ref('excluded.contexts_count')),
-              // The scenario is fixed on first sight; an event may only fill in a missing one.
-              scenario_id: eb
-                .case()
-                .when('runs.scenario_id', '=', UNKNOWN_SCENARIO)
-                .then(eb.ref('excluded.scenario_id'))
-                .else(eb.ref('runs.scenario_id'))
-                .end(),
-              updated_at: eb
-                .case()
-                .when('excluded.updated_at', '>', eb.ref('runs.updated_at'))
-                .then(eb.ref('excluded.updated_at'))
-                .else(eb.ref('runs.updated_at'))
-                .end(),
-            })),
-          )
-          .execute()
-        await tx
-          .insertInto('run_registries')
-          .values({ tenant_id: event.tenantId, run_id: event.runId, registry_authority: event.registryAuthority })
-          .onConflict((oc) => oc.doNothing())
-          .execute()
-      }
-
-      await tx
-        .insertInto('registries')
-        .values({
-          tenant_id: event.tenantId,
-          authority: event.registryAuthority,
-          base_url: event.registryBaseUrl,
-          first_seen: event.receivedAt,
-          last_seen: event.receivedAt,
-          event_count: 1,
-        })
-        .onConflict((oc) =>
-          oc.columns(['tenant_id', 'authority']).doUpdateSet((eb) => ({
-            base_url: eb.fn.coalesce('excluded.base_url', 'registries.base_url'),
-            last_seen: eb
-              .case()
-              .when('excluded.last_seen', '>', eb.ref('registries.last_seen'))
-              .then(eb.ref('excluded.last_seen'))
-              .else(eb.ref('registries.last_seen'))
-              .end(),
-            event_count: eb('registries.event_count', '+', 1),
-          })),
-        )
-        .execute()
-
-      await tx
-        .insertInto('registry_activity')
-        .values({
-          tenant_id: event.tenantId,
-          bucket_start: event.bucketStart,
-          registry_authority: event.registryAuthority,
-          event_count: 1,
-          publish_count: publishCount,
-          receipt_count: event.isPublish && event.receiptPresent ? 1 : 0,
-        })
-        .onConflict((oc) =>
-          oc.columns(['tenant_id', 'bucket_start', 'registry_authority']).doUpdateSet((eb) => ({
-            event_count: eb('registry_activity.event_count', '+', 1),
-            publish_count: eb('registry_activity.publish_count', '+', eb.ref('excluded.publish_count')),
-            receipt_count: eb('registry_activity.receipt_count', '+', eb.ref('excluded.receipt_count')),
-          })),
-        )
-        .execute()
-
-      if (event.isPublish && event.didMethod !== null) {
-        await tx
-          .insertInto('did_method_activity')
-          .values({
-            tenant_id: event.tenantId,
-            bucket_start: event.bucketStart,
-            method: event.didMethod,
-            publish_count: 1,
-          })
-          .onConflict((oc) =>
-            oc.columns(['tenant_id', 'bucket_start', 'method']).doUpdateSet((eb) => ({
-              publish_count: eb('did_method_activity.publish_count', '+', 1),
-            })),
-          )
-          .execute()
-      }
-      return id
-    })
+    return this.#writer.record(event, inTransaction)
   }
 
   async startRun(input: {

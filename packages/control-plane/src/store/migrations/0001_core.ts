@@ -65,7 +65,6 @@ export const migration0001Core: Migration = {
       .on('context_events')
       .columns(['tenant_id', 'event_type', 'event_ts', 'id'])
       .execute()
-    await db.schema.createIndex('ce_tenant_ctx_idx').on('context_events').columns(['tenant_id', 'ctx_id']).execute()
 
     await db.schema
       .createTable('runs')

@@ -1,0 +1,110 @@
+/**
+ * Authentication of the HMAC routes (POST /ingest/acdp, POST /runs/started, POST /runs/:runId/complete;
+ * product spec "Ingest request headers" and "Authentication" rule 5) and the tenant of a delivery.
+ *
+ * Secret choice (the claimed authority picks it, so it must never let a sender pick a weaker one):
+ * - enrolled authority with its own secret → only that secret (the global one is refused);
+ * - enrolled authority without one, or an authority that is not enrolled → WEBHOOK_SECRET;
+ * - WEBHOOK_SECRET empty → verification skipped (configuration allows that only in development).
+ *
+ * The signature is checked BEFORE any enrollment or tenant refusal, so an unsigned caller cannot learn
+ * whether an authority is enrolled, disabled or bound to a tenant (403s are reserved for valid senders).
+ */
+import { verifyTimestampedWebhook, verifyWebhookSignature } from '@acdp/protocol'
+import { readTenantHeader } from '../auth/tenant.js'
+import { type ControlPlaneConfig, DEFAULT_TENANT } from '../config.js'
+import { ControlPlaneError } from '../errors.js'
+import type { EnrollmentDirectory, ResolvedEnrollment } from './enrollment-directory.js'
+
+/** The webhook headers a delivery may carry (all attacker-controlled). */
+export interface DeliveryHeaders {
+  /** X-ACDP-Signature: `sha256=<hex>` over the raw body. */
+  signature: string | undefined
+  /** X-ACDP-Timestamp: unix seconds. */
+  timestamp: string | undefined
+  /** X-ACDP-Signature-Timestamped: `sha256=<hex>` over `"<ts>." ‖ raw body`. */
+  signatureTimestamped: string | undefined
+  /** X-Tenant-Id. */
+  tenantId: string | string[] | undefined
+}
+
+/** An authenticated delivery. */
+export interface AuthenticatedDelivery {
+  tenantId: string
+  enrollment: ResolvedEnrollment | undefined
+}
+
+/**
+ * Verifies a delivery and resolves its tenant.
+ *
+ * @param claimedAuthority the (lowercase) authority the body claims, or undefined when it names none.
+ * @param rawBody attacker-controlled: the exact body bytes.
+ * @throws ControlPlaneError INVALID_SIGNATURE (401), REGISTRY_DISABLED / REGISTRY_NOT_ENROLLED /
+ *   TENANT_RESERVED / TENANT_MISMATCH / TENANT_HEADER_UNTRUSTED / TENANT_REQUIRED (403),
+ *   VALIDATION_ERROR (400) for a malformed X-Tenant-Id.
+ */
+export async function authenticateDelivery(
+  options: {
+    ingest: ControlPlaneConfig['ingest']
+    requireTenant: boolean
+    enrollments: EnrollmentDirectory
+    nowSeconds: number
+  },
+  claimedAuthority: string | undefined,
+  rawBody: Buffer,
+  headers: DeliveryHeaders,
+): Promise<AuthenticatedDelivery> {
+  const { ingest, enrollments } = options
+  const enrollment = claimedAuthority === undefined ? undefined : await enrollments.get(claimedAuthority)
+  const secret = enrollment?.webhookSecret ?? ingest.webhookSecret
+  if (secret !== '' && !isSignatureValid(secret, rawBody, headers, ingest, options.nowSeconds)) {
+    throw new ControlPlaneError('INVALID_SIGNATURE', 'missing or invalid webhook signature')
+  }
+  if (enrollment !== undefined && !enrollment.enabled) {
+    throw new ControlPlaneError('REGISTRY_DISABLED', 'ingest from this registry is disabled')
+  }
+  if (enrollment === undefined && ingest.requireEnrollment) {
+    throw new ControlPlaneError('REGISTRY_NOT_ENROLLED', 'this registry is not enrolled')
+  }
+  const header = readTenantHeader(headers.tenantId)
+  if (header === DEFAULT_TENANT)
+    throw new ControlPlaneError('TENANT_RESERVED', 'the tenant "default" cannot be asserted')
+  let tenantId: string
+  if (enrollment !== undefined) {
+    if (header !== undefined && header !== enrollment.tenantId) {
+      throw new ControlPlaneError('TENANT_MISMATCH', 'X-Tenant-Id does not match the tenant of the enrollment')
+    }
+    tenantId = enrollment.tenantId
+  } else {
+    if (header !== undefined && ingest.strictTenant) {
+      throw new ControlPlaneError('TENANT_HEADER_UNTRUSTED', 'an unenrolled registry cannot assert a tenant')
+    }
+    tenantId = header ?? DEFAULT_TENANT
+  }
+  if (options.requireTenant && tenantId === DEFAULT_TENANT) {
+    throw new ControlPlaneError('TENANT_REQUIRED', 'a tenant is required (enroll the registry or send X-Tenant-Id)')
+  }
+  return { tenantId, enrollment }
+}
+
+/**
+ * The timestamped form, when sent, is checked instead of the plain one (it also bounds replays to the tolerance
+ * window); a delivery without it is accepted on the plain signature unless the configuration requires it.
+ */
+function isSignatureValid(
+  secret: string,
+  rawBody: Buffer,
+  headers: DeliveryHeaders,
+  ingest: ControlPlaneConfig['ingest'],
+  nowSeconds: number,
+): boolean {
+  if (headers.signatureTimestamped !== undefined || headers.timestamp !== undefined) {
+    return verifyTimestampedWebhook(secret, rawBody, headers.signatureTimestamped, {
+      timestamp: headers.timestamp,
+      nowSeconds,
+      toleranceSeconds: ingest.signatureToleranceSeconds,
+    })
+  }
+  if (ingest.requireTimestampedSignature) return false
+  return verifyWebhookSignature(secret, rawBody, headers.signature)
+}
