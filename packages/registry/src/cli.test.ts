@@ -59,13 +59,13 @@ describe('acdp-registry', () => {
       ACDP_REGISTRY_STORAGE__SQLITE_PATH: join(dir, 'registry.db'),
     })
     const run = await runRegistryCli([], proc)
-    expect(run).toBeDefined()
-    const { port } = run?.registry.app.server.address() as { port: number }
+    if (!run) throw new Error('the registry did not start')
+    const { port } = run.registry.app.server.address() as { port: number }
     const health = await fetch(`http://127.0.0.1:${port}/healthz`)
     expect(health.status).toBe(200)
     expect(existsSync(join(dir, 'registry.db'))).toBe(true)
     out.stop?.('SIGTERM')
-    await run?.stopped
+    await run.stopped
     expect(out.exits).toEqual([0])
   })
 })

@@ -108,16 +108,17 @@ async function shutDown(
 
 /** `--config <file>`, `--config=<file>`, `-c <file>`; 'help' for `--help`. */
 function configPathFrom(argv: string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string
-    if (arg === '--config' || arg === '-c') {
-      const value = argv[i + 1]
-      if (value === undefined || value.startsWith('-')) throw new ConfigError('--config needs a file path')
-      return value
-    }
-    if (arg.startsWith('--config=')) return arg.slice('--config='.length)
-    if (arg === '--help' || arg === '-h') return 'help'
-    throw new ConfigError(`unknown argument "${arg}" (usage: acdp-registry [--config registry.toml])`)
+  const [first, second, ...rest] = argv
+  const unknown = (arg: string) =>
+    new ConfigError(`unknown argument "${arg}" (usage: acdp-registry [--config registry.toml])`)
+  if (first === undefined) return undefined
+  if (first === '--help' || first === '-h') return 'help'
+  if (first.startsWith('--config=')) {
+    if (second !== undefined) throw unknown(second)
+    return first.slice('--config='.length)
   }
-  return undefined
+  if (first !== '--config' && first !== '-c') throw unknown(first)
+  if (second === undefined || second.startsWith('-')) throw new ConfigError('--config needs a file path')
+  if (rest[0] !== undefined) throw unknown(rest[0])
+  return second
 }
