@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { computeContentHash, createOutboundClient, deriveLineageId, type OutboundClient } from '@acdp/protocol'
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createFakeDns } from '../../protocol/test/support/fake-dns.js'
 import { createTestPki, type TestPki } from '../../protocol/test/support/test-ca.js'
 import { isRegistryError } from '../src/errors.js'
@@ -13,6 +13,7 @@ import {
   parseCtxIdAuthority,
   resolveForeignContext,
 } from '../src/services/cross-registry.js'
+import { createTestRegistry, type TestRegistry } from './support/registry-harness.js'
 
 const AUTHORITY = 'origin.test'
 const CTX_ID = `acdp://${AUTHORITY}/550e8400-e29b-41d4-a716-446655440000`
@@ -281,6 +282,69 @@ describe('cross-registry resolution against a local HTTPS origin', () => {
   it('fails with outbound_failed when the origin authority does not resolve', async () => {
     const ctxId = 'acdp://unknown.test/550e8400-e29b-41d4-a716-446655440000'
     expect(await resolveForeignContext(deps(), ctxId)).toEqual({ outcome: 'failed', reason: 'outbound_failed' })
+  })
+
+  describe('through the registry app (GET /contexts/{foreign ctx_id})', () => {
+    let registry: TestRegistry | undefined
+    afterEach(async () => {
+      await registry?.close()
+      registry = undefined
+    })
+
+    async function startRegistry(crossRegistryResolution = true) {
+      registry = await createTestRegistry({
+        config: { registry: { cross_registry_resolution: crossRegistryResolution } },
+        deps: { crossRegistry: createCrossRegistryResolver(deps()) },
+      })
+      return registry
+    }
+
+    it('serves the origin body byte for byte with the origin registry_state', async () => {
+      const { app } = await startRegistry()
+      const res = await app.inject({ method: 'GET', url: ENCODED_PATH })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['content-type']).toBe('application/acdp+json')
+      expect(res.headers.etag).toBe(`"${makeBody().content_hash}"`)
+      expect(res.body).toBe(`{"body":${JSON.stringify(makeBody(), null, 3)},"registry_state":{"status":"superseded"}}`)
+      const bare = await app.inject({ method: 'GET', url: `${ENCODED_PATH}/body` })
+      expect(bare.body).toBe(JSON.stringify(makeBody(), null, 3))
+    })
+
+    it.each([
+      { name: 'an origin 404', answer: { status: 404 }, status: 404, code: 'not_found', details: undefined },
+      {
+        name: 'an origin 503',
+        answer: { status: 503 },
+        status: 502,
+        code: 'cross_registry_resolution_failed',
+        details: { reason: 'upstream_status' },
+      },
+      {
+        name: 'a body for another ctx_id',
+        answer: {
+          status: 200,
+          body: envelopeText(makeBody({ ctx_id: `acdp://${AUTHORITY}/11111111-1111-4111-8111-111111111111` })),
+        },
+        status: 502,
+        code: 'cross_registry_resolution_failed',
+        details: { reason: 'ctx_id_mismatch' },
+      },
+    ])('answers $status $code for $name', async ({ answer, status, code, details }) => {
+      handler = () => answer
+      const { app } = await startRegistry()
+      const res = await app.inject({ method: 'GET', url: ENCODED_PATH })
+      expect(res.statusCode).toBe(status)
+      expect(res.json()).toEqual({
+        error: { code, message: expect.any(String), ...(details === undefined ? {} : { details }) },
+      })
+    })
+
+    it('answers 404 without contacting the origin when cross_registry_resolution is off', async () => {
+      const { app } = await startRegistry(false)
+      const res = await app.inject({ method: 'GET', url: ENCODED_PATH })
+      expect(res.statusCode).toBe(404)
+      expect(seen).toHaveLength(0)
+    })
   })
 
   it('reports every outcome to the observer', async () => {
