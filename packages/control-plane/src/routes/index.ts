@@ -3,10 +3,12 @@
  * To add a feature's routes, append one entry (adapting a `register…Routes(app, deps)` function if needed).
  */
 import { registerDomainPackRoutes } from './domain-packs.js'
+import { eventRoutes } from './events.js'
 import { healthRoutes } from './health.js'
 import { ingestRoutes } from './ingest.js'
 import { registerMetricsRoutes } from './metrics.js'
 import { markRoutesPublic, type RoutePlugin } from './route-context.js'
+import { runRoutes } from './runs.js'
 import { registerStreamRoutes } from './streams.js'
 
 /** GET /metrics: public by spec ("Observability"). */
@@ -28,6 +30,8 @@ const domainPackRoutes: RoutePlugin = async (app, { deps }) => {
 export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   healthRoutes,
   ingestRoutes,
+  runRoutes,
+  eventRoutes,
   metricsRoutes,
   streamRoutes,
   domainPackRoutes,

@@ -1,0 +1,48 @@
+/**
+ * GET /events (product spec "Events"): the tenant's event history, newest first, keyset-paged.
+ */
+import { Type } from 'typebox'
+import { listEvents } from '../services/events.js'
+import type { RoutePlugin } from './route-context.js'
+import { EventPageShape } from './wire-schemas.js'
+
+/** Default page size of GET /events (product spec "Limits": events limit default 500). */
+export const EVENTS_DEFAULT_LIMIT = 500
+/** Largest page of GET /events (the reference had no maximum; digest E perf 2). */
+export const EVENTS_MAX_LIMIT = 1000
+
+const EventsQuery = Type.Object(
+  {
+    runId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    eventType: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    registryAuthority: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    afterTs: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    beforeTs: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: EVENTS_MAX_LIMIT })),
+  },
+  { additionalProperties: false },
+)
+
+type EventsQueryValue = {
+  runId?: string
+  eventType?: string
+  agentId?: string
+  registryAuthority?: string
+  afterTs?: string
+  beforeTs?: string
+  cursor?: string
+  limit?: number
+}
+
+export const eventRoutes: RoutePlugin = async (app, { deps }) => {
+  app.get(
+    '/events',
+    { schema: { tags: ['events'], querystring: EventsQuery, response: { 200: EventPageShape } } },
+    async (request) => {
+      const { limit, ...filters } = request.query as EventsQueryValue
+      return listEvents(deps, { tenantId: request.tenantId, limit: limit ?? EVENTS_DEFAULT_LIMIT, ...filters })
+    },
+  )
+}

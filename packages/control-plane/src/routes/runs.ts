@@ -1,0 +1,187 @@
+/**
+ * Runs (product spec "Runs"): reads with key/JWT auth, and the two run notifications authenticated by the
+ * same HMAC as ingest (checked before the body is validated, so unsigned callers learn nothing).
+ */
+import type { FastifyRequest } from 'fastify'
+import { type Static, Type } from 'typebox'
+import { authenticateDelivery } from '../services/registry-delivery.js'
+import { completeRun, getRun, getRunLineage, listRunEvents, listRuns, startRun } from '../services/runs.js'
+import type { RunStatus } from '../store/store.js'
+import { createDeliveryErrorHandler, readDeliveryHeaders } from './delivery.js'
+import type { RoutePlugin } from './route-context.js'
+import { EventPageShape, PRINTABLE_PATTERN, RunShape } from './wire-schemas.js'
+
+const RunId = Type.String({ minLength: 1, maxLength: 255, pattern: PRINTABLE_PATTERN })
+const RunParams = Type.Object({ runId: RunId })
+const Authority = Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:-]+$' })
+
+const RunStartBody = Type.Object(
+  {
+    run_id: RunId,
+    scenario_id: Type.String({ minLength: 1, maxLength: 128, pattern: PRINTABLE_PATTERN }),
+    started_at: Type.Optional(Type.String({ maxLength: 40 })),
+    inputs: Type.Optional(Type.Unknown()),
+    registry_authority: Type.Optional(Authority),
+  },
+  { additionalProperties: false },
+)
+
+const RunCompleteBody = Type.Object(
+  {
+    status: Type.Union([Type.Literal('completed'), Type.Literal('failed'), Type.Literal('cancelled')]),
+    result: Type.Optional(Type.Unknown()),
+    registry_authority: Type.Optional(Authority),
+  },
+  { additionalProperties: false },
+)
+
+const RunListQuery = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Union([
+        Type.Literal('running'),
+        Type.Literal('completed'),
+        Type.Literal('failed'),
+        Type.Literal('cancelled'),
+      ]),
+    ),
+    scenarioId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  },
+  { additionalProperties: false },
+)
+
+const RunEventsQuery = Type.Object(
+  {
+    eventType: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+)
+
+const LineageShape = Type.Object({
+  runId: Type.String(),
+  nodes: Type.Array(
+    Type.Object({
+      ctxId: Type.String(),
+      agentId: Type.String(),
+      contextType: Type.Union([Type.String(), Type.Null()]),
+      visibility: Type.Union([Type.String(), Type.Null()]),
+      registryAuthority: Type.String(),
+      step: Type.Integer(),
+      retracted: Type.Boolean(),
+    }),
+  ),
+  edges: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
+})
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Tenant of an authenticated run notification (HMAC routes). */
+    deliveryTenantId: string
+  }
+}
+
+export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments }) => {
+  app.decorateRequest('deliveryTenantId', '')
+
+  /** HMAC check before validation; the body is attacker-controlled here, so only a string authority is used. */
+  const authenticateNotice = async (request: FastifyRequest) => {
+    const body = request.body as Record<string, unknown> | undefined
+    const claimed = typeof body?.registry_authority === 'string' ? body.registry_authority.toLowerCase() : undefined
+    const delivery = await authenticateDelivery(
+      {
+        ingest: config.ingest,
+        requireTenant: config.auth.requireTenant,
+        enrollments,
+        nowSeconds: Math.floor(deps.clock().getTime() / 1000),
+      },
+      claimed,
+      request.rawBody ?? Buffer.alloc(0),
+      readDeliveryHeaders(request),
+    )
+    request.deliveryTenantId = delivery.tenantId
+  }
+  const noticeOptions = {
+    config: { auth: 'hmac' as const },
+    bodyLimit: config.ingest.maxBodyBytes,
+    errorHandler: createDeliveryErrorHandler(),
+    preValidation: authenticateNotice,
+  }
+
+  app.post(
+    '/runs/started',
+    { ...noticeOptions, schema: { tags: ['runs'], body: RunStartBody } },
+    async (request, reply) => {
+      await startRun(deps, request.deliveryTenantId, request.body as Static<typeof RunStartBody>)
+      return reply.code(204).send()
+    },
+  )
+
+  app.post(
+    '/runs/:runId/complete',
+    { ...noticeOptions, schema: { tags: ['runs'], params: RunParams, body: RunCompleteBody } },
+    async (request, reply) => {
+      const { runId } = request.params as { runId: string }
+      await completeRun(deps, request.deliveryTenantId, runId, request.body as Static<typeof RunCompleteBody>)
+      return reply.code(204).send()
+    },
+  )
+
+  app.get(
+    '/runs',
+    {
+      schema: {
+        tags: ['runs'],
+        querystring: RunListQuery,
+        response: {
+          200: Type.Object({
+            data: Type.Array(RunShape),
+            total: Type.Integer(),
+            limit: Type.Integer(),
+            offset: Type.Integer(),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const query = request.query as { status?: RunStatus; scenarioId?: string; limit?: number; offset?: number }
+      return listRuns(deps, {
+        tenantId: request.tenantId,
+        limit: query.limit ?? 50,
+        offset: query.offset ?? 0,
+        ...(query.status === undefined ? {} : { status: query.status }),
+        ...(query.scenarioId === undefined ? {} : { scenarioId: query.scenarioId }),
+      })
+    },
+  )
+
+  app.get(
+    '/runs/:runId',
+    { schema: { tags: ['runs'], params: RunParams, response: { 200: RunShape } } },
+    async (request) => getRun(deps, request.tenantId, (request.params as { runId: string }).runId),
+  )
+
+  app.get(
+    '/runs/:runId/lineage',
+    { schema: { tags: ['runs'], params: RunParams, response: { 200: LineageShape } } },
+    async (request) => getRunLineage(deps, request.tenantId, (request.params as { runId: string }).runId),
+  )
+
+  app.get(
+    '/runs/:runId/events',
+    { schema: { tags: ['runs'], params: RunParams, querystring: RunEventsQuery, response: { 200: EventPageShape } } },
+    async (request) => {
+      const query = request.query as { eventType?: string; limit?: number; cursor?: string }
+      return listRunEvents(deps, {
+        tenantId: request.tenantId,
+        runId: (request.params as { runId: string }).runId,
+        limit: query.limit ?? 200,
+        ...(query.eventType === undefined ? {} : { eventType: query.eventType }),
+        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+      })
+    },
+  )
+}

@@ -1,0 +1,175 @@
+/**
+ * Runs (product spec "Run", "States and transitions", "Runs" endpoints): start and completion notifications
+ * (HMAC routes), run reads, the lineage graph and the run's event history.
+ */
+import type { ControlPlaneDeps } from '../deps.js'
+import { ControlPlaneError } from '../errors.js'
+import { formatOptionalTimestamp, formatTimestamp, parseTimestamp } from '../http/wire-time.js'
+import type { RunRecord, RunStatus } from '../store/store.js'
+import { decodeEventCursor } from './event-cursor.js'
+import { type EventPage, readEventPage } from './events.js'
+
+/** A run on the wire. */
+export interface RunView {
+  runId: string
+  tenantId: string
+  scenarioId: string
+  status: RunStatus
+  startedAt: string
+  completedAt: string | null
+  inputs: unknown
+  result: unknown
+  /** Events of any type correlated into the run. */
+  eventsCount: number
+  /** context_published events of the run. */
+  contextsCount: number
+  /** Registry authorities that delivered events of the run. */
+  registries: string[]
+  updatedAt: string
+}
+
+/** Lineage graph (product spec "Lineage graph"). */
+export interface LineageGraph {
+  runId: string
+  nodes: Array<{
+    ctxId: string
+    agentId: string
+    contextType: string | null
+    visibility: string | null
+    registryAuthority: string
+    /** 1-based position in event-time order. */
+    step: number
+    retracted: boolean
+  }>
+  edges: Array<{ from: string; to: string }>
+}
+
+export function toRunView(run: RunRecord): RunView {
+  return {
+    runId: run.runId,
+    tenantId: run.tenantId,
+    scenarioId: run.scenarioId,
+    status: run.status,
+    startedAt: formatTimestamp(run.startedAt),
+    completedAt: formatOptionalTimestamp(run.completedAt),
+    inputs: run.inputs,
+    result: run.result,
+    eventsCount: run.eventsCount,
+    contextsCount: run.contextsCount,
+    registries: run.registries,
+    updatedAt: formatTimestamp(run.updatedAt),
+  }
+}
+
+/** A validated POST /runs/started body. */
+export interface RunStartNotice {
+  run_id: string
+  scenario_id: string
+  /** RFC 3339, attacker-controlled until parsed. */
+  started_at?: string
+  inputs?: unknown
+}
+
+/**
+ * Records a run start (creates the run as `running`, or attributes an existing one to the scenario).
+ *
+ * @throws ControlPlaneError VALIDATION_ERROR for a malformed started_at.
+ */
+export async function startRun(deps: ControlPlaneDeps, tenantId: string, notice: RunStartNotice): Promise<void> {
+  let startedAt: number | null = null
+  if (notice.started_at !== undefined) {
+    const ms = parseTimestamp(notice.started_at)
+    if (ms === undefined) throw new ControlPlaneError('VALIDATION_ERROR', 'started_at must be an RFC 3339 date-time')
+    startedAt = ms
+  }
+  await deps.store.startRun({
+    tenantId,
+    runId: notice.run_id,
+    scenarioId: notice.scenario_id,
+    startedAt,
+    inputs: notice.inputs === undefined ? null : JSON.stringify(notice.inputs),
+    now: deps.clock().getTime(),
+  })
+}
+
+/** Moves a run to its terminal status (product spec: any state → the status named by the body). */
+export async function completeRun(
+  deps: ControlPlaneDeps,
+  tenantId: string,
+  runId: string,
+  body: { status: Exclude<RunStatus, 'running'>; result?: unknown },
+): Promise<void> {
+  await deps.store.completeRun({
+    tenantId,
+    runId,
+    status: body.status,
+    result: body.result === undefined ? null : JSON.stringify(body.result),
+    now: deps.clock().getTime(),
+  })
+}
+
+export async function listRuns(
+  deps: ControlPlaneDeps,
+  query: { tenantId: string; status?: RunStatus; scenarioId?: string; limit: number; offset: number },
+): Promise<{ data: RunView[]; total: number; limit: number; offset: number }> {
+  const { runs, total } = await deps.store.listRuns(query)
+  return { data: runs.map(toRunView), total, limit: query.limit, offset: query.offset }
+}
+
+/** @throws ControlPlaneError RUN_NOT_FOUND when the run does not exist in the tenant. */
+export async function getRun(deps: ControlPlaneDeps, tenantId: string, runId: string): Promise<RunView> {
+  return toRunView(await requireRun(deps, tenantId, runId))
+}
+
+/**
+ * The run's lineage graph: its context_published events in event-time order (one node per ctx id; `step` is the
+ * 1-based position), the edges recorded from their `derived_from`, and each node's current retraction state.
+ *
+ * @throws ControlPlaneError RUN_NOT_FOUND when the run does not exist in the tenant.
+ */
+export async function getRunLineage(deps: ControlPlaneDeps, tenantId: string, runId: string): Promise<LineageGraph> {
+  await requireRun(deps, tenantId, runId)
+  const [publications, edges] = await Promise.all([
+    deps.store.listRunPublications(tenantId, runId),
+    deps.store.listRunEdges(tenantId, runId),
+  ])
+  return {
+    runId,
+    nodes: publications.map((p, index) => ({
+      ctxId: p.ctxId,
+      agentId: p.agentId,
+      contextType: p.contextType,
+      visibility: p.visibility,
+      registryAuthority: p.registryAuthority,
+      step: index + 1,
+      retracted: p.retracted,
+    })),
+    edges,
+  }
+}
+
+/**
+ * The run's events in event-time order (oldest first), keyset-paged.
+ *
+ * @throws ControlPlaneError RUN_NOT_FOUND; VALIDATION_ERROR for a malformed cursor.
+ */
+export async function listRunEvents(
+  deps: ControlPlaneDeps,
+  request: { tenantId: string; runId: string; eventType?: string; cursor?: string; limit: number },
+): Promise<EventPage> {
+  await requireRun(deps, request.tenantId, request.runId)
+  return readEventPage(deps, {
+    tenantId: request.tenantId,
+    runId: request.runId,
+    order: 'asc',
+    limit: request.limit,
+    ...(request.eventType === undefined ? {} : { eventType: request.eventType }),
+    ...(request.cursor === undefined ? {} : { after: decodeEventCursor(request.cursor) }),
+  })
+}
+
+async function requireRun(deps: ControlPlaneDeps, tenantId: string, runId: string): Promise<RunRecord> {
+  const run = await deps.store.getRun(tenantId, runId)
+  if (run === undefined) throw new ControlPlaneError('RUN_NOT_FOUND', 'run not found')
+  return run
+}
