@@ -73,13 +73,11 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
     },
 
     async findIdempotencyRecord(agentId, idempotencyKey, nowMs) {
-      const row = await db
-        .selectFrom('idempotency_record')
-        .selectAll()
-        .where('agent_id', '=', agentId)
-        .where('idempotency_key', '=', idempotencyKey)
-        .where('expires_at_ms', '>', nowMs)
-        .executeTakeFirst()
+      // On every keyed publish, before any verification: precompiled like the publish statements.
+      const result = await db.executeQuery<Selectable<IdempotencyRecordTable>>(
+        statements.findIdempotencyRecord(agentId, idempotencyKey, nowMs),
+      )
+      const row = result.rows[0]
       return row === undefined ? undefined : toIdempotencyRecord(row)
     },
 
@@ -165,6 +163,17 @@ function createPublishStatements(db: Kysely<RegistryDatabase>) {
     rows: Array<Record<string, string>>,
   ) => sqlOf(`${table}:${rows.length}`, () => db.insertInto(table).values(rows as never))
   return {
+    findIdempotencyRecord(agentId: string, idempotencyKey: string, nowMs: number): CompiledQuery {
+      const text = sqlOf('find-idempotency', () =>
+        db
+          .selectFrom('idempotency_record')
+          .selectAll()
+          .where('agent_id', '=', agentId)
+          .where('idempotency_key', '=', idempotencyKey)
+          .where('expires_at_ms', '>', nowMs),
+      )
+      return CompiledQuery.raw(text, [agentId, idempotencyKey, nowMs])
+    },
     claimIdempotencyKey(record: IdempotencyRecordTable): CompiledQuery {
       const text = sqlOf('claim', () =>
         db
