@@ -9,10 +9,15 @@
  *   2. retrieval throughput: GET /contexts/{ctx_id} cycling over up to 2,000 contexts published in the warm-up;
  *   3. publish latency at a fixed 500 publishes/s (autocannon overallRate, coordinated-omission corrected).
  *
+ * Each phase also reports the registry's own CPU time per request (process.cpuUsage in the child: a figure
+ * that does not depend on how busy the machine is) and its side of the latency, read from its
+ * acdp_registry_request_duration_seconds histogram (metrics are enabled for the run).
+ *
  * Targets (ARCHITECTURE "Performance by design"): ≥ 1,500 publishes/s, ≥ 8,000 retrievals/s, p99 ≤ 50 ms at
  * 500 publishes/s. Environment: BENCH_SECONDS (per phase, default 10), BENCH_PUBLISH_CONNECTIONS (16),
  * BENCH_READ_CONNECTIONS (32), BENCH_PRODUCERS (64), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
- * $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). Runs against the built packages; the npm
+ * $TMPDIR/acdp-bench-profiles), BENCH_IGNORE_CO=1 (fixed-rate latencies without coordinated-omission
+ * correction), BENCH_OUT=<file> (results as JSON). Runs against the built packages; the npm
  * script builds protocol, storage and registry first.
  */
 import { type ChildProcess, fork } from 'node:child_process'
@@ -27,6 +32,8 @@ const READ_CONNECTIONS = Number(process.env['BENCH_READ_CONNECTIONS'] ?? 32)
 const PRODUCERS = Number(process.env['BENCH_PRODUCERS'] ?? 64)
 const FIXED_RATE = 500
 const FIXED_RATE_CONNECTIONS = 50
+/** Buckets of the registry's request-duration histogram during the bench, in seconds. */
+const SERVER_BUCKETS_SECONDS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 5]
 /** Distinct contexts the retrieval phase cycles through (minted during the warm-up). */
 const MAX_READ_PATHS = 2000
 const AUTHORITY = 'bench.registry.test'
@@ -36,6 +43,9 @@ interface PhaseResult {
   requestsPerSecond: number
   /** Registry CPU time (user + system) per request: contention-independent cost. */
   serverCpuMicrosPerRequest: number
+  /** Registry-side latency (request start to response end, from its own histogram): bucket upper bounds in ms. */
+  serverP50Ms: number | undefined
+  serverP99Ms: number | undefined
   p50Ms: number
   p90Ms: number
   p99Ms: number
@@ -72,6 +82,8 @@ async function serve(dir: string): Promise<void> {
     storage: { backend: 'sqlite', sqlite_path: join(dir, 'registry.db') },
     auth: { did_methods: ['did:web', 'did:key'] },
     limits: { publish_rate_per_minute: 0 },
+    // The registry's own request histogram gives its side of the latency, free of client and kernel queueing.
+    metrics: { enabled: true, duration_buckets: SERVER_BUCKETS_SECONDS },
   })
   const registry = await startRegistry(config, { logger: false })
   const address = await registry.app.listen({ port: 0, host: '127.0.0.1' })
@@ -162,14 +174,22 @@ async function main(): Promise<void> {
         : {}),
     })
 
-    const run = async (name: string, options: Record<string, unknown>): Promise<PhaseResult> => {
+    const run = async (
+      name: string,
+      route: { route: string; method: string },
+      options: Record<string, unknown>,
+    ): Promise<PhaseResult> => {
+      const histogramBefore = await readServerHistogram(url, route)
       const cpuBefore = await readChildCpu(child.process)
       const result = await autocannon({ url, ...options })
       const cpuMicros = (await readChildCpu(child.process)) - cpuBefore
+      const server = diffHistogram(await readServerHistogram(url, route), histogramBefore)
       const phase: PhaseResult = {
         name,
         requestsPerSecond: result.requests.average,
         serverCpuMicrosPerRequest: result.requests.total > 0 ? cpuMicros / result.requests.total : 0,
+        serverP50Ms: histogramQuantileMs(server, 0.5),
+        serverP99Ms: histogramQuantileMs(server, 0.99),
         p50Ms: result.latency.p50,
         p90Ms: result.latency.p90,
         p99Ms: result.latency.p99,
@@ -183,18 +203,20 @@ async function main(): Promise<void> {
         `${name.padEnd(36)} ${Math.round(phase.requestsPerSecond).toLocaleString('en-US').padStart(8)} req/s  ` +
           `p50 ${phase.p50Ms} ms  p90 ${phase.p90Ms} ms  p99 ${phase.p99Ms} ms  max ${phase.maxMs} ms  ` +
           `total ${phase.total}  non-2xx ${phase.non2xx}  errors ${phase.errors}  timeouts ${phase.timeouts}  ` +
+          `registry side p50 ≤ ${phase.serverP50Ms} ms p99 ≤ ${phase.serverP99Ms} ms  ` +
           `registry CPU ${Math.round(phase.serverCpuMicrosPerRequest)} µs/req ` +
           `(≈ ${Math.round(1e6 / Math.max(1, phase.serverCpuMicrosPerRequest)).toLocaleString('en-US')} req/s per core)`,
       )
       return phase
     }
 
-    await run('warm-up (publish, not reported)', {
+    const POST_CONTEXTS = { route: '/contexts', method: 'POST' }
+    await run('warm-up (publish, not reported)', POST_CONTEXTS, {
       connections: 8,
       duration: 2,
       requests: [publishRequest(true)],
     })
-    const publish = await run('publish, closed loop', {
+    const publish = await run('publish, closed loop', POST_CONTEXTS, {
       connections: PUBLISH_CONNECTIONS,
       duration: SECONDS,
       requests: [publishRequest(false)],
@@ -202,18 +224,23 @@ async function main(): Promise<void> {
 
     if (ctxIds.length === 0) throw new Error('no context was published; cannot run the retrieval phase')
     // Static requests are built once per connection by autocannon, so reading costs the client almost nothing.
-    const retrieve = await run('retrieve GET /contexts/{ctx_id}', {
-      connections: READ_CONNECTIONS,
-      duration: SECONDS,
-      requests: ctxIds.map((id) => ({ method: 'GET', path: `/contexts/${encodeURIComponent(id)}` })),
-    })
+    const retrieve = await run(
+      'retrieve GET /contexts/{ctx_id}',
+      { route: '/contexts/*', method: 'GET' },
+      {
+        connections: READ_CONNECTIONS,
+        duration: SECONDS,
+        requests: ctxIds.map((id) => ({ method: 'GET', path: `/contexts/${encodeURIComponent(id)}` })),
+      },
+    )
 
-    const fixed = await run(`publish at fixed ${FIXED_RATE}/s`, {
+    const fixed = await run(`publish at fixed ${FIXED_RATE}/s`, POST_CONTEXTS, {
       // A connection carries one request at a time, so its share of the rate must leave room for the latency:
       // 50 connections at 10/s each keep the offered load at 500/s even when a response takes 90 ms.
       connections: FIXED_RATE_CONNECTIONS,
       duration: SECONDS,
       overallRate: FIXED_RATE,
+      ignoreCoordinatedOmission: process.env['BENCH_IGNORE_CO'] === '1',
       requests: [publishRequest(false)],
     })
 
@@ -257,6 +284,36 @@ async function startChild(dir: string): Promise<{ process: ChildProcess; url: st
     child.once('exit', (code) => reject(new Error(`registry child exited early with code ${code}`)))
   })
   return { process: child, url }
+}
+
+/** Cumulative bucket counts (`le` in seconds → count) of one route's request-duration histogram. */
+type Histogram = Map<number, number>
+
+async function readServerHistogram(url: string, target: { route: string; method: string }): Promise<Histogram> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const histogram: Histogram = new Map()
+  const line =
+    /^acdp_registry_request_duration_seconds_bucket\{le="([^"]+)",route="([^"]*)",method="([^"]*)"\} (\d+)$/gm
+  for (const m of text.matchAll(line)) {
+    if (m[2] !== target.route || m[3] !== target.method) continue
+    histogram.set(m[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(m[1]), Number(m[4]))
+  }
+  return histogram
+}
+
+function diffHistogram(after: Histogram, before: Histogram): Histogram {
+  const out: Histogram = new Map()
+  for (const [le, count] of after) out.set(le, count - (before.get(le) ?? 0))
+  return out
+}
+
+/** Upper bound (ms) of the bucket holding quantile `q`, or undefined when the histogram is empty. */
+function histogramQuantileMs(histogram: Histogram, q: number): number | undefined {
+  const entries = [...histogram].sort((a, b) => a[0] - b[0])
+  const total = entries.at(-1)?.[1] ?? 0
+  if (total === 0) return undefined
+  const bucket = entries.find(([, cumulative]) => cumulative >= q * total)
+  return bucket === undefined ? undefined : bucket[0] * 1000
 }
 
 /** The child's cumulative CPU time (user + system) in microseconds. */
