@@ -9,6 +9,7 @@
  * ```
  */
 export { buildApp, IDEMPOTENCY_SWEEP_INTERVAL_MS, REGISTRY_VERSION } from './app.js'
+export { type CliProcess, type CliRun, runRegistryCli, SHUTDOWN_GRACE_MS } from './cli.js'
 export {
   CONFIG_PATH_ENV,
   ConfigError,
@@ -24,6 +25,7 @@ export {
   allowedDidMethods,
   type CrossRegistryResolver,
   createDefaultDeps,
+  createRandomPool,
   type ForeignContext,
   type KeyResolver,
   type ReaderAuthenticator,

@@ -47,6 +47,7 @@ export async function retrieveContext(
   if (authorityOf(ctxId) !== settings.authority) {
     if (!settings.crossRegistryResolution || !deps.crossRegistry) throw notFound()
     const foreign = await deps.crossRegistry.resolve(ctxId)
+    emitRetrieved(deps, ctxId, reader)
     return {
       origin: 'foreign',
       bodyText: foreign.bodyText,
