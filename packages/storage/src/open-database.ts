@@ -6,6 +6,7 @@ import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import { NodeSqliteDatabase } from './sqlite-database.js'
+import { startWalCheckpointer } from './wal-checkpointer.js'
 
 export type DatabaseKind = 'sqlite' | 'postgres'
 
@@ -42,10 +43,22 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 /** Opens the database described by `options`; creates the SQLite file's folder when needed. */
 export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Database<T>> {
   if (options.kind === 'sqlite') {
-    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
-    const sqlite = new NodeSqliteDatabase(options.path)
+    if (options.path === ':memory:') {
+      const db = new Kysely<T>({ dialect: new SqliteDialect({ database: new NodeSqliteDatabase(':memory:') }) })
+      return { db, kind: 'sqlite', close: () => db.destroy() }
+    }
+    mkdirSync(dirname(options.path), { recursive: true })
+    const sqlite = new NodeSqliteDatabase(options.path, { walAutoCheckpoint: false })
+    const checkpointer = await startWalCheckpointer(options.path)
     const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) })
-    return { db, kind: 'sqlite', close: () => db.destroy() }
+    return {
+      db,
+      kind: 'sqlite',
+      async close() {
+        await checkpointer.stop()
+        await db.destroy()
+      },
+    }
   }
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
     throw new TypeError(`invalid PostgreSQL schema name: ${options.schema}`)

@@ -52,7 +52,11 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   // Insertion-ordered map used as an LRU: a hit is re-inserted at the end, the oldest entry is evicted.
   readonly #statements = new Map<string, NodeSqliteStatement>()
 
-  constructor(path: string) {
+  /**
+   * `walAutoCheckpoint: false` leaves checkpointing to someone else (the checkpoint worker), so no commit on this
+   * connection ever copies WAL pages back and fsyncs on the caller's thread.
+   */
+  constructor(path: string, options: { walAutoCheckpoint?: boolean } = {}) {
     this.raw = new DatabaseSync(path)
     this.raw.exec('PRAGMA foreign_keys = ON')
     this.raw.exec('PRAGMA busy_timeout = 5000')
@@ -60,7 +64,11 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       // WAL lets readers proceed while a writer commits; NORMAL sync is durable at checkpoints and safe with WAL.
       this.raw.exec('PRAGMA journal_mode = WAL')
       this.raw.exec('PRAGMA synchronous = NORMAL')
+      if (options.walAutoCheckpoint === false) this.raw.exec('PRAGMA wal_autocheckpoint = 0')
     }
+    // A 64 MiB page cache keeps hot index pages in memory, so writes rarely pay a read first.
+    this.raw.exec('PRAGMA cache_size = -65536')
+    this.raw.exec('PRAGMA temp_store = MEMORY')
   }
 
   prepare(sql: string): SqliteStatement {
