@@ -19,6 +19,7 @@ import { createEnrollmentDirectory } from './services/enrollment-directory.js'
 import { createReadiness, type Readiness } from './services/readiness.js'
 import { SseHub } from './services/sse.js'
 import { createEventHistory } from './services/sse-history.js'
+import { createWebhookFeature } from './services/webhook-delivery-setup.js'
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
 
 declare module 'fastify' {
@@ -94,7 +95,15 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   })
   app.addHook('onClose', async () => enrollments.close())
 
-  for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { config, deps, readiness, sse, enrollments })
+  // Outbound webhooks: the outbox hook runs inside the ingest transaction; the dispatcher runs while the app does.
+  const webhooks = createWebhookFeature({ config, deps, log: app.log })
+  app.addHook('onReady', async () => webhooks.start())
+  app.addHook('onClose', async () => webhooks.close())
+  const appDeps: ControlPlaneDeps = { ...deps, webhookOutbox: deps.webhookOutbox ?? webhooks.outbox }
+
+  for (const plugin of ROUTE_PLUGINS) {
+    await app.register(plugin, { config, deps: appDeps, readiness, sse, enrollments, webhooks })
+  }
   return app
 }
 

@@ -10,6 +10,7 @@ import { registerMetricsRoutes } from './metrics.js'
 import { markRoutesPublic, type RoutePlugin } from './route-context.js'
 import { runRoutes } from './runs.js'
 import { registerStreamRoutes } from './streams.js'
+import { registerWebhookRoutes } from './webhooks.js'
 
 /** GET /metrics: public by spec ("Observability"). */
 const metricsRoutes: RoutePlugin = async (app, { deps }) => {
@@ -27,6 +28,11 @@ const domainPackRoutes: RoutePlugin = async (app, { deps }) => {
   registerDomainPackRoutes(app, deps)
 }
 
+/** POST/GET /webhooks, PATCH/DELETE /webhooks/:id and the delivery routes. */
+const webhookRoutes: RoutePlugin = async (app, { webhooks }) => {
+  registerWebhookRoutes(app, webhooks.routeDeps)
+}
+
 export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   healthRoutes,
   ingestRoutes,
@@ -35,5 +41,6 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   metricsRoutes,
   streamRoutes,
   domainPackRoutes,
+  webhookRoutes,
   // Further feature plugins are appended below this line, one entry each.
 ]

@@ -8,6 +8,7 @@ import type { ControlPlaneDeps } from '../deps.js'
 import type { EnrollmentDirectory } from '../services/enrollment-directory.js'
 import type { Readiness } from '../services/readiness.js'
 import type { SseHub } from '../services/sse.js'
+import type { WebhookFeature } from '../services/webhook-delivery-setup.js'
 
 export interface RouteContext {
   config: ControlPlaneConfig
@@ -17,6 +18,8 @@ export interface RouteContext {
   sse: SseHub
   /** Cached registry enrollments (HMAC routes, enroll). */
   enrollments: EnrollmentDirectory
+  /** The outbound webhook feature (subscription routes). */
+  webhooks: WebhookFeature
 }
 
 /** A route plugin: registers routes (and only routes or route-scoped hooks) on the instance it is given. */

@@ -26,7 +26,10 @@ export async function openMigratedStore(
       break
     } catch (error) {
       const cause = (error as { cause?: { message?: string } }).cause?.message ?? ''
-      if (attempt >= 5 || !/does not exist/.test(cause)) throw error
+      if (attempt >= 5 || !/does not exist/.test(cause)) {
+        await database.close() // drops the throwaway schema instead of leaking it
+        throw error
+      }
       await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
     }
   }
