@@ -208,7 +208,8 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
 function subscribeFeatures(config: RegistryConfig, deps: RegistryDeps): void {
   const authority = config.registry.authority
   const webhooks = deps.webhooks
-  if (webhooks) {
+  // A disabled dispatcher discards everything: do not build events for it.
+  if (webhooks?.stats().enabled) {
     deps.events.on('context_published', (e) => {
       webhooks.emit({
         type: 'context_published',
