@@ -16,7 +16,7 @@
  * Environment: BENCH_SECONDS (per ingest phase, default 10), BENCH_CONNECTIONS (32), BENCH_FIXED_RATE (1000),
  * BENCH_PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres; 'off' skips PostgreSQL), BENCH_SSE_CLIENTS
  * (2000), BENCH_SSE_CLIENT_PROCS (2), BENCH_SSE_RATE (100), BENCH_SSE_SECONDS (10), BENCH_ONLY (comma list of
- * sqlite, postgres, sse), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into $TMPDIR/acdp-bench-profiles),
+ * sqlite, postgres, sse), BENCH_CPU_PROF=1|server|client (child processes write .cpuprofile files into $TMPDIR/acdp-bench-profiles),
  * BENCH_OUT=<file> (results as JSON). Loopback only; every phase is bounded in time.
  */
 import { type ChildProcess, fork } from 'node:child_process'
@@ -115,18 +115,22 @@ async function startChild(
   kind: 'sqlite' | 'postgres',
   target: string,
 ): Promise<{ process: ChildProcess; url: string }> {
-  const execArgv = [...process.execArgv]
-  if (process.env['BENCH_CPU_PROF'] === '1') {
-    const dir = join(tmpdir(), 'acdp-bench-profiles')
-    mkdirSync(dir, { recursive: true })
-    execArgv.push('--cpu-prof', `--cpu-prof-dir=${dir}`)
-  }
+  const execArgv = [...process.execArgv, ...profileArgv('server')]
   const child = fork(fileURLToPath(import.meta.url), ['--serve', kind, target], { execArgv, stdio: 'inherit' })
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m: { url?: string }) => (m.url ? resolve(m.url) : reject(new Error('child did not start'))))
     child.once('exit', (code) => reject(new Error(`control plane child exited with ${code}`)))
   })
   return { process: child, url }
+}
+
+/** With BENCH_CPU_PROF=1 (or =server / =client), child processes write .cpuprofile files. */
+function profileArgv(role: 'server' | 'client'): string[] {
+  const setting = process.env['BENCH_CPU_PROF']
+  if (setting !== '1' && setting !== role) return []
+  const dir = join(tmpdir(), 'acdp-bench-profiles')
+  mkdirSync(dir, { recursive: true })
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${role}-${process.hrtime.bigint()}.cpuprofile`]
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -368,7 +372,7 @@ async function benchSse(): Promise<SseResult> {
     for (let i = 0; i < SSE_CLIENT_PROCS; i++) {
       const count = Math.min(perProcess, SSE_CLIENTS - i * perProcess)
       const client = fork(fileURLToPath(import.meta.url), ['--sse-clients', child.url, String(count)], {
-        execArgv: process.execArgv,
+        execArgv: [...process.execArgv, ...profileArgv('client')],
         stdio: 'inherit',
       })
       clients.push(client)
@@ -457,7 +461,23 @@ async function benchSse(): Promise<SseResult> {
       maxMs: percentile(histogram, frames, 1),
     }
   } finally {
-    for (const client of clients) if (client.exitCode === null) client.kill()
+    // Clients exit by themselves after reporting (writing their CPU profile when asked); stragglers are killed.
+    await Promise.all(
+      clients.map(
+        (client) =>
+          new Promise<void>((resolve) => {
+            if (client.exitCode !== null) return resolve()
+            const timer = setTimeout(() => {
+              client.kill()
+              resolve()
+            }, 3000)
+            client.once('exit', () => {
+              clearTimeout(timer)
+              resolve()
+            })
+          }),
+      ),
+    )
     await stopChild(child.process)
     rmSync(dir, { recursive: true, force: true })
   }

@@ -67,7 +67,7 @@ export interface SseHubOptions {
   drainTimeoutMs?: number
   /** Open streams allowed on this instance; further ones are refused. Default 10 000. */
   maxConnections?: number
-  /** Shortest time between two flushes of queued frames (STREAM_SSE_FLUSH_INTERVAL_MS). Default 20 ms; 0 = every turn. */
+  /** Shortest time between two flushes of queued frames. Default 50 ms; 0 = every event-loop turn. */
   flushIntervalMs?: number
   log?: { warn(object: unknown, message?: string): void }
 }
@@ -81,7 +81,7 @@ export const SSE_DEFAULTS = {
   replayPageSize: 500,
   drainTimeoutMs: 30_000,
   maxConnections: 10_000,
-  flushIntervalMs: 20,
+  flushIntervalMs: 50,
 } as const
 
 /** One open stream. Fields are written only by the hub. */
