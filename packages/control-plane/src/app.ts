@@ -17,6 +17,7 @@ import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
 import { createEnrollmentDirectory } from './services/enrollment-directory.js'
 import { createReadiness, type Readiness } from './services/readiness.js'
+import { resealEnrollmentSecrets } from './services/registries.js'
 import { SseHub } from './services/sse.js'
 import { createEventHistory } from './services/sse-history.js'
 import { createWebhookFeature } from './services/webhook-delivery-setup.js'
@@ -94,6 +95,15 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
     cacheMs: config.ingest.enrollmentCacheMs,
   })
   app.addHook('onClose', async () => enrollments.close())
+  // After a key rotation, re-seal enrollment secrets with the current key (background; idempotent).
+  app.addHook('onReady', async () => {
+    resealEnrollmentSecrets(deps).then(
+      (count) => {
+        if (count > 0) app.log.warn({ count }, 're-sealed registry enrollment secrets with the current key')
+      },
+      (error: unknown) => app.log.error({ err: error }, 're-sealing registry enrollment secrets failed'),
+    )
+  })
 
   // Outbound webhooks: the outbox hook runs inside the ingest transaction; the dispatcher runs while the app does.
   const webhooks = createWebhookFeature({ config, deps, log: app.log })

@@ -2,11 +2,13 @@
  * Every route plugin of the service, registered in this order by buildApp, each in its own encapsulated scope.
  * To add a feature's routes, append one entry (adapting a `register…Routes(app, deps)` function if needed).
  */
+import { agentRoutes } from './agents.js'
 import { registerDomainPackRoutes } from './domain-packs.js'
 import { eventRoutes } from './events.js'
 import { healthRoutes } from './health.js'
 import { ingestRoutes } from './ingest.js'
 import { registerMetricsRoutes } from './metrics.js'
+import { registryRoutes } from './registries.js'
 import { markRoutesPublic, type RoutePlugin } from './route-context.js'
 import { runRoutes } from './runs.js'
 import { registerStreamRoutes } from './streams.js'
@@ -38,6 +40,8 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   ingestRoutes,
   runRoutes,
   eventRoutes,
+  agentRoutes,
+  registryRoutes,
   metricsRoutes,
   streamRoutes,
   domainPackRoutes,

@@ -1,0 +1,88 @@
+/**
+ * Registries (product spec "Registries and witness"): the observed list, the enrollment list (never a secret),
+ * and POST /registries/enroll (admin, upsert).
+ */
+import { type Static, Type } from 'typebox'
+import {
+  enrollRegistry,
+  listEnrollments,
+  listRegistries,
+  MIN_ENROLLMENT_SECRET_LENGTH,
+} from '../services/registries.js'
+import type { RoutePlugin } from './route-context.js'
+
+const Timestamp = Type.String({ description: 'RFC 3339 UTC with milliseconds' })
+const NullableString = Type.Union([Type.String(), Type.Null()])
+
+const RegistryShape = Type.Object({
+  authority: Type.String(),
+  tenantId: Type.String(),
+  baseUrl: NullableString,
+  firstSeen: Timestamp,
+  lastSeen: Timestamp,
+  eventCount: Type.Integer(),
+})
+
+const EnrollmentShape = Type.Object({
+  authority: Type.String(),
+  tenantId: Type.String(),
+  baseUrl: NullableString,
+  registryDid: NullableString,
+  enabled: Type.Boolean(),
+  hasWebhookSecret: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+})
+
+const EnrollBody = Type.Object(
+  {
+    authority: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:-]+$' }),
+    tenantId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' })),
+    baseUrl: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()])),
+    registryDid: Type.Optional(
+      Type.Union([Type.String({ pattern: '^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$', maxLength: 2048 }), Type.Null()]),
+    ),
+    webhookSecret: Type.Optional(
+      Type.Union([
+        Type.String({ minLength: MIN_ENROLLMENT_SECRET_LENGTH, maxLength: 1024, writeOnly: true }),
+        Type.Null(),
+      ]),
+    ),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+export const registryRoutes: RoutePlugin = async (app, { config, deps, enrollments }) => {
+  app.get(
+    '/registries',
+    {
+      schema: {
+        tags: ['registries'],
+        response: { 200: Type.Object({ data: Type.Array(RegistryShape), total: Type.Integer() }) },
+      },
+    },
+    async (request) => listRegistries(deps, request.tenantId),
+  )
+
+  app.get(
+    '/registries/enrollments',
+    {
+      schema: {
+        tags: ['registries'],
+        response: { 200: Type.Object({ data: Type.Array(EnrollmentShape), total: Type.Integer() }) },
+      },
+    },
+    async (request) => listEnrollments(deps, request.tenantId),
+  )
+
+  app.post(
+    '/registries/enroll',
+    {
+      config: { auth: 'admin' },
+      schema: { tags: ['registries'], body: EnrollBody, response: { 200: EnrollmentShape } },
+    },
+    async (request) =>
+      enrollRegistry({ config, deps, enrollments }, request.tenantId, request.body as Static<typeof EnrollBody>),
+  )
+}
