@@ -3,6 +3,7 @@
  * To add a feature's routes, append one entry (adapting a `register…Routes(app, deps)` function if needed).
  */
 import { agentRoutes } from './agents.js'
+import { dashboardRoutes } from './dashboard.js'
 import { registerDomainPackRoutes } from './domain-packs.js'
 import { eventRoutes } from './events.js'
 import { healthRoutes } from './health.js'
@@ -42,6 +43,7 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   eventRoutes,
   agentRoutes,
   registryRoutes,
+  dashboardRoutes,
   metricsRoutes,
   streamRoutes,
   domainPackRoutes,

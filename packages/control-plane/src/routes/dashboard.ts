@@ -1,0 +1,55 @@
+/**
+ * GET /dashboard/overview?window= (product spec "Dashboard"): tenant-scoped KPIs; window 1h, 6h, 24h, 7d or
+ * 30d, default 24h.
+ */
+import { Type } from 'typebox'
+import { type DashboardWindow, getDashboardOverview } from '../services/dashboard.js'
+import type { RoutePlugin } from './route-context.js'
+import { RunShape } from './wire-schemas.js'
+
+const WindowName = Type.Union([
+  Type.Literal('1h'),
+  Type.Literal('6h'),
+  Type.Literal('24h'),
+  Type.Literal('7d'),
+  Type.Literal('30d'),
+])
+
+const OverviewShape = Type.Object({
+  window: WindowName,
+  totalRuns: Type.Integer(),
+  totalContexts: Type.Integer(),
+  totalRetracted: Type.Integer(),
+  totalContextsLive: Type.Integer(),
+  totalAgents: Type.Integer(),
+  recentRuns: Type.Array(RunShape),
+  byScenario: Type.Array(Type.Object({ scenario_id: Type.String(), run_count: Type.Integer() })),
+  byRegistry: Type.Array(Type.Object({ registry_authority: Type.String(), event_count: Type.Integer() })),
+  receiptCoverage: Type.Array(
+    Type.Object({ registry_authority: Type.String(), publish_count: Type.Integer(), receipt_count: Type.Integer() }),
+  ),
+  didMethods: Type.Array(Type.Object({ method: Type.String(), publish_count: Type.Integer() })),
+  logWitness: Type.Object({
+    witnessedLogs: Type.Integer(),
+    activeAlerts: Type.Integer(),
+    unacknowledgedAlerts: Type.Integer(),
+    headsMeetingQuorum: Type.Integer(),
+  }),
+})
+
+export const dashboardRoutes: RoutePlugin = async (app, { deps }) => {
+  app.get(
+    '/dashboard/overview',
+    {
+      schema: {
+        tags: ['dashboard'],
+        querystring: Type.Object({ window: Type.Optional(WindowName) }, { additionalProperties: false }),
+        response: { 200: OverviewShape },
+      },
+    },
+    async (request) => {
+      const { window } = request.query as { window?: DashboardWindow }
+      return getDashboardOverview(deps, request.tenantId, window ?? '24h')
+    },
+  )
+}
