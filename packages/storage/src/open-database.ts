@@ -20,6 +20,12 @@ export interface Database<T> {
   kind: DatabaseKind
   /** PostgreSQL only: the pool, for LISTEN/NOTIFY and other driver-level needs. */
   pool?: pg.Pool
+  /**
+   * SQLite only: the connection Kysely uses, for hot paths that run prepared statements directly. It is the
+   * same single connection, so statements run here and through Kysely are serialized by the event loop; never
+   * hold a transaction open across an `await`.
+   */
+  sqlite?: NodeSqliteDatabase
   close(): Promise<void>
 }
 
@@ -44,8 +50,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Database<T>> {
   if (options.kind === 'sqlite') {
     if (options.path === ':memory:') {
-      const db = new Kysely<T>({ dialect: new SqliteDialect({ database: new NodeSqliteDatabase(':memory:') }) })
-      return { db, kind: 'sqlite', close: () => db.destroy() }
+      const sqlite = new NodeSqliteDatabase(':memory:')
+      const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) })
+      return { db, kind: 'sqlite', sqlite, close: () => db.destroy() }
     }
     mkdirSync(dirname(options.path), { recursive: true })
     const sqlite = new NodeSqliteDatabase(options.path, { walAutoCheckpoint: false })
@@ -54,6 +61,7 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
     return {
       db,
       kind: 'sqlite',
+      sqlite,
       async close() {
         await checkpointer.stop()
         await db.destroy()
