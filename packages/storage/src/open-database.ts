@@ -22,8 +22,9 @@ export interface Database<T> {
   pool?: pg.Pool
   /**
    * SQLite only: the connection Kysely uses, for hot paths that run prepared statements directly. It is the
-   * same single connection, so statements run here and through Kysely are serialized by the event loop; never
-   * hold a transaction open across an `await`.
+   * same single connection: while a Kysely transaction is open (it spans `await`s), a statement run here would
+   * execute INSIDE it and see or lose its uncommitted writes. Use it only where every transaction of the store
+   * on that path is a synchronous BEGIN…COMMIT run here, with no `await` in between.
    */
   sqlite?: NodeSqliteDatabase
   close(): Promise<void>
