@@ -21,6 +21,7 @@ export {
   sealSecret,
 } from './services/secret-box.js'
 export { type RunningControlPlane, startControlPlane } from './start.js'
+export { CONTROL_PLANE_MIGRATIONS, MIGRATION_TABLE } from './store/migrations/index.js'
 export type { StoredEvent } from './store/schema.js'
 export type { ControlPlaneStore, StoreTransaction } from './store/store.js'
 export { SERVICE_NAME, SERVICE_VERSION } from './version.js'

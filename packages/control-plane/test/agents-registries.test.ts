@@ -256,6 +256,13 @@ describe.each(testDatabaseTargets())('agents and registries on $name', (target) 
       expect(res.body).not.toContain('x'.repeat(15))
     })
 
+    it('answers 413 PAYLOAD_TOO_LARGE for a body over HTTP_MAX_BODY_BYTES (non-HMAC routes)', async () => {
+      t = await openTestApp(target, { HTTP_MAX_BODY_BYTES: '1024' })
+      const res = await enroll(t, { authority: 'reg.example', registryDid: `did:web:${'a'.repeat(1100)}` })
+      expect(res.statusCode).toBe(413)
+      expect(res.json()).toEqual({ statusCode: 413, errorCode: 'PAYLOAD_TOO_LARGE', message: expect.any(String) })
+    })
+
     it('accepts a 16-character secret (the boundary)', async () => {
       t = await openTestApp(target)
       expect((await enroll(t, { authority: 'reg.example', webhookSecret: 'y'.repeat(16) })).statusCode).toBe(200)

@@ -94,7 +94,7 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
   if (isPublish && agentId === null) {
     throw new ControlPlaneError('INVALID_PAYLOAD', 'agent_id is required for context_published')
   }
-  const ctxId = readOptionalText(payload, 'ctx_id', MAX_TEXT_LENGTH)
+  const ctxId = toWireCtxId(readOptionalText(payload, 'ctx_id', MAX_TEXT_LENGTH))
   if (isPublish && ctxId !== null && authorityOfCtxId(ctxId) !== registryAuthority) {
     // A registry may only announce publications of its own contexts.
     throw new ControlPlaneError('VALIDATION_ERROR', 'ctx_id is not a context of registry_authority')
@@ -110,7 +110,7 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
   const runId = readRunId(input.headers.runId, payload)
   const eventId = readOptionalText(payload, 'event_id', MAX_ID_LENGTH) ?? readHeaderEventId(input.headers.eventId)
   const eventTs = readEventTime(payload) ?? receivedAt
-  const derivedFrom = readDerivedFrom(payload)
+  const derivedFrom = [...new Set(readDerivedFrom(payload).map(toWireCtxId))]
   const lifecycleRetracted = LIFECYCLE_TYPES[type]
   const newEvent: NewEvent = {
     tenantId: delivery.tenantId,
@@ -184,6 +184,15 @@ function toStoredEvent(id: number, event: NewEvent, payload: Record<string, unkn
     receiptPresent: event.receiptPresent,
     payload,
   }
+}
+
+/**
+ * Registries announce ctx_ids in the event form `<authority>/<id>` (product spec registry.md "Resources"); the
+ * control plane stores and serves the wire form `acdp://<authority>/<id>` (lineage graph nodes). A value that
+ * already carries a scheme is kept as sent.
+ */
+function toWireCtxId<T extends string | null>(value: T): T {
+  return (value !== null && !value.includes('://') ? `acdp://${value}` : value) as T
 }
 
 /** @throws INVALID_PAYLOAD unless the body is a JSON object. */
