@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createProducer, createProducerKey, type Producer } from '@acdp/protocol'
+import { describeCliInvocation } from '../cli-invocation.js'
 import { type CliIo, type Command, parseCommandArgs } from '../command.js'
 import { DEMO_AGENTS, type DemoAgent, MARKET_WATCH_STEPS, SCENARIO_ID } from '../demo/market-watch-scenario.js'
 import { CliError, EXIT } from '../exit-codes.js'
@@ -108,9 +109,10 @@ ${TARGET_HELP}`,
         title: step.title,
         version,
       })
-      const extra = step.supersedes === undefined ? '' : ` (v${version}, supersedes step ${step.supersedes})`
+      const extra = step.supersedes === undefined ? '' : `  (v${version}, supersedes step ${step.supersedes})`
+      const counter = `[${String(index + 1).padStart(2)}/${MARKET_WATCH_STEPS.length}]`
       note(
-        `  [${String(index + 1).padStart(2)}/${MARKET_WATCH_STEPS.length}] ${step.agent.padEnd(10)} ${step.type.padEnd(13)} ${abbreviate(`${step.title}${extra}`, 44, 0).padEnd(45)} ${result.ctxId}`,
+        `  ${counter} ${step.agent.padEnd(10)} ${step.type.padEnd(13)} ${abbreviate(step.title, 31, 0).padEnd(32)} ${result.ctxId}${extra}`,
       )
     }
 
@@ -135,7 +137,8 @@ ${TARGET_HELP}`,
     note(`  run ${run.status} (${elapsedMs} ms)\n`)
     note(renderLineageGraph(lineage))
     const last = contexts.at(-1)!
-    note(`\nNext:  acdp run ${runId}\n       acdp get ${last.ctx_id} --verify`)
+    const cli = describeCliInvocation(io.cwd)
+    note(`\nNext:  ${cli} run ${runId}\n       ${cli} get ${last.ctx_id} --verify`)
     return EXIT.ok
   },
 }

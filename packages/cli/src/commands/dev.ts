@@ -3,11 +3,11 @@
  * foreground with interleaved logs, until Ctrl-C. See dev/dev-stack.ts for the wiring, docs/dev-stack.md for
  * the design.
  */
-import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { join, relative } from 'node:path'
+import { describeCliInvocation } from '../cli-invocation.js'
 import { type CliIo, type Command, parseCommandArgs } from '../command.js'
-import { startDevStack } from '../dev/dev-stack.js'
+import type { RunningDevStack } from '../dev/dev-stack.js'
 import { EXIT, usageError } from '../exit-codes.js'
 import {
   DEFAULT_CONTROL_PLANE_PORT,
@@ -62,6 +62,9 @@ Options:
       throw usageError('--log-level must be trace, debug, info, warn, error or silent')
     }
     const dataDir = resolveDataDir(io, values['data-dir'])
+    // Loaded on demand: both services (Fastify, Kysely, their routes) are only needed by this command, and the
+    // other commands should not pay their import time.
+    const { startDevStack } = await import('../dev/dev-stack.js')
     const stack = await startDevStack({
       dataDir,
       host,
@@ -115,14 +118,10 @@ async function checkHealth(io: CliIo, urls: string[]): Promise<boolean> {
   return true
 }
 
-function renderBanner(
-  io: CliIo,
-  stack: Awaited<ReturnType<typeof startDevStack>>,
-  dataDir: string,
-  readyMs: number | undefined,
-): string {
-  const shownDataDir = relative(io.cwd, dataDir) || '.'
-  const cli = cliInvocation(io)
+function renderBanner(io: CliIo, stack: RunningDevStack, dataDir: string, readyMs: number | undefined): string {
+  const relativeDataDir = relative(io.cwd, dataDir)
+  const shownDataDir = relativeDataDir === '' ? '.' : relativeDataDir.startsWith('..') ? dataDir : relativeDataDir
+  const cli = describeCliInvocation(io.cwd)
   return `
 ACDP dev stack is up${readyMs === undefined ? '' : ` (ready ${readyMs} ms after process start)`}
   registry        ${stack.registryUrl}   (authority "localhost"; OpenAPI ${stack.registryOpenApiUrl})
@@ -136,12 +135,4 @@ Follow live events:                 ${cli} watch
 Ctrl-C stops both services.
 
 `
-}
-
-// How the user reaches this very CLI from their shell: the linked bin when npm linked it, else the file itself
-// through the project's pinned Node.
-function cliInvocation(io: CliIo): string {
-  if (existsSync(join(io.cwd, 'node_modules', '.bin', 'acdp'))) return 'npx acdp'
-  const script = process.argv[1]
-  return script === undefined ? 'acdp' : `npx node ${relative(io.cwd, script) || script}`
 }

@@ -4,7 +4,8 @@
  *
  * - the registry's webhook points at the control plane's POST /ingest/acdp, signed with a generated secret;
  * - the registry is enrolled in the control plane (POST /registries/enroll, over HTTP with the dev admin key)
- *   with that secret and its base URL, and ingest requires enrollment, so only the enrolled secret is accepted;
+ *   with that secret and its base URL, so the control plane verifies events claiming the registry's authority
+ *   with that secret only (never with its global WEBHOOK_SECRET, which signs run notifications);
  * - loopback is reachable by both services' outbound clients only through the explicit operator allowlist
  *   (`127.0.0.1/32`, `::1/128`) with plain HTTP allowed only to allowlisted addresses — never a global switch.
  *   The services refuse that allowlist when NODE_ENV=production, and so does `acdp dev` (docs/dev-stack.md).
@@ -121,7 +122,6 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
         DATA_DIR: join(dataDir, 'control-plane'),
         WEBHOOK_SECRET: secrets.run_secret,
         AUTH_ADMIN_API_KEYS: secrets.control_plane_api_key,
-        INGEST_REQUIRE_ENROLLMENT: 'true',
         OUTBOUND_ALLOW_CIDRS: DEV_ALLOW_CIDRS.join(','),
         OUTBOUND_ALLOW_HTTP: 'true',
         SWAGGER_ENABLED: 'true',

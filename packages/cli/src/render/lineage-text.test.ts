@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { type LineageGraph, renderLineageGraph } from './lineage-text.js'
-import { renderTable } from './text-table.js'
+import { abbreviate, renderTable } from './text-table.js'
 
 const A = 'did:key:z6MkAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
 const B = 'did:key:z6MkBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB'
@@ -22,8 +22,8 @@ describe('renderLineageGraph', () => {
       nodes: [node(2, B, 'analysis'), node(1, A, 'data_snapshot'), node(3, B, 'prediction')],
       edges: [
         { from: ctx(1), to: ctx(2) },
-        { from: ctx(1), to: ctx(3) },
         { from: ctx(2), to: ctx(3) },
+        { from: ctx(1), to: ctx(3) },
       ],
     }
     expect(renderLineageGraph(graph).split('\n')).toEqual([
@@ -59,5 +59,15 @@ describe('renderTable', () => {
   it('replaces control characters from server strings', () => {
     const table = renderTable([{ header: 'x', cell: (row: string) => row }], ['a\u001b[2Jb\nc'])
     expect(table).toBe('x\na?[2Jb?c')
+  })
+})
+
+describe('abbreviate', () => {
+  it.each([
+    ['short text unchanged', 'abcdef', 3, 2, 'abcdef'],
+    ['head and tail kept', 'abcdefghij', 3, 2, 'abc…ij'],
+    ['head only when tail is 0', 'abcdefghij', 4, 0, 'abcd…'],
+  ])('%s', (_name, text, head, tail, expected) => {
+    expect(abbreviate(text, head, tail)).toBe(expected)
   })
 })

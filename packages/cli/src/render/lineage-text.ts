@@ -32,13 +32,21 @@ export function renderLineageGraph(graph: LineageGraph): string {
   const nodes = [...graph.nodes].sort((a, b) => a.step - b.step)
   const stepOf = new Map(nodes.map((node) => [node.ctxId, node.step]))
   const agentLabels = labelAgents(nodes)
-  const parentsOf = new Map<string, string[]>()
+  const parentsOf = new Map<string, Array<number | string>>()
   for (const edge of graph.edges) {
     const parents = parentsOf.get(edge.to) ?? []
-    const step = stepOf.get(edge.from)
-    parents.push(step === undefined ? edge.from : String(step))
+    parents.push(stepOf.get(edge.from) ?? edge.from)
     parentsOf.set(edge.to, parents)
   }
+  // Steps in ascending order first, then parents from outside the run by ctx_id.
+  const byStepThenId = (a: number | string, b: number | string) =>
+    typeof a === 'number' && typeof b === 'number'
+      ? a - b
+      : typeof a === 'number'
+        ? -1
+        : typeof b === 'number'
+          ? 1
+          : a.localeCompare(b)
   const table = renderTable(
     [
       { header: 'step', cell: (node: LineageNode) => String(node.step), alignRight: true },
@@ -48,7 +56,7 @@ export function renderLineageGraph(graph: LineageGraph): string {
       {
         header: 'derived from',
         cell: (node: LineageNode) => {
-          const parents = parentsOf.get(node.ctxId) ?? []
+          const parents = [...(parentsOf.get(node.ctxId) ?? [])].sort(byStepThenId)
           const text = parents.length === 0 ? '—' : parents.join(', ')
           return node.retracted ? `${text} (retracted)` : text
         },

@@ -40,5 +40,6 @@ export function sanitizeTerminalText(text: string): string {
 
 /** Shortens a long identifier to `head…tail` for display; short values are returned unchanged. */
 export function abbreviate(text: string, head: number, tail: number): string {
-  return text.length <= head + tail + 1 ? text : `${text.slice(0, head)}…${text.slice(-tail)}`
+  if (text.length <= head + tail + 1) return text
+  return `${text.slice(0, head)}…${tail === 0 ? '' : text.slice(-tail)}`
 }
