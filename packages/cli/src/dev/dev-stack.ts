@@ -113,7 +113,9 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
       ...(options.color ? { color } : {}),
     })
 
-  const controlPlane = await startService('control plane', controlPlanePort, () =>
+  const controlPlaneUrl = `http://${urlHost}:${controlPlanePort}`
+  const webhookUrl = `${controlPlaneUrl}/ingest/acdp`
+  const controlPlaneStart = startService('control plane', controlPlanePort, async () =>
     startControlPlane(
       loadControlPlaneConfig({
         NODE_ENV: 'development',
@@ -130,32 +132,42 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
       { logger: logger('control-plane', 35) },
     ),
   )
-  let registry: RunningRegistry | undefined
-  try {
-    await enrollRegistry(fetchFn, controlPlane.url, secrets, registryUrl)
-    registry = await startService('registry', registryPort, async () => {
-      const config = resolveRegistryConfig(
+  // Meanwhile the registry opens its database and builds its routes. It binds its port only after the enrollment,
+  // so no publish (and no webhook) can happen before the control plane knows the registry's secret.
+  const registryBuild = startService('registry', registryPort, async () =>
+    startRegistry(
+      resolveRegistryConfig(
         {
           registry: { authority: DEV_REGISTRY_AUTHORITY, port: registryPort, bind: host, base_url: registryUrl },
           storage: { backend: 'sqlite', sqlite_path: join(dataDir, 'registry.db') },
           auth: { did_methods: ['did:web', 'did:key'], admin_tokens: [secrets.registry_admin_token] },
-          webhook: { enabled: true, url: `${controlPlane.url}/ingest/acdp`, secret: secrets.webhook_secret },
+          webhook: { enabled: true, url: webhookUrl, secret: secrets.webhook_secret },
           outbound: { allow_cidrs: [...DEV_ALLOW_CIDRS], allow_http_for_allowlisted: true },
         },
         { nodeEnv: 'development' },
-      )
-      const started = await startRegistry(config, { logger: logger('registry', 36) })
-      try {
-        // As the registry's own main does: the webhook URL must pass the outbound policy before serving.
-        await started.deps.outbound?.checkUrl(config.webhook.url)
-        await started.app.listen({ host, port: registryPort })
-      } catch (error) {
-        await started.close()
-        throw error
-      }
-      return started
+      ),
+      { logger: logger('registry', 36) },
+    ),
+  )
+  const [controlPlaneResult, registryResult] = await Promise.allSettled([controlPlaneStart, registryBuild])
+  if (controlPlaneResult.status === 'rejected' || registryResult.status === 'rejected') {
+    if (controlPlaneResult.status === 'fulfilled') await controlPlaneResult.value.close()
+    if (registryResult.status === 'fulfilled') await registryResult.value.close()
+    throw controlPlaneResult.status === 'rejected'
+      ? controlPlaneResult.reason
+      : (registryResult as PromiseRejectedResult).reason
+  }
+  const controlPlane = controlPlaneResult.value
+  const registry = registryResult.value
+  try {
+    await enrollRegistry(fetchFn, controlPlane.url, secrets, registryUrl)
+    await startService('registry', registryPort, async () => {
+      // As the registry's own main does: the webhook URL must pass the outbound policy before serving.
+      await registry.deps.outbound?.checkUrl(webhookUrl)
+      await registry.app.listen({ host, port: registryPort })
     })
   } catch (error) {
+    await registry.close()
     await controlPlane.close()
     throw error
   }
@@ -173,7 +185,7 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
     close: onceOnly(async () => {
       rmSync(join(dataDir, DEV_STACK_FILE), { force: true })
       try {
-        await registry?.close()
+        await registry.close()
       } finally {
         await controlPlane.close()
       }
