@@ -26,6 +26,7 @@ import { Agent, request as httpRequest } from 'node:http'
 import { connect as netConnect, type Socket } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
@@ -100,9 +101,16 @@ async function serve(kind: 'sqlite' | 'postgres', target: string): Promise<void>
       : { SQLITE_PATH: join(target, 'control-plane.db') }),
   }
   const running = await startControlPlane(loadConfig(env))
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+  loopDelay.enable()
   process.send?.({ ready: true, url: running.url })
   process.on('message', (message) => {
     if (message === 'stop') {
+      loopDelay.disable()
+      console.log(
+        `  (server event-loop delay: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, ` +
+          `p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms)`,
+      )
       running.close().then(
         () => process.exit(0),
         () => process.exit(1),
@@ -340,10 +348,15 @@ async function runSseClients(url: string, count: number): Promise<void> {
   for (let i = 0; i < count; i += 100) {
     await Promise.all(Array.from({ length: Math.min(100, count - i) }, () => open()))
   }
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+  loopDelay.enable()
   process.send?.({ connected: count })
   process.on('message', (message) => {
     if (message === 'report') {
       isReporting = true
+      console.log(
+        `  (client event-loop delay: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms)`,
+      )
       process.send?.({ report: { frames, disconnects, histogram: Array.from(histogram) } })
       for (const socket of sockets) socket.destroy()
       setTimeout(() => process.exit(0), 100)
@@ -389,7 +402,7 @@ async function benchSse(): Promise<SseResult> {
     console.log(`${SSE_CLIENTS} stream connections open; sending ${SSE_RATE} events/s for ${SSE_SECONDS} s`)
 
     const sign = await signer()
-    const agent = new Agent({ keepAlive: true, maxSockets: 8 })
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 })
     const { hostname, port } = new URL(child.url)
     const send = (): Promise<void> =>
       new Promise((resolve, reject) => {

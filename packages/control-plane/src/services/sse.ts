@@ -18,8 +18,8 @@
  * - Frames serialised and UTF-8 encoded once per event, not per client; clients indexed by tenant and run so an
  *   event only touches the streams that can receive it.
  * - Writes are coalesced: frames queue per client and are flushed together, one socket write per client however
- *   many frames queued, at most once per `flushIntervalMs` (and in the next event-loop turn when the last flush is
- *   older than that). A socket write is a system call (tens of µs on a busy host): the interval caps write calls
+ *   many frames queued, at most once per `flushIntervalMs` or twice the duration of the previous flush, whichever
+ *   is longer (and in the next event-loop turn when the last flush is older than that). A socket write is a system call (tens of µs on a busy host): the interval caps write calls
  *   at clients / interval per second whatever the event rate, at the price of at most one interval of latency;
  *   a quiet stream still gets a lone event in the next turn.
  * - After a cross-instance relay gap (`onGap`), every client re-reads history from its last id.
@@ -147,6 +147,11 @@ export class SseHub {
   #isFlushScheduled = false
   /** performance.now() of the last flush (monotonic; only spacing flushes, never a timestamp). */
   #lastFlushAt = Number.NEGATIVE_INFINITY
+  /** How long the last flush took: the next one waits at least twice that (see #enqueue). */
+  #lastFlushDurationMs = 0
+  /** Sequence number of every frame Buffer built by #frame: identifies equal queues for a shared concatenation. */
+  readonly #frameSeq = new WeakMap<Buffer, number>()
+  #nextFrameSeq = 0
   #size = 0
   #isClosed = false
 
@@ -277,7 +282,7 @@ export class SseHub {
         this.#hold(client, event)
         return
       }
-      frame ??= Buffer.from(formatEventFrame(event), 'utf8')
+      frame ??= this.#frame(formatEventFrame(event))
       this.#enqueue(client, frame, event.id)
     }
     for (const client of tenant.all) deliver(client)
@@ -316,24 +321,49 @@ export class SseHub {
     this.#dirty.add(client)
     if (!this.#isFlushScheduled) {
       this.#isFlushScheduled = true
-      const wait = this.#lastFlushAt + this.#flushIntervalMs - performance.now()
+      // Spacing adapts to the cost of a flush: writing to thousands of sockets is mostly system calls, and on a
+      // starved CPU a round takes longer, so flushes space out and fan-out keeps at most a third of the loop.
+      const spacing = Math.max(this.#flushIntervalMs, 2 * this.#lastFlushDurationMs)
+      const wait = this.#lastFlushAt + spacing - performance.now()
       if (wait <= 0) setImmediate(() => this.#flush())
       else setTimeout(() => this.#flush(), wait).unref()
     }
   }
 
-  /** Writes every client's queued frames, one write per client. */
-  #flush(): void {
-    this.#isFlushScheduled = false
-    this.#lastFlushAt = performance.now()
-    for (const client of this.#dirty) this.#flushClient(client)
-    this.#dirty.clear()
+  /** Encodes a frame once; the Buffer is then shared by every client it is queued for. */
+  #frame(text: string): Buffer {
+    const buffer = Buffer.from(text, 'utf8')
+    this.#nextFrameSeq += 1
+    this.#frameSeq.set(buffer, this.#nextFrameSeq)
+    return buffer
   }
 
-  #flushClient(client: StreamClient): void {
+  /**
+   * Writes every client's queued frames, one write per client. Clients that queued the same frames (every
+   * subscriber of a tenant's stream, typically) share one concatenated Buffer, so a flush allocates and copies per
+   * distinct queue, not per client.
+   */
+  #flush(): void {
+    this.#isFlushScheduled = false
+    const startedAt = performance.now()
+    const shared = new Map<string, Buffer>()
+    for (const client of this.#dirty) this.#flushClient(client, shared)
+    this.#dirty.clear()
+    this.#lastFlushAt = performance.now()
+    this.#lastFlushDurationMs = this.#lastFlushAt - startedAt
+  }
+
+  #flushClient(client: StreamClient, shared?: Map<string, Buffer>): void {
     if (client.isClosed || client.queue.length === 0) return
-    const chunk =
-      client.queue.length === 1 ? (client.queue[0] as Buffer) : Buffer.concat(client.queue, client.queuedBytes)
+    let chunk: Buffer
+    if (client.queue.length === 1) chunk = client.queue[0] as Buffer
+    else {
+      // Every queued frame comes from #frame, so the sequence list identifies the queue's exact bytes.
+      const key = shared === undefined ? undefined : client.queue.map((frame) => this.#frameSeq.get(frame)).join(',')
+      const cached = key === undefined ? undefined : shared?.get(key)
+      chunk = cached ?? Buffer.concat(client.queue, client.queuedBytes)
+      if (key !== undefined && cached === undefined) shared?.set(key, chunk)
+    }
     client.queue = []
     client.queuedBytes = 0
     client.res.write(chunk)
@@ -341,7 +371,7 @@ export class SseHub {
 
   #sendHeartbeat(): void {
     if (this.#size === 0) return
-    const frame = Buffer.from(
+    const frame = this.#frame(
       `event: heartbeat\ndata: ${JSON.stringify({ ts: this.#options.clock().toISOString() })}\n\n`,
     )
     for (const tenant of [...this.#tenants.values()]) {
@@ -401,8 +431,7 @@ export class SseHub {
       }
       const held = client.pending
       client.pending = null
-      if (held)
-        for (const event of held.values()) this.#enqueue(client, Buffer.from(formatEventFrame(event), 'utf8'), event.id)
+      if (held) for (const event of held.values()) this.#enqueue(client, this.#frame(formatEventFrame(event)), event.id)
     } catch (error) {
       this.#options.log?.warn({ err: error, tenantId: client.tenantId }, 'sse: history replay failed')
       this.#remove(client, 'replay_failed')
