@@ -109,3 +109,45 @@ describe('isUniqueViolation', () => {
     expect(isUniqueViolation(error)).toBe(expected)
   })
 })
+
+describe.each(testDatabaseTargets())('migration failures on $name', (target) => {
+  it('keeps nothing of a failing run and names the failing migration', async () => {
+    const database = await target.open()
+    try {
+      const failing: Migration = {
+        name: '0003_broken',
+        async up(db) {
+          await db.schema.createTable('half_done').addColumn('id', 'integer').execute()
+          throw new Error('boom')
+        },
+      }
+      await expect(migrateToLatest(database, [...migrations, failing])).rejects.toThrow(/0003_broken/)
+      // Nothing of the failed run stays: a clean run applies everything again, and the half-done table is gone.
+      expect((await migrateToLatest(database, migrations)).applied).toEqual(['0001_items', '0002_flag'])
+      await expect(sql`select * from half_done`.execute(database.db)).rejects.toBeInstanceOf(Error)
+    } finally {
+      await database.close()
+    }
+  })
+})
+
+describe('concurrent starters on PostgreSQL', () => {
+  const postgres = testDatabaseTargets().find((t) => t.name === 'postgres')
+  it.runIf(postgres)('apply each migration exactly once', async () => {
+    const first = await postgres!.open()
+    try {
+      // A second pool on the same schema, as a second instance would have.
+      const { openDatabase } = await import('./open-database.js')
+      const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(first.db)).rows[0]!.s
+      const second = await openDatabase<any>({ kind: 'postgres', url: process.env.ACDP_TEST_DATABASE_URL!, schema })
+      try {
+        const [a, b] = await Promise.all([migrateToLatest(first, migrations), migrateToLatest(second, migrations)])
+        expect([...a.applied, ...b.applied].sort()).toEqual(['0001_items', '0002_flag'])
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await first.close()
+    }
+  })
+})
