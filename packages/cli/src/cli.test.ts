@@ -1,14 +1,22 @@
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ProtocolError, parseKeyFile } from '@acdp/protocol'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { COMMANDS, runCli, toCliError } from './cli.js'
 import { CliError, EXIT } from './exit-codes.js'
 import { resolveStackTarget } from './stack-target.js'
 import { captureIo } from './test-io.js'
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'acdp-cli-'))
+const created: string[] = []
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-cli-'))
+  created.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of created) rmSync(dir, { recursive: true, force: true })
+})
 
 describe('runCli', () => {
   it('prints the command list for --help and exits 0', async () => {

@@ -1,12 +1,22 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { loadOrCreateDevSecrets } from './dev-secrets.js'
+
+const created: string[] = []
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-secrets-'))
+  created.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of created) rmSync(dir, { recursive: true, force: true })
+})
 
 describe('loadOrCreateDevSecrets', () => {
   it('generates distinct secrets on the first run, stores them 0600, and reuses them afterwards', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'acdp-secrets-'))
+    const dir = tempDir()
     const first = loadOrCreateDevSecrets(dir)
     expect(first.generated).toBe(true)
     const values = Object.values(first.secrets)
@@ -18,7 +28,7 @@ describe('loadOrCreateDevSecrets', () => {
   })
 
   it('fills in a missing member and keeps the others', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'acdp-secrets-'))
+    const dir = tempDir()
     const kept = 'k'.repeat(32)
     writeFileSync(join(dir, 'dev-secrets.json'), JSON.stringify({ webhook_secret: kept }))
     const { secrets, generated } = loadOrCreateDevSecrets(dir)
@@ -28,7 +38,7 @@ describe('loadOrCreateDevSecrets', () => {
   })
 
   it('refuses a secrets file that is not a JSON object, naming --reset', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'acdp-secrets-'))
+    const dir = tempDir()
     writeFileSync(join(dir, 'dev-secrets.json'), '[1,2]')
     expect(() => loadOrCreateDevSecrets(dir)).toThrow(/--reset/)
   })
