@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
+/** The command prefix to print in hints, e.g. `npx acdp` or `npx node packages/cli/dist/bin/acdp.js`. */
 export function describeCliInvocation(cwd: string): string {
   if (existsSync(join(cwd, 'node_modules', '.bin', 'acdp'))) return 'npx acdp'
   const script = process.argv[1]

@@ -17,6 +17,7 @@ export const EXIT = {
   interrupted: 130,
 } as const
 
+/** One of the documented {@link EXIT} codes. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
 
 /**

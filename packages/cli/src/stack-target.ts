@@ -9,14 +9,18 @@ import { resolve } from 'node:path'
 import type { CliIo } from './command.js'
 import type { ControlPlaneTarget } from './http/control-plane-client.js'
 
-/** Dev-stack defaults (docs/dev-stack.md). */
+/** Registry port of the dev stack (docs/dev-stack.md). */
 export const DEFAULT_REGISTRY_PORT = 3000
+/** Control plane port of the dev stack (the control plane's own default PORT). */
 export const DEFAULT_CONTROL_PLANE_PORT = 3001
+/** Loopback address the dev stack binds and the CLI calls by default. */
 export const DEFAULT_HOST = '127.0.0.1'
+/** Data directory of the dev stack, relative to the working directory. */
 export const DEFAULT_DATA_DIR = 'data'
 
-/** File names inside the data directory. */
+/** Written by a running `acdp dev` (URLs, pid), removed when it stops. */
 export const DEV_STACK_FILE = 'dev-stack.json'
+/** The dev stack's generated secrets (mode 0600). */
 export const DEV_SECRETS_FILE = 'dev-secrets.json'
 
 /** The values a command may need; each is resolved independently. */

@@ -4,12 +4,14 @@
  */
 import type { CliIo } from './command.js'
 
+/** A CliIo whose output the test reads back, with a way to simulate Ctrl-C. */
 export interface CapturedIo extends CliIo {
   out: () => string
   err: () => string
   interrupt: () => void
 }
 
+/** Builds a {@link CapturedIo} for in-process command tests. */
 export function captureIo(options: {
   cwd: string
   env?: Record<string, string>

@@ -24,6 +24,7 @@ import { checkBaseUrl, JSON_OPTION, parseIntegerFlag, TARGET_HELP, TARGET_OPTION
 /** Default bound on waiting for the control plane to ingest the run's events, in seconds. */
 const DEFAULT_INGEST_WAIT_SECONDS = 15
 
+/** `acdp demo` (help text below is what `acdp demo --help` prints). */
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'play a three-agent scenario against the running stack and print its lineage',

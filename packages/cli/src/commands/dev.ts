@@ -21,6 +21,7 @@ import { parseIntegerFlag } from './shared-options.js'
 /** Deadline of the readiness check after both services listen, in milliseconds. */
 const HEALTH_DEADLINE_MS = 5000
 
+/** `acdp dev` (help text below is what `acdp dev --help` prints). */
 export const devCommand: Command = {
   name: 'dev',
   summary: 'run the registry and the control plane locally, wired together (npm start)',

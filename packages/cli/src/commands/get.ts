@@ -17,6 +17,7 @@ import { sanitizeTerminalText } from '../render/text-table.js'
 import { resolveStackTarget } from '../stack-target.js'
 import { checkBaseUrl, JSON_OPTION } from './shared-options.js'
 
+/** `acdp get` (help text below is what `acdp get --help` prints). */
 export const getCommand: Command = {
   name: 'get',
   summary: 'retrieve a context; --verify checks its hash and signature locally',

@@ -20,6 +20,7 @@ import { JSON_OPTION } from './shared-options.js'
 /** Key file written when --out is not given. */
 export const DEFAULT_KEY_FILE = 'acdp-key.json'
 
+/** `acdp keygen` (help text below is what `acdp keygen --help` prints). */
 export const keygenCommand: Command = {
   name: 'keygen',
   summary: 'create a signing key and its DID (did:key by default)',

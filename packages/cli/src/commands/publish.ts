@@ -10,6 +10,7 @@ import { CliError, EXIT, usageError } from '../exit-codes.js'
 import { resolveStackTarget } from '../stack-target.js'
 import { checkBaseUrl, JSON_OPTION } from './shared-options.js'
 
+/** `acdp publish` (help text below is what `acdp publish --help` prints). */
 export const publishCommand: Command = {
   name: 'publish',
   summary: 'sign and publish a context body',

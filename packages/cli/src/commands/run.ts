@@ -10,6 +10,7 @@ import { sanitizeTerminalText } from '../render/text-table.js'
 import { controlPlaneOf, resolveStackTarget } from '../stack-target.js'
 import { checkBaseUrl, JSON_OPTION, TARGET_HELP, TARGET_OPTIONS } from './shared-options.js'
 
+/** `acdp run` (help text below is what `acdp run --help` prints). */
 export const runCommand: Command = {
   name: 'run',
   summary: 'show one run and its lineage graph',

@@ -10,6 +10,7 @@ import { checkBaseUrl, JSON_OPTION, parseIntegerFlag, TARGET_HELP, TARGET_OPTION
 
 const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled']
 
+/** `acdp runs` (help text below is what `acdp runs --help` prints). */
 export const runsCommand: Command = {
   name: 'runs',
   summary: 'list runs recorded by the control plane',

@@ -10,6 +10,7 @@ export const TARGET_OPTIONS = {
   'data-dir': { type: 'string' },
 } as const
 
+/** `--json` as a parseArgs option spec. */
 export const JSON_OPTION = { json: { type: 'boolean' } } as const
 
 /** Help lines for {@link TARGET_OPTIONS}. */

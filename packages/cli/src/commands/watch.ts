@@ -10,6 +10,7 @@ import { abbreviate, sanitizeTerminalText } from '../render/text-table.js'
 import { controlPlaneOf, resolveStackTarget } from '../stack-target.js'
 import { checkBaseUrl, JSON_OPTION, parseIntegerFlag, TARGET_HELP, TARGET_OPTIONS } from './shared-options.js'
 
+/** `acdp watch` (help text below is what `acdp watch --help` prints). */
 export const watchCommand: Command = {
   name: 'watch',
   summary: 'tail the control plane’s live event stream',

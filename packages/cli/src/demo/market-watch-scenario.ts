@@ -7,6 +7,7 @@
 
 /** The three producers; each gets a fresh did:key per demo run. */
 export const DEMO_AGENTS = ['collector', 'analyst', 'forecaster'] as const
+/** One of {@link DEMO_AGENTS}. */
 export type DemoAgent = (typeof DEMO_AGENTS)[number]
 
 /** One publication. `derivedFrom` and `supersedes` name earlier steps (1-based). */
@@ -20,8 +21,10 @@ export interface DemoStep {
   supersedes?: number
 }
 
+/** `scenario_id` sent with POST /runs/started and put in every context's metadata. */
 export const SCENARIO_ID = 'market-watch'
 
+/** The ten publications, in order: snapshots, analyses (one corrected by supersession), predictions, an alert. */
 export const MARKET_WATCH_STEPS: readonly DemoStep[] = [
   {
     agent: 'collector',

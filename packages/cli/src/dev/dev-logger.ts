@@ -1,5 +1,5 @@
 /**
- * The log lines of `acdp dev`: a pino-compatible logger (the FastifyBaseLogger surface both services accept as
+ * The log lines of `acdp dev`: a pino-compatible logger (the Fastify base-logger surface both services accept as
  * `deps.logger`) that writes one readable line per record, prefixed with the service name, so the registry's
  * and the control plane's output interleave legibly in one terminal:
  *
@@ -10,7 +10,10 @@
  * stack, indented under the line.
  */
 import { format } from 'node:util'
-import type { FastifyBaseLogger } from 'fastify'
+import type { ControlPlaneDeps } from '@acdp/control-plane'
+
+/** The logger both services accept as `deps.logger` (Fastify's base logger surface). */
+export type ServiceLogger = NonNullable<ControlPlaneDeps['logger']>
 
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const
 type LevelName = keyof typeof LEVELS
@@ -35,7 +38,7 @@ export interface DevLoggerOptions {
 }
 
 /** Creates the logger. Safe to share; children inherit the level and merge their bindings. */
-export function createDevLogger(options: DevLoggerOptions): FastifyBaseLogger {
+export function createDevLogger(options: DevLoggerOptions): ServiceLogger {
   const clock = options.clock ?? (() => new Date())
   const label = `[${options.name}]`.padEnd(options.prefixWidth + 2)
   const prefix = options.color === undefined ? label : `\u001b[${options.color}m${label}\u001b[0m`
@@ -47,7 +50,7 @@ export function createDevLogger(options: DevLoggerOptions): FastifyBaseLogger {
 
 type Sink = (level: LevelName, bindings: Record<string, unknown>, args: unknown[]) => void
 
-function buildLogger(initialLevel: string, bindings: Record<string, unknown>, sink: Sink): FastifyBaseLogger {
+function buildLogger(initialLevel: string, bindings: Record<string, unknown>, sink: Sink): ServiceLogger {
   let level = initialLevel
   const threshold = () => (level === 'silent' ? Number.POSITIVE_INFINITY : (LEVELS[level as LevelName] ?? LEVELS.info))
   const method =
@@ -73,7 +76,7 @@ function buildLogger(initialLevel: string, bindings: Record<string, unknown>, si
       return buildLogger(childOptions?.level ?? level, { ...bindings, ...childBindings }, sink)
     },
   }
-  return logger as unknown as FastifyBaseLogger
+  return logger as unknown as ServiceLogger
 }
 
 /** Renders one record, or undefined to drop it. Accepts pino's call shapes: (msg, ...args), (obj, msg?, ...args), (err, msg?). */
