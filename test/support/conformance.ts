@@ -12,7 +12,7 @@ export const SPEC_DIR = fileURLToPath(new URL('../../../shared/acdp-spec/', impo
 /** True when the shared spec folder is beside the repository. Suites skip with a printed reason otherwise. */
 export const hasConformance = existsSync(CONFORMANCE_DIR)
 
-// biome-ignore lint/suspicious/noExplicitAny: fixtures are untyped JSON read at test time
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- fixtures are untyped JSON read at test time
 export type Fixture = { id: string; description: string; file: string; [key: string]: any }
 
 /** Every fixture whose file name starts with `prefix` (e.g. `'can-'`, `'rcpt-001'`), sorted by file name. */

@@ -4,13 +4,7 @@
  */
 export { buildApp } from './app.js'
 export type { CredentialVerifier, Principal } from './auth/credentials.js'
-export {
-  ConfigError,
-  type ControlPlaneConfig,
-  DEFAULT_TENANT,
-  type Environment,
-  loadConfig,
-} from './config.js'
+export { ConfigError, type ControlPlaneConfig, DEFAULT_TENANT, type Environment, loadConfig } from './config.js'
 export { type ControlPlaneDeps, closeDeps, createDeps, type WebhookOutbox } from './deps.js'
 export { ControlPlaneError, ERROR_STATUS, type ErrorCode } from './errors.js'
 export {

@@ -40,7 +40,7 @@ function ran(fixture: Fixture): void {
   tally.vectors++
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: fixture vectors are untyped JSON
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- fixture vectors are untyped JSON
 type Vector = Record<string, any>
 
 function vectorsOf(fixture: Fixture): Vector[] {

@@ -82,7 +82,7 @@ import type { LogCheckpoint, RegistryReceipt } from '../src/wire/log.js'
 
 reportMissingConformance('conformance-log')
 
-// biome-ignore lint/suspicious/noExplicitAny: fixture content is untyped JSON
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- fixture content is untyped JSON
 type Json = Record<string, any>
 
 const ran = new Set<string>()

@@ -12,7 +12,7 @@ import type { Database, DatabaseKind } from './open-database.js'
 /** One schema step. Names sort in application order ('0001_initial', '0002_…'); never rename an applied one. */
 export interface Migration {
   name: string
-  // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
   up(db: Kysely<any>, kind: DatabaseKind): Promise<void>
 }
 
@@ -20,7 +20,7 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 
 /** Applies every migration not yet applied, in name order; throws naming the failing migration (nothing of it kept). */
 export async function migrateToLatest(
-  // biome-ignore lint/suspicious/noExplicitAny: any schema
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
   database: Database<any>,
   migrations: Migration[],
   options: { table?: string } = {},

@@ -11,8 +11,7 @@ import { startWalCheckpointer } from './wal-checkpointer.js'
 export type DatabaseKind = 'sqlite' | 'postgres'
 
 export type OpenDatabaseOptions =
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string; schema?: string; max?: number }
+  { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string; max?: number }
 
 /** An open database. `close()` releases every connection; safe to call once. */
 export interface Database<T> {
@@ -40,7 +39,7 @@ const PG_NUMERIC = 1700
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === PG_INT8 || oid === PG_NUMERIC) return (value: string) => Number(value)
-    // biome-ignore lint/suspicious/noExplicitAny: pg's own overloads are not expressible here
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's own overloads are not expressible here
     return (pg.types.getTypeParser as any)(oid, format)
   },
 }

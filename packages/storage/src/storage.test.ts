@@ -51,7 +51,10 @@ describe.each(testDatabaseTargets())('storage on $name', (target) => {
     await database.db.insertInto('item').values({ id: 1, name: 'a', created_at_ms: ms, flag: 1 }).execute()
     const row = await database.db.selectFrom('item').selectAll().executeTakeFirstOrThrow()
     expect(row).toEqual({ id: 1, name: 'a', created_at_ms: ms, flag: 1 })
-    const count = await database.db.selectFrom('item').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
+    const count = await database.db
+      .selectFrom('item')
+      .select(sql<number>`count(*)`.as('n'))
+      .executeTakeFirstOrThrow()
     expect(count.n).toBe(1)
   })
 
@@ -92,7 +95,10 @@ describe.each(testDatabaseTargets())('storage on $name', (target) => {
         }),
       ),
     )
-    const count = await db.selectFrom('item').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
+    const count = await db
+      .selectFrom('item')
+      .select(sql<number>`count(*)`.as('n'))
+      .executeTakeFirstOrThrow()
     expect(count.n).toBe(25)
   })
 })

@@ -8,7 +8,7 @@ import { type Database, type DatabaseKind, openDatabase } from './open-database.
 
 export interface TestDatabaseTarget {
   name: DatabaseKind
-  // biome-ignore lint/suspicious/noExplicitAny: any schema
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
   open(): Promise<Database<any>>
 }
 
@@ -28,7 +28,7 @@ export function testDatabaseTargets(): TestDatabaseTarget[] {
 }
 
 /** Creates a fresh schema and opens a pool bound to it; closing drops the schema. */
-// biome-ignore lint/suspicious/noExplicitAny: any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
 export async function openPostgresTestSchema(url: string, options: { max?: number } = {}): Promise<Database<any>> {
   const schema = `acdp_t_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: url })

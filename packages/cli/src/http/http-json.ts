@@ -93,7 +93,7 @@ function pickString(...values: unknown[]): string | undefined {
 }
 
 function oneLine(text: string, max: number): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: a server string must not break the one-line error
+  // control characters in this pattern are deliberate: a server string must not break the one-line error
   const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }

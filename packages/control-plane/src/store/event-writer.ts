@@ -136,10 +136,10 @@ async function applyWrites(
     for (const write of writes) await write(tx).execute()
     return
   }
-  // biome-ignore lint/suspicious/noExplicitAny: a chain of differently-typed CTEs; each member is typed where built
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a chain of differently-typed CTEs; each member is typed where built
   let query: any = tx
   writes.forEach((write, index) => {
-    // biome-ignore lint/suspicious/noExplicitAny: see above
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
     query = query.with(`w${index}`, (qc: QueryCreator<ControlPlaneTables>) => write(qc) as any)
   })
   await query.selectNoFrom(sql<number>`1`.as('done')).execute()

@@ -109,7 +109,7 @@ describe('canonicalize', () => {
     ['undefined', () => undefined, 'unsupported_type'],
     ['an undefined member', () => ({ a: undefined }), 'undefined_value'],
     ['an undefined array element', () => [1, undefined, 3], 'undefined_value'],
-    // biome-ignore lint/suspicious/noSparseArray: a hole is exactly what this row tests
+    // eslint-disable-next-line no-sparse-arrays -- a hole is exactly what this row tests
     ['an array hole', () => [1, , 3], 'undefined_value'],
     ['a function', () => () => 1, 'unsupported_type'],
     ['a bigint', () => 10n, 'unsupported_type'],

@@ -114,5 +114,5 @@ function refuse(message: string, reason: string): ProtocolError {
 // String.prototype.isWellFormed is ES2024 (always present in Node 24); the repo's lib is ES2023.
 type WellFormedString = string & { isWellFormed(): boolean }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: C0 controls are exactly what JSON must escape
+// control characters in this pattern are deliberate: C0 controls are exactly what JSON must escape
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/

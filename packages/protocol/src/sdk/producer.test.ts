@@ -8,7 +8,7 @@ import { generateSigningKey } from '../signature/generate-signing-key.js'
 import { completeProducerContent, createProducer, SDK_ACDP_VERSION } from './producer.js'
 import type { ProducerKey } from './producer-key.js'
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read and tamper with untyped JSON documents
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read and tamper with untyped JSON documents
 type Json = Record<string, any>
 
 const REGISTRY = 'http://registry.test'

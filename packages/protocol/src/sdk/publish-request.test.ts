@@ -6,7 +6,7 @@ import { verifyContentSignature } from '../signature/content-signature.js'
 import { generateSigningKey } from '../signature/generate-signing-key.js'
 import { buildPublishRequest } from './publish-request.js'
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read and tamper with untyped JSON documents
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read and tamper with untyped JSON documents
 type Json = Record<string, any>
 
 reportMissingConformance('sdk publish request')
@@ -18,8 +18,7 @@ const goldens = loadFixtures('sig-')
   .map((fixture) => ({
     id: fixture.id as string,
     privateKeyHex: (fixture.test_keypair?.private_seed_hex ?? fixture.test_keypair?.private_scalar_hex) as
-      | string
-      | undefined,
+      string | undefined,
     vectors: (fixture.vectors as Array<Json>).filter(
       (vector) => vector.producer_content !== undefined && vector.expected?.signature_value_base64 !== undefined,
     ),

@@ -88,7 +88,9 @@ function transportError(url: string, cause: unknown): ProtocolError {
   let origin = url
   try {
     origin = new URL(url).origin
-  } catch {}
+  } catch {
+    // not a parseable URL: report it as given
+  }
   return new ProtocolError('outbound_failed', `no answer from ${origin} (${reason})`, {
     details: { reason, url },
     cause,

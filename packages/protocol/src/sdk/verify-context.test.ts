@@ -6,7 +6,7 @@ import { completeProducerContent } from './producer.js'
 import { buildPublishRequest } from './publish-request.js'
 import { type EnvelopeCheck, verifyContext } from './verify-context.js'
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read and tamper with untyped JSON documents
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read and tamper with untyped JSON documents
 type Json = Record<string, any>
 
 reportMissingConformance('sdk verifyContext')

@@ -29,8 +29,7 @@ export interface OpenedSearchCursor {
 
 /** Result of {@link SearchCursorCodec.open}: the two failure codes are RFC-ACDP-0005 §2.5.4's. */
 export type SearchCursorOpenResult =
-  | { ok: true; cursor: OpenedSearchCursor }
-  | { ok: false; code: 'invalid_cursor' | 'cursor_expired' }
+  { ok: true; cursor: OpenedSearchCursor } | { ok: false; code: 'invalid_cursor' | 'cursor_expired' }
 
 /** Seals and opens cursors for one registry process (or a fleet sharing `secret`). */
 export interface SearchCursorCodec {

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely'
 
 export const migration0001Core: Migration = {
   name: '0001_core',
-  // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
   async up(db: Kysely<any>, kind) {
     // Epoch milliseconds and counters need 64 bits on PostgreSQL; SQLite integers are 64-bit already.
     const int = kind === 'postgres' ? 'bigint' : 'integer'

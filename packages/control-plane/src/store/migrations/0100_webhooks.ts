@@ -17,7 +17,7 @@ import { type Kysely, sql } from 'kysely'
 
 export const migration0100Webhooks: Migration = {
   name: '0100_webhooks',
-  // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before the typed schema exists
   async up(db: Kysely<any>, kind) {
     const int = kind === 'postgres' ? 'bigint' : 'integer'
 
