@@ -43,6 +43,8 @@ const AUTHORITY = 'bench.registry.test'
 const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789abcdef'
 const API_KEY = 'bench-api-key-0123456789abcdef'
 const ENCRYPTION_KEY = Buffer.alloc(32, 42).toString('base64')
+/** Keep-alive connections the SSE-phase sender opens before the timed run. */
+const SENDER_CONNECTIONS = 32
 /** Histogram resolution of SSE delivery latency: 1 ms buckets up to this many ms (the last bucket is overflow). */
 const LATENCY_BUCKETS = 10_000
 
@@ -55,6 +57,8 @@ interface PhaseResult {
   total: number
   non2xx: number
   errors: number
+  /** CPU time (user + system) the control plane child spent per request in this phase, in µs. */
+  cpuMicrosPerRequest: number
 }
 
 interface SseResult {
@@ -68,6 +72,12 @@ interface SseResult {
   p90Ms: number
   p99Ms: number
   maxMs: number
+  /** CPU time (user + system) the control plane child spent per frame delivered, in µs (ingest included). */
+  serverCpuMicrosPerFrame: number
+  /** p99 of the ingest requests' response time during the fan-out (part of the delivery latency). */
+  ingestP99Ms: number
+  /** Upper bound of the server's own http_request_duration_seconds bucket holding its ingest p99, in ms. */
+  serverIngestP99Ms: number | undefined
 }
 
 /** The slice of autocannon's result this bench reads (autocannon ships no type declarations). */
@@ -105,6 +115,11 @@ async function serve(kind: 'sqlite' | 'postgres', target: string): Promise<void>
   loopDelay.enable()
   process.send?.({ ready: true, url: running.url })
   process.on('message', (message) => {
+    if (message === 'cpu') {
+      const { user, system } = process.cpuUsage()
+      process.send?.({ cpuMicros: user + system })
+      return
+    }
     if (message === 'stop') {
       loopDelay.disable()
       console.log(
@@ -132,6 +147,19 @@ async function startChild(
   return { process: child, url }
 }
 
+/** CPU time (user + system, µs) the child has used so far. */
+function childCpuMicros(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { cpuMicros?: number }) => {
+      if (typeof m.cpuMicros !== 'number') return
+      child.off('message', onMessage)
+      resolve(m.cpuMicros)
+    }
+    child.on('message', onMessage)
+    child.send('cpu')
+  })
+}
+
 /** With BENCH_CPU_PROF=1 (or =server / =client), child processes write .cpuprofile files. */
 function profileArgv(role: 'server' | 'client'): string[] {
   const setting = process.env['BENCH_CPU_PROF']
@@ -155,14 +183,17 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 let sequence = 0
 
-/** A context_published body as a registry sends it; distinct event and ctx ids; runs of 20 consecutive events. */
-function publishedBody(createdAt: string): string {
+/**
+ * A context_published body as a registry sends it; distinct event and ctx ids; runs of 20 consecutive events.
+ * `type` replaces the event type (the SSE warm-up uses one the clients do not count).
+ */
+function publishedBody(createdAt: string, type = 'context_published'): string {
   sequence += 1
   const suffix = sequence.toString(16).padStart(12, '0')
   return JSON.stringify({
     event_id: `b0000000-0000-4000-8000-${suffix}`,
     schema_version: '1.0',
-    type: 'context_published',
+    type,
     registry_authority: AUTHORITY,
     registry_base_url: `https://${AUTHORITY}`,
     ctx_id: `acdp://${AUTHORITY}/c0000000-0000-4000-8000-${suffix}`,
@@ -188,7 +219,8 @@ async function signer(): Promise<(body: string) => string> {
 // ---------------------------------------------------------------------------------------------------------------
 // Ingest phases
 
-async function ingestPhases(label: string, url: string): Promise<PhaseResult[]> {
+async function ingestPhases(label: string, child: { process: ChildProcess; url: string }): Promise<PhaseResult[]> {
+  const url = child.url
   const autocannon = ((await import(AUTOCANNON_MODULE)) as { default: Autocannon }).default
   const sign = await signer()
   const needed = Math.ceil(8000 * (SECONDS + 2) + FIXED_RATE * (SECONDS + 2) + 2000)
@@ -204,6 +236,7 @@ async function ingestPhases(label: string, url: string): Promise<PhaseResult[]> 
     return item
   }
   const run = async (name: string, options: Record<string, unknown>): Promise<PhaseResult> => {
+    const cpuBefore = await childCpuMicros(child.process)
     const result = await autocannon({
       url,
       connections: CONNECTIONS,
@@ -233,6 +266,9 @@ async function ingestPhases(label: string, url: string): Promise<PhaseResult[]> 
       total: result.requests.total,
       non2xx: result.non2xx,
       errors: result.errors + result.timeouts,
+      cpuMicrosPerRequest: Math.round(
+        ((await childCpuMicros(child.process)) - cpuBefore) / Math.max(1, result.requests.total),
+      ),
     }
   }
   // Warm-up: JIT, prepared statements, page cache.
@@ -247,7 +283,7 @@ async function benchSqlite(): Promise<PhaseResult[]> {
   const child = await startChild('sqlite', dir)
   try {
     console.log(`control plane child pid ${child.process.pid} at ${child.url} (SQLite in ${dir})`)
-    return await ingestPhases('SQLite', child.url)
+    return await ingestPhases('SQLite', child)
   } finally {
     await stopChild(child.process)
     rmSync(dir, { recursive: true, force: true })
@@ -271,7 +307,7 @@ async function benchPostgres(): Promise<PhaseResult[] | string> {
     const child = await startChild('postgres', url.href)
     try {
       console.log(`control plane child pid ${child.process.pid} at ${child.url} (PostgreSQL database ${name})`)
-      return await ingestPhases('PostgreSQL', child.url)
+      return await ingestPhases('PostgreSQL', child)
     } finally {
       await stopChild(child.process)
     }
@@ -364,6 +400,28 @@ async function runSseClients(url: string, count: number): Promise<void> {
   })
 }
 
+/**
+ * Reads the control plane's own `http_request_duration_seconds` histogram for POST /ingest/acdp and returns the
+ * upper bound (ms) of the bucket that holds the 99th percentile: the server-side view, without client queueing.
+ */
+async function serverIngestP99Bucket(url: string): Promise<number | undefined> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const buckets: Array<[number, number]> = []
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('http_request_duration_seconds_bucket{') || !line.includes('path="/ingest/acdp"')) continue
+    const le = /le="([^"]+)"/.exec(line)?.[1]
+    const count = Number(line.slice(line.lastIndexOf(' ') + 1))
+    if (le !== undefined) buckets.push([le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le), count])
+  }
+  // Buckets are cumulative; several status codes may each have their own series: sum per bound.
+  const byBound = new Map<number, number>()
+  for (const [bound, count] of buckets) byBound.set(bound, (byBound.get(bound) ?? 0) + count)
+  const sorted = [...byBound].sort((a, b) => a[0] - b[0])
+  const total = sorted.at(-1)?.[1] ?? 0
+  const hit = sorted.find(([, count]) => count >= total * 0.99)
+  return hit === undefined || !Number.isFinite(hit[0]) ? undefined : Math.round(hit[0] * 1000)
+}
+
 function percentile(histogram: number[], total: number, p: number): number {
   const rank = Math.ceil(total * p)
   let seen = 0
@@ -402,11 +460,13 @@ async function benchSse(): Promise<SseResult> {
     console.log(`${SSE_CLIENTS} stream connections open; sending ${SSE_RATE} events/s for ${SSE_SECONDS} s`)
 
     const sign = await signer()
-    const agent = new Agent({ keepAlive: true, maxSockets: 64 })
+    const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 })
     const { hostname, port } = new URL(child.url)
-    const send = (): Promise<void> =>
+    const ingestLatenciesMs: number[] = []
+    const send = (type?: string): Promise<void> =>
       new Promise((resolve, reject) => {
-        const body = publishedBody(new Date().toISOString())
+        const sentAt = performance.now()
+        const body = publishedBody(new Date().toISOString(), type)
         const req = httpRequest(
           {
             host: hostname,
@@ -418,16 +478,25 @@ async function benchSse(): Promise<SseResult> {
           },
           (res) => {
             res.resume()
-            res.on('end', () =>
-              res.statusCode === 204 ? resolve() : reject(new Error(`ingest answered ${res.statusCode}`)),
-            )
+            res.on('end', () => {
+              ingestLatenciesMs.push(performance.now() - sentAt)
+              if (res.statusCode === 204) resolve()
+              else reject(new Error(`ingest answered ${res.statusCode}`))
+            })
           },
         )
         req.on('error', reject)
         req.end(body)
       })
 
+    // A registry keeps its webhook connections alive; open the sender's pool before the timed run so the
+    // measurement is fan-out, not TCP connection setup (these warm-up events are not measured).
+    await Promise.all(Array.from({ length: SENDER_CONNECTIONS }, () => send('context_warmed_up')))
+    await new Promise((r) => setTimeout(r, 500))
+    ingestLatenciesMs.length = 0
+
     const total = SSE_RATE * SSE_SECONDS
+    const cpuBefore = await childCpuMicros(child.process)
     const started = performance.now()
     const inFlight: Array<Promise<void>> = []
     for (let i = 0; i < total; i++) {
@@ -439,6 +508,10 @@ async function benchSse(): Promise<SseResult> {
     await Promise.all(inFlight)
     agent.destroy()
     await new Promise((r) => setTimeout(r, 2000))
+    const serverCpuMicros = (await childCpuMicros(child.process)) - cpuBefore
+    const serverIngestP99 = await serverIngestP99Bucket(child.url)
+    ingestLatenciesMs.sort((a, b) => a - b)
+    const ingestP99Ms = Math.round(ingestLatenciesMs[Math.ceil(ingestLatenciesMs.length * 0.99) - 1] ?? 0)
 
     const reports = await Promise.all(
       clients.map(
@@ -472,6 +545,9 @@ async function benchSse(): Promise<SseResult> {
       p90Ms: percentile(histogram, frames, 0.9),
       p99Ms: percentile(histogram, frames, 0.99),
       maxMs: percentile(histogram, frames, 1),
+      serverCpuMicrosPerFrame: Number((serverCpuMicros / Math.max(1, frames)).toFixed(2)),
+      ingestP99Ms,
+      serverIngestP99Ms: serverIngestP99,
     }
   } finally {
     // Clients exit by themselves after reporting (writing their CPU profile when asked); stragglers are killed.
@@ -514,11 +590,12 @@ async function main(): Promise<void> {
   if (ONLY.has('sse')) results.sse = await benchSse()
 
   console.log('')
-  console.log('| phase | req/s | p50 ms | p99 ms | max ms | total | non-2xx | errors |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  console.log('| phase | req/s | p50 ms | p99 ms | max ms | total | non-2xx | errors | server CPU µs/req |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const r of results.ingest) {
     console.log(
-      `| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.total} | ${r.non2xx} | ${r.errors} |`,
+      `| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.total} | ${r.non2xx} | ` +
+        `${r.errors} | ${r.cpuMicrosPerRequest} |`,
     )
   }
   if (results.postgres) console.log(`PostgreSQL: ${results.postgres}`)
@@ -528,7 +605,9 @@ async function main(): Promise<void> {
     console.log(`${s.name}`)
     console.log(
       `  frames ${s.framesReceived}/${s.framesExpected}, disconnects ${s.disconnects}, ` +
-        `delivery latency p50 ${s.p50Ms} ms, p90 ${s.p90Ms} ms, p99 ${s.p99Ms} ms, max ${s.maxMs} ms`,
+        `delivery latency p50 ${s.p50Ms} ms, p90 ${s.p90Ms} ms, p99 ${s.p99Ms} ms, max ${s.maxMs} ms, ` +
+        `server CPU ${s.serverCpuMicrosPerFrame} µs per frame; ingest response p99 ${s.ingestP99Ms} ms ` +
+        `(server-side p99 ≤ ${s.serverIngestP99Ms ?? '?'} ms)`,
     )
   }
   if (process.env['BENCH_OUT']) writeFileSync(process.env['BENCH_OUT'], `${JSON.stringify(results, null, 2)}\n`)
