@@ -169,40 +169,53 @@ describe.each(BOUNDARY_SIZES.map((size) => ({ size })))('tree of $size leaves', 
     expect(computeMerkleRoot(reference.leaves)).toEqual(expected)
     expect(await computeTreeRoot(tree, size)).toEqual(expected)
   })
-
-  it.skipIf(size === 0)('every inclusion proof equals PATH(m, D[n]) and verifies', () => {
-    const root = reference.mth(0, size)
-    for (let m = 0; m < size; m++) {
-      const proof = tree.proveInclusion(m, size)
-      expect(hex(proof)).toEqual(hex(reference.path(m, 0, size)))
-      verifyInclusionProof({ leafHash: leafFor(m), leafIndex: m, treeSize: size, inclusionPath: proof, rootHash: root })
-    }
-  })
-
-  it.skipIf(size === 0)('every consistency proof equals PROOF(m, D[n]) and verifies', () => {
-    const second = reference.mth(0, size)
-    for (let m = 1; m <= size; m++) {
-      const proof = tree.proveConsistency(m, size)
-      expect(hex(proof)).toEqual(hex(reference.subproof(m, 0, size, true)))
-      verifyConsistencyProof({
-        firstTreeSize: m,
-        secondTreeSize: size,
-        firstRootHash: reference.mth(0, m),
-        secondRootHash: second,
-        consistencyPath: proof,
-      })
-    }
-  })
-
-  it.skipIf(size === 0)('proofs read O(log n) stored nodes', () => {
-    const bound = 2 * Math.ceil(Math.log2(size)) + 1
-    for (const m of [0, Math.floor(size / 2), size - 1]) {
-      expect(planInclusionProof(m, size).addresses.length).toBeLessThanOrEqual(bound)
-      expect(planConsistencyProof(m + 1, size).addresses.length).toBeLessThanOrEqual(bound)
-    }
-    expect(planTreeRoot(size).addresses.length).toBeLessThanOrEqual(Math.ceil(Math.log2(size + 1)))
-  })
 })
+
+describe.each(BOUNDARY_SIZES.filter((size) => size > 0).map((size) => ({ size })))(
+  'proofs in a tree of $size leaves',
+  ({ size }) => {
+    const { tree, reference } = buildTrees(size)
+
+    it('every inclusion proof equals PATH(m, D[n]) and verifies', () => {
+      const root = reference.mth(0, size)
+      for (let m = 0; m < size; m++) {
+        const proof = tree.proveInclusion(m, size)
+        expect(hex(proof)).toEqual(hex(reference.path(m, 0, size)))
+        verifyInclusionProof({
+          leafHash: leafFor(m),
+          leafIndex: m,
+          treeSize: size,
+          inclusionPath: proof,
+          rootHash: root,
+        })
+      }
+    })
+
+    it('every consistency proof equals PROOF(m, D[n]) and verifies', () => {
+      const second = reference.mth(0, size)
+      for (let m = 1; m <= size; m++) {
+        const proof = tree.proveConsistency(m, size)
+        expect(hex(proof)).toEqual(hex(reference.subproof(m, 0, size, true)))
+        verifyConsistencyProof({
+          firstTreeSize: m,
+          secondTreeSize: size,
+          firstRootHash: reference.mth(0, m),
+          secondRootHash: second,
+          consistencyPath: proof,
+        })
+      }
+    })
+
+    it('proofs read O(log n) stored nodes', () => {
+      const bound = 2 * Math.ceil(Math.log2(size)) + 1
+      for (const m of [0, Math.floor(size / 2), size - 1]) {
+        expect(planInclusionProof(m, size).addresses.length).toBeLessThanOrEqual(bound)
+        expect(planConsistencyProof(m + 1, size).addresses.length).toBeLessThanOrEqual(bound)
+      }
+      expect(planTreeRoot(size).addresses.length).toBeLessThanOrEqual(Math.ceil(Math.log2(size + 1)))
+    })
+  },
+)
 
 // ---------- properties ----------
 
