@@ -12,6 +12,7 @@ import {
 } from '@acdp/protocol'
 import type { KeyResolver } from '../deps.js'
 import { fromProtocolError, RegistryError } from '../errors.js'
+import { verifyEd25519ContentSignature } from './ed25519-off-loop.js'
 
 /** Algorithms advertised in `supported_signature_algorithms` (ed25519 mandatory, ecdsa-p256 optional). */
 export const SUPPORTED_SIGNATURE_ALGORITHMS: readonly string[] = SIGNATURE_ALGORITHMS
@@ -41,10 +42,10 @@ export async function verifyProducerSignature(
     })
   }
   let key = await resolveSigningKey(resolver, signature.key_id, false)
-  if (checkSignature(key, signature, contentHash)) return key
+  if (await checkSignature(key, signature, contentHash)) return key
   if (signature.key_id.startsWith('did:web:')) {
     key = await resolveSigningKey(resolver, signature.key_id, true)
-    if (checkSignature(key, signature, contentHash)) return key
+    if (await checkSignature(key, signature, contentHash)) return key
   }
   throw invalidSignature(signature)
 }
@@ -57,10 +58,16 @@ async function resolveSigningKey(resolver: KeyResolver, keyId: string, forceRefr
   }
 }
 
-/** Algorithm binding (RFC-ACDP-0008 §3.9 downgrade defence) then cryptographic verification. */
-function checkSignature(key: ResolvedKey, signature: SignatureToVerify, contentHash: string): boolean {
+/**
+ * Algorithm binding (RFC-ACDP-0008 §3.9 downgrade defence) then cryptographic verification; Ed25519 (the
+ * mandatory algorithm, nearly every publish) verifies off the event loop with the same checks and rules.
+ */
+async function checkSignature(key: ResolvedKey, signature: SignatureToVerify, contentHash: string): Promise<boolean> {
   if (key.algorithm !== signature.algorithm) throw invalidSignature(signature)
   try {
+    if (signature.algorithm === 'ed25519') {
+      return await verifyEd25519ContentSignature(key.publicKey, contentHash, signature.value)
+    }
     return verifyContentSignature({
       algorithm: signature.algorithm,
       publicKey: key.publicKey,

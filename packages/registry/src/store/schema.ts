@@ -6,7 +6,8 @@
  *   registry-assigned members appended, never re-serialized (byte fidelity, unknown members kept).
  * - Status is never stored. Its INPUTS are: `superseded_by` (set in the publishing transaction of the
  *   successor) and `expires_at_ms`; status is derived at read time (RFC-ACDP-0004 §4).
- * - `UNIQUE(supersedes)` makes "exactly one successor" a database fact (RFC-ACDP-0003 §2.1, 409 races);
+ * - `UNIQUE(supersedes)` (a partial index over non-null values) makes "exactly one successor" a database fact
+ *   (RFC-ACDP-0003 §2.1, 409 races);
  *   `UNIQUE(lineage_id, version)` guards the linear lineage; the `(agent_id, idempotency_key)` primary key of
  *   `idempotency_record` is the RFC-ACDP-0003 §6.2.2 atomic-idempotency contract.
  * - Columns used by search filters and visibility are denormalized from the body at publish time, so search
@@ -70,7 +71,10 @@ export interface ContextTagTable {
   tag: string
 }
 
-/** One row per (context, `derived_from` entry): answers "which contexts derive from X" by index. */
+/**
+ * One row per (context, `derived_from` entry); search's "derives from X" filter probes it per candidate context
+ * by its (ctx_id, source_ctx_id) primary key.
+ */
 export interface ContextDerivedFromTable {
   ctx_id: string
   source_ctx_id: string

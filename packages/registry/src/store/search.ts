@@ -198,7 +198,11 @@ function hasStatus(eb: Eb, status: string, nowMs: number) {
     case 'active':
       return eb.and([
         eb('c.superseded_by', 'is', null),
-        eb.or([eb('c.expires_at_ms', 'is', null), eb('c.expires_at_ms', '>=', nowMs)]),
+        // Unary plus keeps this comparison off the expiry index. Nearly every context is unexpired, so the
+        // index only helps a planner without statistics into a bad plan: SQLite, seeing an EXISTS filter (tag,
+        // derived_from), would read every active context through both arms of this OR and sort them all,
+        // instead of walking the created index until the page is full.
+        eb.or([eb('c.expires_at_ms', 'is', null), sql<SqlBool>`+${eb.ref('c.expires_at_ms')} >= ${nowMs}`]),
       ])
     case 'superseded':
       return eb('c.superseded_by', 'is not', null)

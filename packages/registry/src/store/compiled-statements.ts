@@ -1,0 +1,114 @@
+/**
+ * The hot paths' statements (publish, idempotency lookup, context reads), compiled by Kysely once per shape and
+ * re-bound with fresh parameters on every call: building and compiling a Kysely query costs more than executing
+ * it on SQLite. The Kysely store (PostgreSQL) and the raw SQLite paths run these same texts.
+ */
+import { type Compilable, CompiledQuery, type Kysely } from 'kysely'
+import { CONTEXT_COLUMNS } from './rows.js'
+import type { ContextTable, IdempotencyRecordTable, RegistryDatabase } from './schema.js'
+
+export type CompiledStatements = ReturnType<typeof createCompiledStatements>
+
+/**
+ * Creates the statement builders for `db`'s dialect. Rows must come from rows.ts (fixed member order, no
+ * undefined member): a shape's parameters are then exactly the row's values in order.
+ */
+export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
+  const cache = new Map<string, string>()
+  const sqlOf = (key: string, build: () => Compilable): string => {
+    let text = cache.get(key)
+    if (text === undefined) {
+      text = build().compile().sql
+      cache.set(key, text)
+    }
+    return text
+  }
+  const rowsSql = <T extends 'context_audience' | 'context_tag' | 'context_derived_from'>(
+    table: T,
+    rows: Array<Record<string, string>>,
+  ) => sqlOf(`${table}:${rows.length}`, () => db.insertInto(table).values(rows as never))
+  return {
+    findContext(ctxId: string): CompiledQuery {
+      const text = sqlOf('find-context', () =>
+        db.selectFrom('context').select(CONTEXT_COLUMNS).where('ctx_id', '=', ctxId),
+      )
+      return CompiledQuery.raw(text, [ctxId])
+    },
+    findSupersededBy(ctxId: string): CompiledQuery {
+      const text = sqlOf('find-superseded-by', () =>
+        db.selectFrom('context').select('superseded_by').where('ctx_id', '=', ctxId),
+      )
+      return CompiledQuery.raw(text, [ctxId])
+    },
+    findIdempotencyRecord(agentId: string, idempotencyKey: string, nowMs: number): CompiledQuery {
+      const text = sqlOf('find-idempotency', () =>
+        db
+          .selectFrom('idempotency_record')
+          .selectAll()
+          .where('agent_id', '=', agentId)
+          .where('idempotency_key', '=', idempotencyKey)
+          .where('expires_at_ms', '>', nowMs),
+      )
+      return CompiledQuery.raw(text, [agentId, idempotencyKey, nowMs])
+    },
+    /**
+     * Claims (agent, key): inserts the record, or takes over a row whose TTL has passed (RFC-ACDP-0003 §6.2).
+     * A live row is left alone and nothing is written (0 rows affected): the caller's conflict.
+     */
+    claimIdempotencyKey(record: IdempotencyRecordTable): CompiledQuery {
+      const text = sqlOf('claim', () =>
+        db
+          .insertInto('idempotency_record')
+          .values(record)
+          .onConflict((oc) =>
+            oc
+              .columns(['agent_id', 'idempotency_key'])
+              .doUpdateSet((eb) => ({
+                content_hash: eb.ref('excluded.content_hash'),
+                signature_algorithm: eb.ref('excluded.signature_algorithm'),
+                signature_key_id: eb.ref('excluded.signature_key_id'),
+                signature_value: eb.ref('excluded.signature_value'),
+                ctx_id: eb.ref('excluded.ctx_id'),
+                response_json: eb.ref('excluded.response_json'),
+                created_at_ms: eb.ref('excluded.created_at_ms'),
+                expires_at_ms: eb.ref('excluded.expires_at_ms'),
+              }))
+              .where('idempotency_record.expires_at_ms', '<=', (eb) => eb.ref('excluded.created_at_ms')),
+          ),
+      )
+      return CompiledQuery.raw(text, Object.values(record))
+    },
+    /** Marks `target` superseded by `successor` only if it is still a head (0 rows affected otherwise). */
+    markSuperseded(target: string, successor: string): CompiledQuery {
+      const text = sqlOf('supersede', () =>
+        db
+          .updateTable('context')
+          .set({ superseded_by: successor })
+          .where('ctx_id', '=', target)
+          .where('superseded_by', 'is', null),
+      )
+      return CompiledQuery.raw(text, [successor, target])
+    },
+    insertContext(row: ContextTable): CompiledQuery {
+      return CompiledQuery.raw(
+        sqlOf('context', () => db.insertInto('context').values(row)),
+        Object.values(row),
+      )
+    },
+    insertAudience: (rows: Array<{ ctx_id: string; did: string }>) =>
+      CompiledQuery.raw(
+        rowsSql('context_audience', rows),
+        rows.flatMap((r) => [r.ctx_id, r.did]),
+      ),
+    insertTags: (rows: Array<{ ctx_id: string; tag: string }>) =>
+      CompiledQuery.raw(
+        rowsSql('context_tag', rows),
+        rows.flatMap((r) => [r.ctx_id, r.tag]),
+      ),
+    insertDerivedFrom: (rows: Array<{ ctx_id: string; source_ctx_id: string }>) =>
+      CompiledQuery.raw(
+        rowsSql('context_derived_from', rows),
+        rows.flatMap((r) => [r.ctx_id, r.source_ctx_id]),
+      ),
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * Group commit: publishes written together keep their own outcomes (both dialects, through the store), and the
+ * SQLite writer's transaction handling (one transaction per event-loop turn, refusal next to a foreign
+ * transaction, a lost transaction failing the whole batch).
+ */
+import { randomBytes, randomUUID } from 'node:crypto'
+import { type Database, openDatabase, testDatabaseTargets } from '@acdp/storage'
+import type { CompiledQuery } from 'kysely'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createCompiledStatements } from './compiled-statements.js'
+import { createKyselyStore } from './kysely-store.js'
+import { migrateRegistryDatabase } from './open-store.js'
+import type { RegistryDatabase } from './schema.js'
+import { MAX_PUBLISHES_PER_TRANSACTION, SqlitePublishWriter } from './sqlite-publish-writer.js'
+import { SqliteStatements } from './sqlite-statements.js'
+import type { IdempotencyRecord, NewContext } from './store.js'
+
+const AGENT = 'did:web:agents.example.com:alice'
+
+function newContext(overrides: Partial<NewContext> = {}): NewContext {
+  const ctxId = overrides.ctxId ?? `acdp://registry.example.com/${randomUUID()}`
+  return {
+    ctxId,
+    lineageId: `lin:sha256:${randomBytes(32).toString('hex')}`,
+    version: 1,
+    supersedes: null,
+    agentId: AGENT,
+    contextType: 'data_snapshot',
+    visibility: 'public',
+    audience: [],
+    title: 'Title',
+    summary: null,
+    description: null,
+    domain: null,
+    schemaUri: null,
+    tags: ['a', 'b'],
+    derivedFrom: [],
+    contentHash: `sha256:${'c'.repeat(64)}`,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    createdAtMs: 1_767_225_600_000,
+    expiresAtMs: null,
+    dataPeriodStartMs: null,
+    dataPeriodEndMs: null,
+    bodyText: `{"ctx_id":"${ctxId}"}`,
+    ...overrides,
+  }
+}
+
+function keyRecord(ctxId: string, idempotencyKey: string): IdempotencyRecord {
+  return {
+    agentId: AGENT,
+    idempotencyKey,
+    contentHash: `sha256:${'c'.repeat(64)}`,
+    signatureAlgorithm: 'ed25519',
+    signatureKeyId: `${AGENT}#key-1`,
+    signatureValue: `${'A'.repeat(86)}==`,
+    ctxId,
+    responseJson: `{"ctx_id":"${ctxId}"}`,
+    createdAtMs: 1000,
+    expiresAtMs: 1000 + 86_400_000,
+  }
+}
+
+async function countRows(
+  database: Database<RegistryDatabase>,
+  table: 'context' | 'context_tag' | 'idempotency_record',
+) {
+  const row = await database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+describe.each(testDatabaseTargets())('concurrent publishes on $name', (target) => {
+  let database: Database<RegistryDatabase> | undefined
+  afterEach(async () => {
+    await database?.close()
+    database = undefined
+  })
+
+  it('gives each publish of one turn its own outcome; a conflict or an error leaves nothing of its publish behind', async () => {
+    database = (await target.open()) as Database<RegistryDatabase>
+    await migrateRegistryDatabase(database)
+    const store = createKyselyStore(database)
+    const head = newContext()
+    const superseded = newContext()
+    const taken = newContext()
+    await store.insertContext(head)
+    await store.insertContext(superseded)
+    await store.insertContext(newContext({ version: 2, supersedes: superseded.ctxId, lineageId: superseded.lineageId }))
+    await store.insertContext(taken, keyRecord(taken.ctxId, 'taken'))
+
+    const fresh = [newContext(), newContext(), newContext()]
+    const successor = newContext({ version: 2, supersedes: head.ctxId, lineageId: head.lineageId })
+    // Claims its key, then loses the supersession: the claim must be rolled back with it.
+    const late = newContext({ version: 2, supersedes: superseded.ctxId, lineageId: superseded.lineageId })
+    const reused = newContext()
+    // Claims its key, then collides on the primary key: an error for this publish alone.
+    const duplicate = newContext({ ctxId: head.ctxId })
+    const settled = await Promise.allSettled([
+      store.insertContext(fresh[0]!, keyRecord(fresh[0]!.ctxId, 'fresh-0')),
+      store.insertContext(late, keyRecord(late.ctxId, 'late')),
+      store.insertContext(fresh[1]!),
+      store.insertContext(reused, keyRecord(reused.ctxId, 'taken')),
+      store.insertContext(duplicate, keyRecord(duplicate.ctxId, 'duplicate')),
+      store.insertContext(successor),
+      store.insertContext(fresh[2]!),
+    ])
+
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : 'rejected'))).toEqual([
+      { ok: true },
+      { ok: false, conflict: 'already_superseded' },
+      { ok: true },
+      { ok: false, conflict: 'idempotency_key' },
+      'rejected',
+      { ok: true },
+      { ok: true },
+    ])
+    for (const ctx of [...fresh, successor]) expect((await store.findContext(ctx.ctxId))?.ctxId).toBe(ctx.ctxId)
+    expect(await store.findContext(late.ctxId)).toBeUndefined()
+    expect(await store.findContext(reused.ctxId)).toBeUndefined()
+    expect(await store.findIdempotencyRecord(AGENT, 'fresh-0', 0)).toMatchObject({ ctxId: fresh[0]!.ctxId })
+    expect(await store.findIdempotencyRecord(AGENT, 'late', 0)).toBeUndefined()
+    expect(await store.findIdempotencyRecord(AGENT, 'duplicate', 0)).toBeUndefined()
+    expect(await store.findIdempotencyRecord(AGENT, 'taken', 0)).toMatchObject({ ctxId: taken.ctxId })
+    expect(await store.findSupersededBy(head.ctxId)).toEqual({ supersededBy: successor.ctxId })
+    // 4 contexts before, 4 new; 2 tags each; the 'taken' and 'fresh-0' records only.
+    expect(await countRows(database, 'context')).toBe(8)
+    expect(await countRows(database, 'context_tag')).toBe(16)
+    expect(await countRows(database, 'idempotency_record')).toBe(2)
+  })
+})
+
+/** Counts the transactions the writer begins and can make one chosen context insert fail. */
+class ObservedStatements extends SqliteStatements {
+  begins = 0
+  /** The ctx_id whose context insert fails after SQLite ended the transaction (as on SQLITE_FULL or IOERR). */
+  failTransactionAt: string | undefined
+
+  override statement(text: string) {
+    if (text === 'BEGIN IMMEDIATE') this.begins++
+    return super.statement(text)
+  }
+
+  override run(query: CompiledQuery): number {
+    if (this.failTransactionAt !== undefined && query.sql.startsWith('insert into "context"')) {
+      if (query.parameters[0] === this.failTransactionAt) {
+        this.raw.exec('ROLLBACK')
+        throw new Error('database or disk is full')
+      }
+    }
+    return super.run(query)
+  }
+}
+
+describe('the SQLite group-commit writer', () => {
+  let database: Database<RegistryDatabase> | undefined
+  afterEach(async () => {
+    await database?.close()
+    database = undefined
+  })
+
+  async function openWriter() {
+    database = await openDatabase<RegistryDatabase>({ kind: 'sqlite', path: ':memory:' })
+    await migrateRegistryDatabase(database)
+    const statements = new ObservedStatements(database.sqlite!.raw)
+    return { statements, writer: new SqlitePublishWriter(statements, createCompiledStatements(database.db)) }
+  }
+
+  it('writes the publishes queued in one event-loop turn in one transaction', async () => {
+    const { statements, writer } = await openWriter()
+    const results = await Promise.all(Array.from({ length: 10 }, () => writer.write(newContext(), undefined)))
+    expect(results).toEqual(Array.from({ length: 10 }, () => ({ ok: true })))
+    expect(statements.begins).toBe(1)
+    await writer.write(newContext(), undefined)
+    await writer.write(newContext(), undefined)
+    expect(statements.begins).toBe(3)
+    expect(await countRows(database!, 'context')).toBe(12)
+  })
+
+  it(`splits a queue longer than ${MAX_PUBLISHES_PER_TRANSACTION} publishes over several transactions`, async () => {
+    const { statements, writer } = await openWriter()
+    const count = MAX_PUBLISHES_PER_TRANSACTION + 1
+    await Promise.all(Array.from({ length: count }, () => writer.write(newContext(), undefined)))
+    expect(statements.begins).toBe(2)
+    expect(await countRows(database!, 'context')).toBe(count)
+  })
+
+  it('refuses a batch while another transaction is open on the connection, and leaves that transaction alone', async () => {
+    const { writer } = await openWriter()
+    const raw = database!.sqlite!.raw
+    raw.exec('BEGIN')
+    await expect(writer.write(newContext(), undefined)).rejects.toThrow(/transaction is already open/)
+    expect(raw.isTransaction).toBe(true)
+    raw.exec('ROLLBACK')
+    expect(await writer.write(newContext(), undefined)).toEqual({ ok: true })
+    expect(await countRows(database!, 'context')).toBe(1)
+  })
+
+  it('fails every publish of the batch when an error ends the transaction, and persists none of them', async () => {
+    const { statements, writer } = await openWriter()
+    const batch = [newContext(), newContext(), newContext()]
+    statements.failTransactionAt = batch[1]!.ctxId
+    const settled = await Promise.allSettled(batch.map((ctx) => writer.write(ctx, keyRecord(ctx.ctxId, ctx.ctxId))))
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    expect(database!.sqlite!.raw.isTransaction).toBe(false)
+    expect(await countRows(database!, 'context')).toBe(0)
+    expect(await countRows(database!, 'idempotency_record')).toBe(0)
+    statements.failTransactionAt = undefined
+    expect(await writer.write(newContext(), undefined)).toEqual({ ok: true })
+  })
+})

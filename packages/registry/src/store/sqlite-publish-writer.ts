@@ -1,0 +1,146 @@
+/**
+ * Group commit for publishes on embedded SQLite.
+ *
+ * Every SQLite commit writes each page it dirtied to the WAL, and consecutive publishes dirty many of the same
+ * pages (the `context` table's last page, the append-ordered indexes, the upper levels of every B-tree). So the
+ * publishes that reach the store in one event-loop turn are written in ONE transaction, each inside its own
+ * SAVEPOINT: a conflict or an error rolls back that publish alone and the others commit. Nothing resolves before
+ * the COMMIT, so "durable once the promise resolves" holds for every publish of the batch.
+ *
+ * The transaction runs as raw prepared statements on the connection Kysely also uses, from BEGIN IMMEDIATE to
+ * COMMIT without an `await`: no other JavaScript can run a statement inside it. That is safe only because the
+ * registry never holds a Kysely transaction open on that connection (@acdp/storage `Database.sqlite`): on SQLite
+ * every registry write is either this writer's transaction or a single autocommit statement, and migrations
+ * finish before the store is created. If a transaction is nevertheless open when a batch starts, the batch is
+ * refused rather than mixed into it.
+ */
+import { isUniqueViolation } from '@acdp/storage'
+import type { CompiledStatements } from './compiled-statements.js'
+import { fromIdempotencyRecord, toContextRow } from './rows.js'
+import type { SqliteStatements } from './sqlite-statements.js'
+import type { IdempotencyRecord, InsertContextResult, NewContext } from './store.js'
+
+/** Most publishes one transaction carries; the rest of a longer queue goes into the next one. */
+export const MAX_PUBLISHES_PER_TRANSACTION = 256
+
+interface PendingPublish {
+  context: NewContext
+  idempotency: IdempotencyRecord | undefined
+  resolve(result: InsertContextResult): void
+  reject(error: unknown): void
+}
+
+/** A publish's own outcome inside a batch; `error` fails that publish only. */
+type Outcome = InsertContextResult | { error: unknown }
+
+const ALREADY_SUPERSEDED: InsertContextResult = { ok: false, conflict: 'already_superseded' }
+const KEY_TAKEN: InsertContextResult = { ok: false, conflict: 'idempotency_key' }
+const WRITTEN: InsertContextResult = { ok: true }
+
+export class SqlitePublishWriter {
+  readonly #sqlite: SqliteStatements
+  readonly #statements: CompiledStatements
+  #queue: PendingPublish[] = []
+  #scheduled = false
+
+  /** `sqlite` wraps the connection the store's Kysely instance uses; `statements` are compiled for SQLite. */
+  constructor(sqlite: SqliteStatements, statements: CompiledStatements) {
+    this.#sqlite = sqlite
+    this.#statements = statements
+  }
+
+  /** Queues a publish for the next group commit (this event-loop turn's); same contract as insertContext. */
+  write(context: NewContext, idempotency: IdempotencyRecord | undefined): Promise<InsertContextResult> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ context, idempotency, resolve, reject })
+      this.#schedule()
+    })
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return
+    this.#scheduled = true
+    // After the I/O callbacks of this turn: every publish whose request was read in it has reached the queue.
+    setImmediate(() => this.#flush())
+  }
+
+  #flush(): void {
+    this.#scheduled = false
+    const batch =
+      this.#queue.length <= MAX_PUBLISHES_PER_TRANSACTION
+        ? this.#queue
+        : this.#queue.slice(0, MAX_PUBLISHES_PER_TRANSACTION)
+    this.#queue =
+      this.#queue.length <= MAX_PUBLISHES_PER_TRANSACTION ? [] : this.#queue.slice(MAX_PUBLISHES_PER_TRANSACTION)
+    if (this.#queue.length > 0) this.#schedule()
+
+    const raw = this.#sqlite.raw
+    if (!raw.isOpen || raw.isTransaction) {
+      // Someone else's transaction is open on the connection (a bug elsewhere): leave it alone, write nothing.
+      const error = new Error(
+        raw.isOpen ? 'a transaction is already open on the registry database' : 'the registry database is closed',
+      )
+      for (const pending of batch) pending.reject(error)
+      return
+    }
+    const outcomes: Outcome[] = []
+    try {
+      this.#sqlite.statement('BEGIN IMMEDIATE').run()
+      for (const pending of batch) outcomes.push(this.#writeOne(pending))
+      this.#sqlite.statement('COMMIT').run()
+    } catch (error) {
+      // BEGIN or COMMIT failed, or an error ended the whole transaction: nothing of the batch is persisted.
+      if (raw.isOpen && raw.isTransaction) {
+        try {
+          this.#sqlite.statement('ROLLBACK').run()
+        } catch {
+          // The rollback's own failure adds nothing: every publish of the batch is failed below either way.
+        }
+      }
+      for (const pending of batch) pending.reject(error)
+      return
+    }
+    batch.forEach((pending, i) => {
+      const outcome = outcomes[i] as Outcome
+      if ('error' in outcome) pending.reject(outcome.error)
+      else pending.resolve(outcome)
+    })
+  }
+
+  /** One publish inside its savepoint. Throws only when the enclosing transaction itself is gone. */
+  #writeOne(pending: PendingPublish): Outcome {
+    this.#sqlite.statement('SAVEPOINT publish').run()
+    try {
+      const outcome = this.#apply(pending)
+      if (!outcome.ok) this.#sqlite.statement('ROLLBACK TO publish').run()
+      this.#sqlite.statement('RELEASE publish').run()
+      return outcome
+    } catch (error) {
+      if (!this.#sqlite.raw.isTransaction) throw error
+      this.#sqlite.statement('ROLLBACK TO publish').run()
+      this.#sqlite.statement('RELEASE publish').run()
+      // The only unique column a fresh random ctx_id can collide on is `supersedes`.
+      if (isUniqueViolation(error) && pending.context.supersedes !== null) return ALREADY_SUPERSEDED
+      return { error }
+    }
+  }
+
+  /** The publish transaction's statements (the same as the Kysely store's), in the same order. */
+  #apply({ context, idempotency }: PendingPublish): InsertContextResult {
+    const s = this.#statements
+    if (idempotency && this.#sqlite.run(s.claimIdempotencyKey(fromIdempotencyRecord(idempotency))) !== 1) {
+      return KEY_TAKEN
+    }
+    if (context.supersedes !== null && this.#sqlite.run(s.markSuperseded(context.supersedes, context.ctxId)) !== 1) {
+      return ALREADY_SUPERSEDED
+    }
+    this.#sqlite.run(s.insertContext(toContextRow(context)))
+    // One row per statement: a single prepared statement per table, however many tags or DIDs a body lists
+    // (a multi-row text per count would prepare and keep up to a thousand programs per table).
+    const ctx_id = context.ctxId
+    for (const did of context.audience) this.#sqlite.run(s.insertAudience([{ ctx_id, did }]))
+    for (const tag of context.tags) this.#sqlite.run(s.insertTags([{ ctx_id, tag }]))
+    for (const source_ctx_id of context.derivedFrom) this.#sqlite.run(s.insertDerivedFrom([{ ctx_id, source_ctx_id }]))
+    return WRITTEN
+  }
+}
