@@ -1,8 +1,8 @@
 /**
  * Registry load benchmark (`npm run bench:registry`; see docs/performance.md "## Registry").
  *
- * Starts a registry on embedded SQLite (a temp dir) in a CHILD process on a loopback port, then drives it with
- * autocannon from this process:
+ * Starts a registry on embedded SQLite (a temp dir) in a CHILD process on a loopback port, then drives it from
+ * this process (autocannon for the closed-loop phases):
  *
  *   1. publish throughput: did:key producers, pre-signed requests with distinct content (no two are idempotent
  *      replays; each carries its own Idempotency-Key, as a well-behaved producer does), closed loop;
@@ -17,8 +17,9 @@
  *
  * Each phase also reports the registry's own CPU time per request (process.cpuUsage in the child, all threads:
  * far less sensitive to how busy the machine is than the rates), its main thread's CPU time per request
- * (process.threadCpuUsage: the serial part that caps one instance's rate), and its side of the
- * latency, read from its acdp_registry_request_duration_seconds histogram (metrics are enabled for the run).
+ * (process.threadCpuUsage: the serial part that caps one instance's rate), its side of the latency, read from
+ * its acdp_registry_request_duration_seconds histogram (metrics are enabled for the run), and this process's
+ * CPU time per request (the load generator's share of the cores).
  *
  * Targets (ARCHITECTURE "Performance by design"): ≥ 1,500 publishes/s, ≥ 8,000 retrievals/s, p99 ≤ 50 ms at
  * 500 publishes/s. Environment: BENCH_SECONDS (per phase, default 10), BENCH_PUBLISH_CONNECTIONS (16),
@@ -57,6 +58,8 @@ interface PhaseResult {
    * caps one instance at 1e6 / this many requests per second however many cores are idle.
    */
   serverMainThreadMicrosPerRequest: number
+  /** CPU time of this process (the load generator) per request: its share of the machine's cores. */
+  clientCpuMicrosPerRequest: number
   /** Registry-side latency (request start to response end, from its own histogram): bucket upper bounds in ms. */
   serverP50Ms: number | undefined
   serverP99Ms: number | undefined
@@ -202,7 +205,9 @@ async function main(): Promise<void> {
     ): Promise<PhaseResult> => {
       const histogramBefore = await readServerHistogram(url, route)
       const usageBefore = await readChildUsage(child.process)
+      const clientBefore = process.cpuUsage()
       const result = typeof load === 'function' ? await load() : await autocannon({ url, ...load })
+      const client = process.cpuUsage(clientBefore)
       const usageAfter = await readChildUsage(child.process)
       const cpuMicros = usageAfter.cpuMicros - usageBefore.cpuMicros
       const mainThreadMicros = usageAfter.mainThreadMicros - usageBefore.mainThreadMicros
@@ -212,6 +217,8 @@ async function main(): Promise<void> {
         requestsPerSecond: result.requests.average,
         serverCpuMicrosPerRequest: result.requests.total > 0 ? cpuMicros / result.requests.total : 0,
         serverMainThreadMicrosPerRequest: result.requests.total > 0 ? mainThreadMicros / result.requests.total : 0,
+        clientCpuMicrosPerRequest:
+          result.requests.total > 0 ? (client.user + client.system) / result.requests.total : 0,
         serverP50Ms: histogramQuantileMs(server, 0.5),
         serverP99Ms: histogramQuantileMs(server, 0.99),
         p50Ms: result.latency.p50,
@@ -231,7 +238,8 @@ async function main(): Promise<void> {
           `registry CPU ${Math.round(phase.serverCpuMicrosPerRequest)} µs/req ` +
           `(≈ ${Math.round(1e6 / Math.max(1, phase.serverCpuMicrosPerRequest)).toLocaleString('en-US')} req/s per core), ` +
           `main thread ${Math.round(phase.serverMainThreadMicrosPerRequest)} µs/req ` +
-          `(≤ ${Math.round(1e6 / Math.max(1, phase.serverMainThreadMicrosPerRequest)).toLocaleString('en-US')} req/s per instance)`,
+          `(≤ ${Math.round(1e6 / Math.max(1, phase.serverMainThreadMicrosPerRequest)).toLocaleString('en-US')} req/s per instance); ` +
+          `load generator CPU ${Math.round(phase.clientCpuMicrosPerRequest)} µs/req`,
       )
       return phase
     }
