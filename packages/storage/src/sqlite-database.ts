@@ -66,8 +66,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       this.raw.exec('PRAGMA synchronous = NORMAL')
       if (options.walAutoCheckpoint === false) this.raw.exec('PRAGMA wal_autocheckpoint = 0')
     }
-    // A 64 MiB page cache keeps hot index pages in memory, so writes rarely pay a read first.
-    this.raw.exec('PRAGMA cache_size = -65536')
+    // 16 MiB of page cache keeps hot index pages in memory. Larger is slower here: SQLite walks its page cache
+    // on every commit, and 64 MiB cost ≈ 200 µs of main-thread CPU per publish (docs/performance.md).
+    this.raw.exec('PRAGMA cache_size = -16384')
     this.raw.exec('PRAGMA temp_store = MEMORY')
   }
 

@@ -12,7 +12,7 @@ import {
 } from './algorithm.js'
 import { decodeBase64Strict, encodeBase64 } from './base64.js'
 import { signEcdsaP256, verifyEcdsaP256 } from './ecdsa-p256.js'
-import { signEd25519, verifyEd25519 } from './ed25519.js'
+import { signEd25519, verifyEd25519, verifyEd25519Async } from './ed25519.js'
 
 export type VerifyContentSignatureInput = {
   /** `signature.algorithm` from the wire (attacker-controlled). */
@@ -38,6 +38,32 @@ export type VerifyContentSignatureInput = {
  * @throws ProtocolError `invalid_public_key` when the key length does not fit the algorithm.
  */
 export function verifyContentSignature(input: VerifyContentSignatureInput): boolean {
+  const { algorithm, publicKey, message, signature } = checkContentSignatureInput(input)
+  return algorithm === 'ed25519'
+    ? verifyEd25519(publicKey, message, signature)
+    : verifyEcdsaP256(publicKey, message, signature)
+}
+
+/**
+ * {@link verifyContentSignature} with Ed25519's curve arithmetic on libuv's thread pool (see
+ * `verifyEd25519Async`); ECDSA P-256 verifies synchronously. Input errors throw synchronously, as there.
+ *
+ * @throws ProtocolError the same codes as {@link verifyContentSignature}, before any verification work.
+ */
+export function verifyContentSignatureAsync(input: VerifyContentSignatureInput): Promise<boolean> {
+  const { algorithm, publicKey, message, signature } = checkContentSignatureInput(input)
+  return algorithm === 'ed25519'
+    ? verifyEd25519Async(publicKey, message, signature)
+    : Promise.resolve(verifyEcdsaP256(publicKey, message, signature))
+}
+
+/** The input checks both verifiers share, in the order RFC-ACDP-0001 §5.8 errors are reported. */
+function checkContentSignatureInput(input: VerifyContentSignatureInput): {
+  algorithm: SignatureAlgorithm
+  publicKey: Uint8Array
+  message: Uint8Array
+  signature: Uint8Array
+} {
   const { algorithm, publicKey, contentHash, signature } = input
   if (!isSignatureAlgorithm(algorithm)) {
     throw new ProtocolError('unsupported_algorithm', 'unsupported signature algorithm', {
@@ -66,8 +92,7 @@ export function verifyContentSignature(input: VerifyContentSignatureInput): bool
     })
   }
   assertPublicKeyLength(algorithm, publicKey)
-  const message = Buffer.from(contentHash, 'latin1')
-  return algorithm === 'ed25519' ? verifyEd25519(publicKey, message, bytes) : verifyEcdsaP256(publicKey, message, bytes)
+  return { algorithm, publicKey, message: Buffer.from(contentHash, 'latin1'), signature: bytes }
 }
 
 export type SignContentHashInput = {

@@ -62,6 +62,29 @@ export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signat
 }
 
 /**
+ * {@link verifyEd25519} with the curve arithmetic on libuv's thread pool instead of the caller's thread: the
+ * same strictness rules run first, synchronously, then OpenSSL verifies on a pool thread, so a server keeps
+ * serving other requests meanwhile and a second core can share the work. Resolves false where
+ * {@link verifyEd25519} returns false; never rejects.
+ */
+export function verifyEd25519Async(
+  publicKey: Uint8Array,
+  message: Uint8Array,
+  signature: Uint8Array,
+): Promise<boolean> {
+  if (findEd25519Weakness(publicKey, signature) !== null) return Promise.resolve(false)
+  const key = publicKeys.get(publicKey, importPublicKey)
+  if (key === null) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    try {
+      verify(null, message, key, signature, (error, valid) => resolve(error === null && valid))
+    } catch {
+      resolve(false)
+    }
+  })
+}
+
+/**
  * Deterministic Ed25519 signature (RFC 8032) of `message` with a 32-byte private seed.
  *
  * @throws TypeError when `seed` is not 32 bytes (caller misuse).

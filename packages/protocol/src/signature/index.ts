@@ -12,6 +12,7 @@ export {
   signContentHash,
   type VerifyContentSignatureInput,
   verifyContentSignature,
+  verifyContentSignatureAsync,
 } from './content-signature.js'
 export { p256PublicKeyFromPrivate, signEcdsaP256, verifyEcdsaP256 } from './ecdsa-p256.js'
 export {
@@ -20,6 +21,7 @@ export {
   findEd25519Weakness,
   signEd25519,
   verifyEd25519,
+  verifyEd25519Async,
 } from './ed25519.js'
 export { isNonCanonicalY, isSmallOrderEncoding, SMALL_ORDER_ENCODINGS } from './ed25519-small-order.js'
 export { type GeneratedSigningKey, generateSigningKey } from './generate-signing-key.js'

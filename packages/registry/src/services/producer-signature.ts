@@ -8,11 +8,10 @@ import {
   isSignatureAlgorithm,
   type ResolvedKey,
   SIGNATURE_ALGORITHMS,
-  verifyContentSignature,
+  verifyContentSignatureAsync,
 } from '@acdp/protocol'
 import type { KeyResolver } from '../deps.js'
 import { fromProtocolError, RegistryError } from '../errors.js'
-import { verifyEd25519ContentSignature } from './ed25519-off-loop.js'
 
 /** Algorithms advertised in `supported_signature_algorithms` (ed25519 mandatory, ecdsa-p256 optional). */
 export const SUPPORTED_SIGNATURE_ALGORITHMS: readonly string[] = SIGNATURE_ALGORITHMS
@@ -60,15 +59,12 @@ async function resolveSigningKey(resolver: KeyResolver, keyId: string, forceRefr
 
 /**
  * Algorithm binding (RFC-ACDP-0008 §3.9 downgrade defence) then cryptographic verification; Ed25519 (the
- * mandatory algorithm, nearly every publish) verifies off the event loop with the same checks and rules.
+ * mandatory algorithm, nearly every publish) verifies on libuv's thread pool, off the event loop.
  */
 async function checkSignature(key: ResolvedKey, signature: SignatureToVerify, contentHash: string): Promise<boolean> {
   if (key.algorithm !== signature.algorithm) throw invalidSignature(signature)
   try {
-    if (signature.algorithm === 'ed25519') {
-      return await verifyEd25519ContentSignature(key.publicKey, contentHash, signature.value)
-    }
-    return verifyContentSignature({
+    return await verifyContentSignatureAsync({
       algorithm: signature.algorithm,
       publicKey: key.publicKey,
       contentHash,

@@ -1,18 +1,18 @@
 /**
- * The off-loop Ed25519 verifier must answer exactly like @acdp/protocol's synchronous verifyContentSignature:
- * same boolean for every signature, same ProtocolError code for every malformed input.
+ * verifyContentSignatureAsync (Ed25519 on libuv's pool) must answer exactly like the synchronous
+ * verifyContentSignature: same boolean for every signature, same ProtocolError code for every malformed input.
  */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { isProtocolError } from '../errors.js'
 import {
   ed25519PublicKeyFromSeed,
   encodeBase64,
-  isProtocolError,
-  signContentHash,
   SMALL_ORDER_ENCODINGS,
+  signContentHash,
   verifyContentSignature,
-} from '@acdp/protocol'
-import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
-import { verifyEd25519ContentSignature } from './ed25519-off-loop.js'
+  verifyContentSignatureAsync,
+} from './index.js'
 
 const L = 2n ** 252n + 27742317777372353535851937790883648493n
 const seed = new Uint8Array(32).fill(9)
@@ -50,7 +50,14 @@ function expected(key: Uint8Array, hash: string, value: string) {
 
 async function actual(key: Uint8Array, hash: string, value: string) {
   try {
-    return { valid: await verifyEd25519ContentSignature(key, hash, value) }
+    return {
+      valid: await verifyContentSignatureAsync({
+        algorithm: 'ed25519',
+        publicKey: key,
+        contentHash: hash,
+        signature: value,
+      }),
+    }
   } catch (error) {
     return { code: isProtocolError(error) ? error.code : 'other' }
   }
@@ -67,7 +74,7 @@ const withR = (r: Uint8Array) => {
   return encodeBase64(out)
 }
 
-describe('off-loop Ed25519 verification', () => {
+describe('verifyContentSignatureAsync', () => {
   it.each([
     ['a valid signature', publicKey, contentHash, signature, { valid: true }],
     ['another message', publicKey, `sha256:${'cd'.repeat(32)}`, signature, { valid: false }],
