@@ -77,7 +77,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
 
   const sse = new SseHub({
     bus: deps.bus,
-    history: createEventHistory(deps.database.db),
+    history: createEventHistory(deps.store),
     metrics: deps.metrics,
     clock: deps.clock,
     heartbeatMs: config.streams.sseHeartbeatMs,

@@ -98,7 +98,7 @@ export async function createDeps(
       (database.kind === 'postgres' && database.pool
         ? await createPostgresEventBus({
             pool: database.pool,
-            loadEvent: createEventHistory(database.db).load,
+            loadEvent: createEventHistory(store).load,
             instanceId: Buffer.from(random(8)).toString('hex'),
             metrics,
           })

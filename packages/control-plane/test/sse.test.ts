@@ -181,7 +181,7 @@ async function startInstance(options: {
 }): Promise<Instance> {
   const { database } = options
   const store = createKyselyStore(database)
-  const history = createEventHistory(database.db)
+  const history = createEventHistory(store)
   const bus = options.bus ?? createMemoryEventBus()
   const metrics = createMetrics({ collectProcessMetrics: false })
   const hub = new SseHub({
@@ -506,7 +506,7 @@ describe.runIf(pgUrl)('SSE across two instances on one PostgreSQL database', () 
       ['a', dbA],
       ['b', dbB],
     ] as const) {
-      const history = createEventHistory(database.db)
+      const history = createEventHistory(createKyselyStore(database))
       const bus = await createPostgresEventBus({
         pool: database.pool as NonNullable<typeof database.pool>,
         loadEvent: (ref) => history.load(ref),

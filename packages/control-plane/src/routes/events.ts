@@ -2,7 +2,7 @@
  * GET /events (product spec "Events"): the tenant's event history, newest first, keyset-paged.
  */
 import { Type } from 'typebox'
-import { listEvents } from '../services/events.js'
+import { type EventListRequest, listEvents } from '../services/events.js'
 import type { RoutePlugin } from './route-context.js'
 import { EventPageShape } from './wire-schemas.js'
 
@@ -25,16 +25,7 @@ const EventsQuery = Type.Object(
   { additionalProperties: false },
 )
 
-type EventsQueryValue = {
-  runId?: string
-  eventType?: string
-  agentId?: string
-  registryAuthority?: string
-  afterTs?: string
-  beforeTs?: string
-  cursor?: string
-  limit?: number
-}
+type EventsQueryValue = Omit<EventListRequest, 'tenantId' | 'limit'> & { limit?: number }
 
 export const eventRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(

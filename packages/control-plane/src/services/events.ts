@@ -6,29 +6,17 @@
 import type { ControlPlaneDeps } from '../deps.js'
 import { ControlPlaneError } from '../errors.js'
 import { formatTimestamp, parseTimestamp } from '../http/wire-time.js'
+import type { EventAttributes } from '../store/schema.js'
 import type { EventQuery, EventRecord } from '../store/store.js'
 import { decodeEventCursor, encodeEventCursor } from './event-cursor.js'
 
 /** An event as listed on the wire (camelCase; timestamps RFC 3339 UTC with milliseconds). */
-export interface EventView {
+export interface EventView extends EventAttributes {
   /** Store sequence id, decimal (the same id SSE frames carry). */
   id: string
   tenantId: string
-  eventId: string | null
   eventType: string
   eventTs: string
-  runId: string | null
-  ctxId: string | null
-  lineageId: string | null
-  agentId: string | null
-  contextType: string | null
-  visibility: string | null
-  version: number | null
-  derivedFrom: string[]
-  registryAuthority: string
-  scenarioId: string | null
-  keyFingerprint: string | null
-  receiptPresent: boolean
   /** The body as the registry signed it. */
   rawPayload: unknown
   /** Arrival time at this service. */

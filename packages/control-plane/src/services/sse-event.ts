@@ -4,29 +4,15 @@
  * runId"). Built once per event, from the committed event (live) or its stored row (Last-Event-ID replay): both
  * paths go through {@link toStreamEvent}, so a replayed frame is byte-identical to the live one.
  */
-import type { StoredEvent } from '../store/schema.js'
-import type { EventRecord } from '../store/store.js'
+import type { EventAttributes, StoredEvent } from '../store/schema.js'
+import type { EventSummary } from '../store/store.js'
 import type { BusEvent } from './event-bus.js'
 
 /** The stream event. Absent values are `null`, never omitted, so consumers see one stable shape. */
-export interface StreamEvent {
+export interface StreamEvent extends EventAttributes {
   type: string
   /** Event time, RFC 3339 UTC with milliseconds. */
   ts: string
-  runId: string | null
-  /** The registry-minted event id, when the delivery carried one. */
-  eventId: string | null
-  ctxId: string | null
-  lineageId: string | null
-  agentId: string | null
-  contextType: string | null
-  visibility: string | null
-  version: number | null
-  registryAuthority: string
-  derivedFrom: string[]
-  scenarioId: string | null
-  keyFingerprint: string | null
-  receiptPresent: boolean
 }
 
 /** The members both the committed event and the stored row provide, with the event time as epoch ms. */
@@ -49,11 +35,11 @@ export function busEventFromStored(event: StoredEvent): BusEvent {
 }
 
 /** Builds the stream event from a stored row (replay path: history → stream); the raw body is not needed. */
-export function busEventFromRecord(record: Omit<EventRecord, 'rawPayload'>): BusEvent {
+export function busEventFromRecord(record: EventSummary): BusEvent {
   return toBusEvent({ ...pickFields(record), eventTsMs: record.eventTs })
 }
 
-function pickFields(e: StoredEvent | Omit<EventRecord, 'rawPayload'>): Omit<EventFields, 'eventTsMs'> {
+function pickFields(e: StoredEvent | EventSummary): Omit<EventFields, 'eventTsMs'> {
   return {
     id: e.id,
     tenantId: e.tenantId,

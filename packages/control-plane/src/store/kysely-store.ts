@@ -18,6 +18,7 @@ import {
   type EnrollmentUpsert,
   type EventQuery,
   type EventRecord,
+  type EventSummary,
   type LineageEdgeRecord,
   type NewEvent,
   type RegistryRecord,
@@ -30,6 +31,29 @@ import {
 } from './store.js'
 
 type EventRow = Omit<ContextEventsTable, 'id'> & { id: number }
+type EventSummaryRow = Omit<EventRow, 'dedup_key' | 'raw_payload'>
+
+/** The event columns stream replay reads: everything but the dedup key and the (possibly large) body. */
+const EVENT_SUMMARY_COLUMNS = [
+  'id',
+  'tenant_id',
+  'event_id',
+  'event_type',
+  'event_ts',
+  'received_at',
+  'run_id',
+  'ctx_id',
+  'lineage_id',
+  'agent_id',
+  'context_type',
+  'visibility',
+  'version',
+  'derived_from',
+  'registry_authority',
+  'scenario_id',
+  'key_fingerprint',
+  'receipt_present',
+] as const
 
 /** Opens the store on an already-migrated database. The store owns `database` and closes it. */
 export function createKyselyStore(database: Database<ControlPlaneTables>): ControlPlaneStore {
@@ -241,6 +265,33 @@ class KyselyStore implements ControlPlaneStore {
     return rows.map(toEventRecord)
   }
 
+  async listEventsAfterId(query: {
+    tenantId: string
+    afterId: number
+    runId?: string
+    limit: number
+  }): Promise<EventSummary[]> {
+    // Walks the primary key from the resume point, so a replay of recent events touches only the rows after it.
+    let q = this.#db
+      .selectFrom('context_events')
+      .select(EVENT_SUMMARY_COLUMNS)
+      .where('id', '>', query.afterId)
+      .where('tenant_id', '=', query.tenantId)
+    if (query.runId !== undefined) q = q.where('run_id', '=', query.runId)
+    const rows = (await q.orderBy('id', 'asc').limit(query.limit).execute()) as EventSummaryRow[]
+    return rows.map(toEventSummary)
+  }
+
+  async getEventSummary(tenantId: string, id: number): Promise<EventSummary | undefined> {
+    const row = (await this.#db
+      .selectFrom('context_events')
+      .select(EVENT_SUMMARY_COLUMNS)
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst()) as EventSummaryRow | undefined
+    return row === undefined ? undefined : toEventSummary(row)
+  }
+
   async listAgents(query: { tenantId: string; limit: number; offset: number }) {
     const base = this.#db.selectFrom('agents').where('tenant_id', '=', query.tenantId)
     const [rows, count] = await Promise.all([
@@ -284,29 +335,23 @@ class KyselyStore implements ControlPlaneStore {
     }))
   }
 
+  /** Every column of registry_enrollments, for the enrollment reads to narrow. */
+  #selectEnrollments() {
+    return this.#db.selectFrom('registry_enrollments').selectAll()
+  }
+
   async getEnrollment(authority: string): Promise<EnrollmentRecord | undefined> {
-    const row = await this.#db
-      .selectFrom('registry_enrollments')
-      .selectAll()
-      .where('authority', '=', authority)
-      .executeTakeFirst()
+    const row = await this.#selectEnrollments().where('authority', '=', authority).executeTakeFirst()
     return row === undefined ? undefined : toEnrollmentRecord(row)
   }
 
   async listEnrollments(tenantId: string): Promise<EnrollmentRecord[]> {
-    const rows = await this.#db
-      .selectFrom('registry_enrollments')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('authority')
-      .execute()
+    const rows = await this.#selectEnrollments().where('tenant_id', '=', tenantId).orderBy('authority').execute()
     return rows.map(toEnrollmentRecord)
   }
 
   async listSealedEnrollments(): Promise<EnrollmentRecord[]> {
-    const rows = await this.#db
-      .selectFrom('registry_enrollments')
-      .selectAll()
+    const rows = await this.#selectEnrollments()
       .where('webhook_secret_sealed', 'is not', null)
       .orderBy('authority')
       .execute()
@@ -457,7 +502,7 @@ function toRunRecord(row: RunsTable, registries: string[]): RunRecord {
   }
 }
 
-function toEventRecord(row: EventRow): EventRecord {
+function toEventSummary(row: EventSummaryRow): EventSummary {
   return {
     id: Number(row.id),
     tenantId: row.tenant_id,
@@ -477,8 +522,11 @@ function toEventRecord(row: EventRow): EventRecord {
     scenarioId: row.scenario_id,
     keyFingerprint: row.key_fingerprint,
     receiptPresent: Number(row.receipt_present) === 1,
-    rawPayload: row.raw_payload,
   }
+}
+
+function toEventRecord(row: EventRow): EventRecord {
+  return { ...toEventSummary(row), rawPayload: row.raw_payload }
 }
 
 function toAgentRecord(row: ControlPlaneTables['agents']): AgentRecord {

@@ -159,20 +159,12 @@ export interface ControlPlaneTables {
 }
 
 /**
- * One ingested event as committed, handed to the live bus (SSE) and to the webhook outbox hook. Timestamps are
- * RFC 3339 UTC with milliseconds; `payload` is the parsed body exactly as the registry signed it.
+ * The attributes every form of an ingested event carries, camelCase: the persisted record (store.ts), the
+ * committed event below, the GET /events view and the stream event. Defined once so the forms cannot drift.
  */
-export interface StoredEvent {
-  /** Store sequence id (ascending in commit-insertion order; usable as an SSE event id). */
-  id: number
-  tenantId: string
+export interface EventAttributes {
   /** Registry-minted event id, when the delivery carried one. */
   eventId: string | null
-  type: string
-  /** Event time (payload created_at / at, else arrival), RFC 3339 ms UTC. */
-  ts: string
-  /** Arrival time, RFC 3339 ms UTC. */
-  receivedAt: string
   runId: string | null
   ctxId: string | null
   lineageId: string | null
@@ -185,5 +177,20 @@ export interface StoredEvent {
   scenarioId: string | null
   keyFingerprint: string | null
   receiptPresent: boolean
+}
+
+/**
+ * One ingested event as committed, handed to the live bus (SSE) and to the webhook outbox hook. Timestamps are
+ * RFC 3339 UTC with milliseconds; `payload` is the parsed body exactly as the registry signed it.
+ */
+export interface StoredEvent extends EventAttributes {
+  /** Store sequence id (ascending in commit-insertion order; usable as an SSE event id). */
+  id: number
+  tenantId: string
+  type: string
+  /** Event time (payload created_at / at, else arrival), RFC 3339 ms UTC. */
+  ts: string
+  /** Arrival time, RFC 3339 ms UTC. */
+  receivedAt: string
   payload: Record<string, unknown>
 }

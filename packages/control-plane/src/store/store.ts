@@ -7,7 +7,7 @@
  * means); every tenant-owned read and write takes the tenant id explicitly, never a default.
  */
 import type { Kysely } from 'kysely'
-import type { ControlPlaneTables } from './schema.js'
+import type { ControlPlaneTables, EventAttributes } from './schema.js'
 
 /**
  * The open transaction handed to in-transaction hooks (the webhook outbox). Statements issued on it commit or
@@ -23,27 +23,14 @@ export type RunStatus = (typeof RUN_STATUSES)[number]
 export const UNKNOWN_SCENARIO = 'unknown'
 
 /** A validated event ready to persist (built by the ingest service). */
-export interface NewEvent {
+export interface NewEvent extends EventAttributes {
   tenantId: string
   dedupKey: string
-  eventId: string | null
   type: string
   eventTs: number
   receivedAt: number
-  runId: string | null
-  ctxId: string | null
-  lineageId: string | null
-  agentId: string | null
-  contextType: string | null
-  visibility: string | null
-  version: number | null
-  derivedFrom: string[]
-  registryAuthority: string
   /** From the signed payload; stored on the observed registry row when present. */
   registryBaseUrl: string | null
-  scenarioId: string | null
-  keyFingerprint: string | null
-  receiptPresent: boolean
   rawPayload: string
   /** True for context_published: counts as a context for runs, agents and the dashboard. */
   isPublish: boolean
@@ -55,26 +42,17 @@ export interface NewEvent {
   bucketStart: number
 }
 
-/** A persisted event row. */
-export interface EventRecord {
+/** A persisted event row without its body (what the stream replays). */
+export interface EventSummary extends EventAttributes {
   id: number
   tenantId: string
-  eventId: string | null
   type: string
   eventTs: number
   receivedAt: number
-  runId: string | null
-  ctxId: string | null
-  lineageId: string | null
-  agentId: string | null
-  contextType: string | null
-  visibility: string | null
-  version: number | null
-  derivedFrom: string[]
-  registryAuthority: string
-  scenarioId: string | null
-  keyFingerprint: string | null
-  receiptPresent: boolean
+}
+
+/** A persisted event row. */
+export interface EventRecord extends EventSummary {
   /** The body exactly as received. */
   rawPayload: string
 }
@@ -235,6 +213,18 @@ export interface ControlPlaneStore {
   listRunEdges(tenantId: string, runId: string): Promise<LineageEdgeRecord[]>
 
   listEvents(query: EventQuery): Promise<EventRecord[]>
+  /**
+   * Stream replay: the tenant's events (of one run when `runId` is given) with a store sequence id above
+   * `afterId`, ascending by id, without their bodies.
+   */
+  listEventsAfterId(query: {
+    tenantId: string
+    afterId: number
+    runId?: string
+    limit: number
+  }): Promise<EventSummary[]>
+  /** One event by store sequence id within its tenant, without its body. */
+  getEventSummary(tenantId: string, id: number): Promise<EventSummary | undefined>
 
   listAgents(query: {
     tenantId: string
