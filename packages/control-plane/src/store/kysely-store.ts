@@ -11,6 +11,7 @@ import { type Kysely, sql } from 'kysely'
 import { EventWriter } from './event-writer.js'
 import type { ContextEventsTable, ControlPlaneTables, RegistryEnrollmentsTable, RunsTable } from './schema.js'
 import {
+  type AgentQuery,
   type AgentRecord,
   type ControlPlaneStore,
   type DashboardAggregates,
@@ -18,13 +19,16 @@ import {
   type EnrollmentUpsert,
   type EventQuery,
   type EventRecord,
+  type EventReplayQuery,
   type EventSummary,
   type LineageEdgeRecord,
   type NewEvent,
   type RegistryRecord,
   type RunPublication,
+  type RunCompletion,
   type RunQuery,
   type RunRecord,
+  type RunStart,
   type RunStatus,
   type StoreTransaction,
   UNKNOWN_SCENARIO,
@@ -81,14 +85,7 @@ class KyselyStore implements ControlPlaneStore {
     return this.#writer.record(event, inTransaction)
   }
 
-  async startRun(input: {
-    tenantId: string
-    runId: string
-    scenarioId: string
-    startedAt: number | null
-    inputs: string | null
-    now: number
-  }): Promise<void> {
+  async startRun(input: RunStart): Promise<void> {
     await this.#db
       .insertInto('runs')
       .values({
@@ -117,13 +114,7 @@ class KyselyStore implements ControlPlaneStore {
       .execute()
   }
 
-  async completeRun(input: {
-    tenantId: string
-    runId: string
-    status: RunStatus
-    result: string | null
-    now: number
-  }): Promise<void> {
+  async completeRun(input: RunCompletion): Promise<void> {
     await this.#db
       .insertInto('runs')
       .values({
@@ -265,12 +256,7 @@ class KyselyStore implements ControlPlaneStore {
     return rows.map(toEventRecord)
   }
 
-  async listEventsAfterId(query: {
-    tenantId: string
-    afterId: number
-    runId?: string
-    limit: number
-  }): Promise<EventSummary[]> {
+  async listEventsAfterId(query: EventReplayQuery): Promise<EventSummary[]> {
     // Walks the primary key from the resume point, so a replay of recent events touches only the rows after it.
     let q = this.#db
       .selectFrom('context_events')
@@ -292,7 +278,7 @@ class KyselyStore implements ControlPlaneStore {
     return row === undefined ? undefined : toEventSummary(row)
   }
 
-  async listAgents(query: { tenantId: string; limit: number; offset: number }) {
+  async listAgents(query: AgentQuery) {
     const base = this.#db.selectFrom('agents').where('tenant_id', '=', query.tenantId)
     const [rows, count] = await Promise.all([
       base

@@ -153,6 +153,39 @@ export interface EventQuery {
   limit: number
 }
 
+/** A run start notification (see ControlPlaneStore.startRun). */
+export interface RunStart {
+  tenantId: string
+  runId: string
+  scenarioId: string
+  startedAt: number | null
+  inputs: string | null
+  now: number
+}
+
+/** A run completion notification (see ControlPlaneStore.completeRun). */
+export interface RunCompletion {
+  tenantId: string
+  runId: string
+  status: RunStatus
+  result: string | null
+  now: number
+}
+
+/** Stream replay filters: events with a store sequence id above `afterId`, of one run when `runId` is given. */
+export interface EventReplayQuery {
+  tenantId: string
+  afterId: number
+  runId?: string
+  limit: number
+}
+
+export interface AgentQuery {
+  tenantId: string
+  limit: number
+  offset: number
+}
+
 export interface RunQuery {
   tenantId: string
   status?: RunStatus
@@ -188,23 +221,10 @@ export interface ControlPlaneStore {
   ): Promise<number | undefined>
 
   /** Records a run start: creates the run (status running) or sets scenario, started_at (when given) and inputs. */
-  startRun(input: {
-    tenantId: string
-    runId: string
-    scenarioId: string
-    startedAt: number | null
-    inputs: string | null
-    now: number
-  }): Promise<void>
+  startRun(input: RunStart): Promise<void>
 
   /** Moves a run to a terminal status (creating it when absent), setting completed_at and result. */
-  completeRun(input: {
-    tenantId: string
-    runId: string
-    status: RunStatus
-    result: string | null
-    now: number
-  }): Promise<void>
+  completeRun(input: RunCompletion): Promise<void>
 
   getRun(tenantId: string, runId: string): Promise<RunRecord | undefined>
   listRuns(query: RunQuery): Promise<{ runs: RunRecord[]; total: number }>
@@ -217,20 +237,11 @@ export interface ControlPlaneStore {
    * Stream replay: the tenant's events (of one run when `runId` is given) with a store sequence id above
    * `afterId`, ascending by id, without their bodies.
    */
-  listEventsAfterId(query: {
-    tenantId: string
-    afterId: number
-    runId?: string
-    limit: number
-  }): Promise<EventSummary[]>
+  listEventsAfterId(query: EventReplayQuery): Promise<EventSummary[]>
   /** One event by store sequence id within its tenant, without its body. */
   getEventSummary(tenantId: string, id: number): Promise<EventSummary | undefined>
 
-  listAgents(query: {
-    tenantId: string
-    limit: number
-    offset: number
-  }): Promise<{ agents: AgentRecord[]; total: number }>
+  listAgents(query: AgentQuery): Promise<{ agents: AgentRecord[]; total: number }>
   getAgent(tenantId: string, agentDid: string): Promise<AgentRecord | undefined>
 
   listRegistries(tenantId: string): Promise<RegistryRecord[]>
