@@ -8,60 +8,29 @@
  * the body's `acdp_version`, key-revocation metadata, and the signature value length (→ `invalid_signature`).
  */
 import { type Static, Type } from 'typebox'
+import { ifThen, LineageId } from './common.js'
 import {
-  Anchors,
-  ContentHash,
-  ContextType,
-  CtxId,
-  DataPeriod,
-  Did,
-  ifThen,
-  LineageId,
-  Signature,
-  Tag,
-  Timestamp,
-  Visibility,
-} from './common.js'
-import { DataRef } from './data-ref.js'
+  authorshipFields,
+  contentFields,
+  laterVersionSupersedes,
+  protocolVersionFields,
+  publicHasNoAudience,
+  restrictedNeedsAudience,
+} from './context-fields.js'
 
 export const PublishRequest = Type.Object(
   {
-    version: Type.Integer({ minimum: 1 }),
-    supersedes: Type.Union([CtxId, Type.Null()]),
-    agent_id: Did,
-    contributors: Type.Array(Did, { uniqueItems: true, maxItems: 100 }),
-    content_hash: ContentHash,
-    signature: Signature,
-    title: Type.String({ minLength: 1, maxLength: 500 }),
-    description: Type.Optional(Type.String({ maxLength: 5000 })),
-    type: ContextType,
-    domain: Type.Optional(Type.String({ maxLength: 200 })),
-    schema_uri: Type.Optional(Type.String({ format: 'uri' })),
-    data_refs: Type.Array(DataRef),
-    derived_from: Type.Array(CtxId, { uniqueItems: true, maxItems: 1000 }),
-    tags: Type.Optional(Type.Array(Tag, { uniqueItems: true, maxItems: 200 })),
-    data_period: Type.Optional(DataPeriod),
-    expires_at: Type.Optional(Timestamp),
-    visibility: Visibility,
-    audience: Type.Optional(Type.Array(Did, { uniqueItems: true, maxItems: 1000 })),
-    summary: Type.Optional(Type.String({ maxLength: 1000 })),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100 })),
+    ...authorshipFields,
+    ...contentFields,
     lineage_id: Type.Optional(LineageId),
-    acdp_version: Type.Optional(Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$' })),
-    anchors: Type.Optional(Anchors),
+    ...protocolVersionFields,
   },
   {
     additionalProperties: false,
     allOf: [
       // RFC-ACDP-0003 §2.1 step 11 and RFC-ACDP-0002 §7.
-      ifThen(
-        { properties: { visibility: { const: 'restricted' } } },
-        { required: ['audience'], properties: { audience: { minItems: 1 } } },
-      ),
-      ifThen(
-        { properties: { visibility: { const: 'public' } } },
-        { anyOf: [{ not: { required: ['audience'] } }, { properties: { audience: { maxItems: 0 } } }] },
-      ),
+      restrictedNeedsAudience,
+      publicHasNoAudience,
       // A private context's audience is optional, but never present-and-empty (RFC-ACDP-0002 §7).
       ifThen({ properties: { visibility: { const: 'private' } } }, { properties: { audience: { minItems: 1 } } }),
       // Version 1 starts a lineage: `supersedes` is null and `lineage_id` absent (pub-004).
@@ -69,10 +38,7 @@ export const PublishRequest = Type.Object(
         { properties: { version: { const: 1 } } },
         { properties: { supersedes: { type: 'null' } }, not: { required: ['lineage_id'] } },
       ),
-      ifThen(
-        { properties: { version: { type: 'integer', minimum: 2 } } },
-        { properties: { supersedes: { type: 'string' } } },
-      ),
+      laterVersionSupersedes,
     ],
   },
 )
