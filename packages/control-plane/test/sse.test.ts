@@ -21,6 +21,7 @@ import { createKyselyStore } from '../src/store/kysely-store.js'
 import { CONTROL_PLANE_MIGRATIONS, MIGRATION_TABLE } from '../src/store/migrations/index.js'
 import type { ControlPlaneTables } from '../src/store/schema.js'
 import type { ControlPlaneStore, NewEvent } from '../src/store/store.js'
+import { buildPublishEvent } from './support/new-event.js'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Harness
@@ -125,33 +126,18 @@ let dedupCounter = 0
 function newEvent(tenantId: string, overrides: Partial<NewEvent> = {}): NewEvent {
   dedupCounter += 1
   const now = 1_767_225_600_000 + dedupCounter
-  return {
+  const identity = {
     tenantId,
     dedupKey: `evt:test-${dedupCounter}-${Math.random()}`,
     eventId: `evt-${dedupCounter}`,
-    type: 'context_published',
+    ctxId: `acdp://reg.example/${dedupCounter}`,
+    runId: null,
+    agentId: 'did:key:z6MkTest',
+    registryBaseUrl: null,
     eventTs: now,
     receivedAt: now,
-    runId: null,
-    ctxId: `acdp://reg.example/${dedupCounter}`,
-    lineageId: null,
-    agentId: 'did:key:z6MkTest',
-    contextType: 'analysis',
-    visibility: 'public',
-    version: 1,
-    derivedFrom: [],
-    registryAuthority: 'reg.example',
-    registryBaseUrl: null,
-    scenarioId: null,
-    keyFingerprint: null,
-    receiptPresent: false,
-    rawPayload: '{}',
-    isPublish: true,
-    didMethod: 'key',
-    lifecycle: null,
-    bucketStart: now - (now % 300_000),
-    ...overrides,
   }
+  return buildPublishEvent(identity, overrides)
 }
 
 interface Instance {

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CONTROL_PLANE_MIGRATIONS } from '../src/store/migrations/index.js'
 import type { ControlPlaneTables } from '../src/store/schema.js'
 import type { ControlPlaneStore, NewEvent } from '../src/store/store.js'
+import { buildPublishEvent } from './support/new-event.js'
 import { openMigratedStore } from './support/store-targets.js'
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0)
@@ -15,34 +16,18 @@ const BUCKET = 300_000
 let seq = 0
 function event(overrides: Partial<NewEvent> = {}): NewEvent {
   seq += 1
-  const receivedAt = overrides.receivedAt ?? T0
-  return {
+  const identity = {
     tenantId: 'tenant-a',
     dedupKey: `evt:${seq}`,
     eventId: `${seq}`,
-    type: 'context_published',
-    eventTs: T0,
-    receivedAt,
-    runId: 'run-1',
     ctxId: `acdp://reg.example/ctx-${seq}`,
-    lineageId: null,
+    runId: 'run-1',
     agentId: 'did:key:z6MkAgent',
-    contextType: 'analysis',
-    visibility: 'public',
-    version: 1,
-    derivedFrom: [],
-    registryAuthority: 'reg.example',
     registryBaseUrl: 'https://reg.example',
-    scenarioId: null,
-    keyFingerprint: null,
-    receiptPresent: false,
-    rawPayload: '{}',
-    isPublish: true,
-    didMethod: 'key',
-    lifecycle: null,
-    bucketStart: Math.floor(receivedAt / BUCKET) * BUCKET,
-    ...overrides,
+    eventTs: T0,
+    receivedAt: T0,
   }
+  return buildPublishEvent(identity, overrides)
 }
 
 describe.each(testDatabaseTargets())('store contract on $name', (target) => {

@@ -28,6 +28,7 @@ import { createMetrics } from '../src/metrics.js'
 import { registerWebhookRoutes } from '../src/routes/webhooks.js'
 import { createMemoryEventBus, type EventBus } from '../src/services/event-bus.js'
 import { createSecretKeyring, openSecret } from '../src/services/secret-box.js'
+import { toStoredEvent } from '../src/services/ingest.js'
 import { busEventFromStored } from '../src/services/sse-event.js'
 import {
   createWebhookDispatcher,
@@ -49,6 +50,7 @@ import { migration0100Webhooks } from '../src/store/migrations/0100_webhooks.js'
 import { CONTROL_PLANE_MIGRATIONS, MIGRATION_TABLE } from '../src/store/migrations/index.js'
 import type { ControlPlaneTables, StoredEvent } from '../src/store/schema.js'
 import type { ControlPlaneStore, NewEvent } from '../src/store/store.js'
+import { buildPublishEvent } from './support/new-event.js'
 import { createWebhookStore, type WebhookStore } from '../src/store/webhook-store.js'
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -112,57 +114,18 @@ let sequence = 0
 function newEvent(tenantId: string, overrides: Partial<NewEvent> = {}): NewEvent {
   sequence += 1
   const at = 1_767_225_600_000 + sequence
-  return {
+  const identity = {
     tenantId,
     dedupKey: `evt:w-${sequence}-${Math.random()}`,
     eventId: `evt-${sequence}`,
-    type: 'context_published',
+    ctxId: `acdp://reg.example/${sequence}`,
+    runId: 'run-1',
+    agentId: 'did:key:z6MkTest',
+    registryBaseUrl: null,
     eventTs: at,
     receivedAt: at,
-    runId: 'run-1',
-    ctxId: `acdp://reg.example/${sequence}`,
-    lineageId: null,
-    agentId: 'did:key:z6MkTest',
-    contextType: 'analysis',
-    visibility: 'public',
-    version: 1,
-    derivedFrom: [],
-    registryAuthority: 'reg.example',
-    registryBaseUrl: null,
-    scenarioId: null,
-    keyFingerprint: null,
-    receiptPresent: false,
-    rawPayload: '{}',
-    isPublish: true,
-    didMethod: 'key',
-    lifecycle: null,
-    bucketStart: at - (at % 300_000),
-    ...overrides,
   }
-}
-
-function toStored(event: NewEvent, id: number): StoredEvent {
-  return {
-    id,
-    tenantId: event.tenantId,
-    eventId: event.eventId,
-    type: event.type,
-    ts: new Date(event.eventTs).toISOString(),
-    receivedAt: new Date(event.receivedAt).toISOString(),
-    runId: event.runId,
-    ctxId: event.ctxId,
-    lineageId: event.lineageId,
-    agentId: event.agentId,
-    contextType: event.contextType,
-    visibility: event.visibility,
-    version: event.version,
-    derivedFrom: event.derivedFrom,
-    registryAuthority: event.registryAuthority,
-    scenarioId: event.scenarioId,
-    keyFingerprint: event.keyFingerprint,
-    receiptPresent: event.receiptPresent,
-    payload: {},
-  }
+  return buildPublishEvent(identity, overrides)
 }
 
 interface Harness {
@@ -216,7 +179,7 @@ async function openHarness(
       const event = newEvent(tenantId, overrides)
       let stored: StoredEvent | undefined
       const id = await store.recordEvent(event, async (tx, eventId) => {
-        stored = toStored(event, eventId)
+        stored = toStoredEvent(eventId, event, {})
         await outbox.enqueue(tx, stored)
       })
       if (id === undefined || stored === undefined) throw new Error('duplicate event in test')

@@ -162,7 +162,8 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
   return { status: 'stored', event: stored }
 }
 
-function toStoredEvent(id: number, event: NewEvent, payload: Record<string, unknown>): StoredEvent {
+/** The committed form of `event` stored under `id`, as handed to the bus and the webhook outbox. */
+export function toStoredEvent(id: number, event: NewEvent, payload: Record<string, unknown>): StoredEvent {
   return {
     id,
     tenantId: event.tenantId,
