@@ -4,12 +4,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRegistryMetrics } from '../src/metrics.js'
-import type { RegistryWebhookEvent, WebhookDispatcher } from '../src/services/webhooks.js'
 import {
   createTestRegistry,
   didKeyProducer,
   minimalUnsigned,
   publish,
+  recordingDispatcher,
   signRequest,
   type TestRegistry,
 } from './support/registry-harness.js'
@@ -19,19 +19,6 @@ afterEach(async () => {
   await registry?.close()
   registry = undefined
 })
-
-function recordingDispatcher(): WebhookDispatcher & { events: RegistryWebhookEvent[] } {
-  const events: RegistryWebhookEvent[] = []
-  return {
-    events,
-    emit(event) {
-      events.push(event)
-      return 'event-id'
-    },
-    stats: () => ({ enabled: true, queue_in_flight: 0, queue_capacity: 1 }),
-    close: async () => {},
-  }
-}
 
 describe('webhook wiring', () => {
   it('sends context_published once per first publish (never for a replay) and context_retrieved per read', async () => {

@@ -5,11 +5,10 @@
  */
 import { computeKeyFingerprint } from '@acdp/protocol'
 import { testDatabaseTargets } from '@acdp/storage'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   AUTHORITY,
   countRows,
-  createTestRegistry,
   didKeyProducer,
   didWebProducer,
   minimalUnsigned,
@@ -17,19 +16,10 @@ import {
   publish,
   signRequest,
   type TestRegistry,
-  type TestRegistryOptions,
+  useTestRegistry,
 } from './support/registry-harness.js'
 
-let registry: TestRegistry | undefined
-afterEach(async () => {
-  await registry?.close()
-  registry = undefined
-})
-
-async function start(options: TestRegistryOptions = {}): Promise<TestRegistry> {
-  registry = await createTestRegistry(options)
-  return registry
-}
+const start = useTestRegistry()
 
 const WEB_DID = 'did:web:agents.example.com:alice'
 

@@ -5,11 +5,10 @@
 
 import { CapabilitiesDocument, checkCapabilitiesConsistency } from '@acdp/protocol'
 import { Compile } from 'typebox/compile'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { RegistryError } from '../src/errors.js'
 import {
   AUTHORITY,
-  createTestRegistry,
   didKeyProducer,
   minimalUnsigned,
   type Producer,
@@ -17,18 +16,10 @@ import {
   signRequest,
   type TestRegistry,
   type TestRegistryOptions,
+  useTestRegistry,
 } from './support/registry-harness.js'
 
-let registry: TestRegistry | undefined
-afterEach(async () => {
-  await registry?.close()
-  registry = undefined
-})
-
-async function start(options: TestRegistryOptions = {}): Promise<TestRegistry> {
-  registry = await createTestRegistry(options)
-  return registry
-}
+const start = useTestRegistry()
 
 /** A registry whose readers authenticate with `x-test-reader: <did>` (the pluggable read-auth hook). */
 function withTestReaders(options: TestRegistryOptions = {}): TestRegistryOptions {

@@ -5,13 +5,13 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRegistryMetrics } from '../src/metrics.js'
 import { DEFAULT_SEARCH_CURSOR_TTL_SECONDS } from '../src/services/search-cursor.js'
-import type { RegistryWebhookEvent, WebhookDispatcher } from '../src/services/webhooks.js'
 import {
   createTestRegistry,
   didKeyProducer,
   minimalUnsigned,
   type Producer,
   publish,
+  recordingDispatcher,
   signRequest,
   type TestRegistry,
   type TestRegistryOptions,
@@ -28,19 +28,6 @@ const DISCOVERY = { registry: { profiles: ['acdp-registry-core', 'acdp-registry-
 /** Test read authentication: the requester DID comes from a header (null when absent). */
 const headerReader = async (request: { headers: Record<string, unknown> }) =>
   typeof request.headers['x-test-did'] === 'string' ? (request.headers['x-test-did'] as string) : null
-
-function recordingDispatcher(): WebhookDispatcher & { events: RegistryWebhookEvent[] } {
-  const events: RegistryWebhookEvent[] = []
-  return {
-    events,
-    emit(event) {
-      events.push(event)
-      return 'event-id'
-    },
-    stats: () => ({ enabled: true, queue_in_flight: 0, queue_capacity: 1 }),
-    close: async () => {},
-  }
-}
 
 async function start(options: TestRegistryOptions = {}) {
   registry = await createTestRegistry({

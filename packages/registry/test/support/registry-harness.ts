@@ -19,12 +19,14 @@ import {
 } from '@acdp/protocol'
 import { type Database, openDatabase } from '@acdp/storage'
 import type { FastifyInstance } from 'fastify'
+import { afterEach } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { type RegistryConfig, type RegistryConfigInput, resolveConfig } from '../../src/config.js'
 import { allowedDidMethods, type RegistryDeps } from '../../src/deps.js'
 import { RegistryEvents } from '../../src/services/registry-events.js'
 import { createKyselyStore } from '../../src/store/kysely-store.js'
 import { migrateRegistryDatabase } from '../../src/store/open-store.js'
+import type { RegistryWebhookEvent, WebhookDispatcher } from '../../src/services/webhooks.js'
 import type { RegistryDatabase } from '../../src/store/schema.js'
 import { createContextSearchStore } from '../../src/store/search.js'
 import type { RegistryStore } from '../../src/store/store.js'
@@ -211,6 +213,36 @@ export async function createTestRegistry(options: TestRegistryOptions = {}): Pro
       await app.close()
       await database.close()
     },
+  }
+}
+
+/**
+ * For a test file whose tests each start one registry: registers an `afterEach` that closes the registry the
+ * returned `start` opened last, and returns `start`. Call once, at the top level of the file.
+ */
+export function useTestRegistry(): (options?: TestRegistryOptions) => Promise<TestRegistry> {
+  let current: TestRegistry | undefined
+  afterEach(async () => {
+    await current?.close()
+    current = undefined
+  })
+  return async (options = {}) => {
+    current = await createTestRegistry(options)
+    return current
+  }
+}
+
+/** A webhook dispatcher that records the events it is handed (in `events`) instead of delivering them. */
+export function recordingDispatcher(): WebhookDispatcher & { events: RegistryWebhookEvent[] } {
+  const events: RegistryWebhookEvent[] = []
+  return {
+    events,
+    emit(event) {
+      events.push(event)
+      return 'event-id'
+    },
+    stats: () => ({ enabled: true, queue_in_flight: 0, queue_capacity: 1 }),
+    close: async () => {},
   }
 }
 
