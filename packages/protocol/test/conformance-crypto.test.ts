@@ -24,6 +24,7 @@ import {
   signContentHash,
   verifyContentSignature,
 } from '../src/signature/index.js'
+import { protocolErrorCodeOf as errorCode } from './support/rejection.js'
 
 reportMissingConformance('conformance-crypto')
 
@@ -113,16 +114,6 @@ describe.skipIf(!hasConformance)('conformance: canonicalization and lineage (can
 
 const hexBytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'))
 const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
-
-function errorCode(fn: () => unknown): string | undefined {
-  try {
-    fn()
-    return undefined
-  } catch (error) {
-    if (isProtocolError(error)) return error.code
-    throw error
-  }
-}
 
 /** Private and public key of a sig-* fixture's test_keypair, whatever its algorithm. */
 function keypairOf(fixture: Fixture): {

@@ -7,6 +7,7 @@ import { buildCheckpoint, signCheckpoint } from './checkpoint.js'
 import { formatLogId, registryDidOfLogId } from './log-id.js'
 import { verifyCheckpoint } from './verify-checkpoint.js'
 import { verifyLogConsistency, verifyLogInclusion } from './verify-log-proofs.js'
+import { reasonOf } from '../../test/support/rejection.js'
 
 const privateKey = new Uint8Array(32).fill(9)
 const key = { algorithm: 'ecdsa-p256' as const, keyId: 'did:web:localhost%3A8443#receipt-key-1', privateKey }
@@ -19,18 +20,6 @@ const tree = new MemoryMerkleTree()
 for (let i = 0; i < 21; i++) tree.appendLeaf(new TextEncoder().encode(`entry ${i}`))
 const checkpointAt = (size: number) =>
   signCheckpoint(buildCheckpoint({ logId, treeSize: size, rootHash: tree.computeRoot(size), timestamp: now }), key)
-
-const reasonOf = async (run: () => unknown) => {
-  try {
-    await run()
-  } catch (error) {
-    return {
-      code: (error as { code?: string }).code,
-      reason: (error as { details?: { reason?: string } }).details?.reason,
-    }
-  }
-  throw new Error('expected a rejection')
-}
 
 describe('log ids (RFC-ACDP-0012 §6, §7.4)', () => {
   it('formats and splits a log id, port included', () => {

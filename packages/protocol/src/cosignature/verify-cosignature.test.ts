@@ -7,6 +7,7 @@ import { ed25519PublicKeyFromSeed } from '../signature/index.js'
 import { cosignCheckpoint } from './cosignature.js'
 import { countWitnesses, verifyCosignature } from './verify-cosignature.js'
 import { decideCosignature } from './witness-decision.js'
+import { reasonOf } from '../../test/support/rejection.js'
 
 const tree = new MemoryMerkleTree()
 for (let i = 0; i < 12; i++) tree.appendLeaf(Uint8Array.of(i))
@@ -31,18 +32,6 @@ const witnessSeed = new Uint8Array(32).fill(5)
 const witnessId = encodeDidKey({ algorithm: 'ed25519', publicKey: ed25519PublicKeyFromSeed(witnessSeed) })
 const witnessKey = { algorithm: 'ed25519' as const, keyId: didKeyKeyId(witnessId), privateKey: witnessSeed }
 const resolveDidKey = (keyId: string) => parseDidKey(keyId.slice(0, keyId.indexOf('#')))
-
-const reasonOf = async (run: () => unknown) => {
-  try {
-    await run()
-  } catch (error) {
-    return {
-      code: (error as { code?: string }).code,
-      reason: (error as { details?: { reason?: string } }).details?.reason,
-    }
-  }
-  throw new Error('expected a rejection')
-}
 
 describe('did:key witnesses (RFC-ACDP-0015 §9)', () => {
   it('cosigns and verifies with the key decoded from the DID itself', async () => {

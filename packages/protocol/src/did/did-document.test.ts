@@ -1,10 +1,10 @@
 import { p256 } from '@noble/curves/nist.js'
 import { describe, expect, it } from 'vitest'
-import { isProtocolError } from '../errors.js'
 import { ed25519PublicKeyFromSeed } from '../signature/ed25519.js'
 import { SMALL_ORDER_ENCODINGS } from '../signature/ed25519-small-order.js'
 import { parseDidDocument } from './did-document.js'
 import { encodeMultibaseKey } from './did-key.js'
+import { protocolErrorReasonOf as reason } from '../../test/support/rejection.js'
 
 const DID = 'did:web:agents.example.com:producer'
 const KEY_ID = `${DID}#key-1`
@@ -21,16 +21,6 @@ function documentWith(method: Record<string, unknown>, assertion: unknown[] = [K
     verificationMethod: [{ id: KEY_ID, controller: DID, ...method }],
     assertionMethod: assertion,
     ...extra,
-  }
-}
-
-function reason(fn: () => unknown): unknown {
-  try {
-    fn()
-    return 'no error'
-  } catch (error) {
-    if (isProtocolError(error)) return `${error.code}:${error.details?.['reason']}`
-    throw error
   }
 }
 

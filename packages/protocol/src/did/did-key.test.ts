@@ -2,20 +2,10 @@ import { p256 } from '@noble/curves/nist.js'
 import { base58 } from '@scure/base'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isProtocolError } from '../errors.js'
 import { ed25519PublicKeyFromSeed } from '../signature/ed25519.js'
 import { SMALL_ORDER_ENCODINGS } from '../signature/ed25519-small-order.js'
 import { decodeMultibaseKey, didKeyKeyId, encodeDidKey, parseDidKey } from './did-key.js'
-
-function reason(fn: () => unknown): unknown {
-  try {
-    fn()
-    return 'no error'
-  } catch (error) {
-    if (isProtocolError(error)) return `${error.code}:${error.details?.['reason']}`
-    throw error
-  }
-}
+import { protocolErrorReasonOf as reason } from '../../test/support/rejection.js'
 
 const didKeyOf = (bytes: number[] | Uint8Array) => `did:key:z${base58.encode(Uint8Array.from(bytes))}`
 const edKey = ed25519PublicKeyFromSeed(new Uint8Array(32).fill(1))

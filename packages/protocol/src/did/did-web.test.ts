@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { isProtocolError } from '../errors.js'
 import { didWebToUrl } from './did-web.js'
 import { splitKeyId } from './key-id.js'
-
-function reason(fn: () => unknown): unknown {
-  try {
-    fn()
-    return 'no error'
-  } catch (error) {
-    if (isProtocolError(error)) return `${error.code}:${error.details?.['reason']}`
-    throw error
-  }
-}
+import { protocolErrorReasonOf as reason } from '../../test/support/rejection.js'
 
 describe('didWebToUrl', () => {
   it.each([

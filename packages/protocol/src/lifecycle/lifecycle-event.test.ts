@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ed25519PublicKeyFromSeed } from '../signature/index.js'
 import { signLifecycleEvent, validateLifecycleEvent, verifyLifecycleEventSignature } from './lifecycle-event.js'
 import { isLifecycleTransitionAllowed, isRetracted } from './retraction-state.js'
+import { reasonOf } from '../../test/support/rejection.js'
 
 const registryDid = 'did:web:registry.example.com'
 const seed = new Uint8Array(32).fill(3)
@@ -14,18 +15,6 @@ const unsigned = {
   occurred_at: '2026-07-04T09:15:42.000Z',
   actor: registryDid,
   reason: 'removed by policy',
-}
-
-const reasonOf = async (run: () => unknown) => {
-  try {
-    await run()
-  } catch (error) {
-    return {
-      code: (error as { code?: string }).code,
-      reason: (error as { details?: { reason?: string } }).details?.reason,
-    }
-  }
-  throw new Error('expected a rejection')
 }
 
 describe('registry-initiated lifecycle events (RFC-ACDP-0013 §5)', () => {

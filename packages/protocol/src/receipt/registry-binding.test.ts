@@ -6,18 +6,7 @@ import { computeReceiptHash } from './receipt-hash.js'
 import { signReceiptHash, verifyReceiptSignature } from './receipt-signature.js'
 import { assertRegistryBinding, didOfKeyId, hostOfRegistryDid, registryDidForAuthority } from './registry-binding.js'
 import { signRegistryReceipt, verifyRegistryReceipt } from './registry-receipt.js'
-
-const reasonOf = async (run: () => unknown) => {
-  try {
-    await run()
-  } catch (error) {
-    return {
-      code: (error as { code?: string }).code,
-      reason: (error as { details?: { reason?: string } }).details?.reason,
-    }
-  }
-  throw new Error('expected a rejection')
-}
+import { reasonOf } from '../../test/support/rejection.js'
 
 describe('registry authority binding (RFC-ACDP-0010 §8 step 2)', () => {
   it.each([

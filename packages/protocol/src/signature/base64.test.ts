@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { isProtocolError } from '../errors.js'
 import { decodeBase64Strict, encodeBase64 } from './base64.js'
-
-function code(fn: () => unknown): string | undefined {
-  try {
-    fn()
-    return undefined
-  } catch (error) {
-    if (isProtocolError(error)) return error.code
-    throw error
-  }
-}
+import { protocolErrorCodeOf as code } from '../../test/support/rejection.js'
 
 const sixtyFour = encodeBase64(new Uint8Array(64).map((_, i) => i * 3))
 

@@ -13,6 +13,7 @@ import {
   verifyContentSignature,
   verifyContentSignatureAsync,
 } from './index.js'
+import { littleEndian, readLittleEndian } from '../../test/support/little-endian.js'
 
 const L = 2n ** 252n + 27742317777372353535851937790883648493n
 const seed = new Uint8Array(32).fill(9)
@@ -20,22 +21,6 @@ const publicKey = ed25519PublicKeyFromSeed(seed)
 const contentHash = `sha256:${'ab'.repeat(32)}`
 const signature = signContentHash({ algorithm: 'ed25519', privateKey: seed, contentHash })
 const signatureBytes = new Uint8Array(Buffer.from(signature, 'base64'))
-
-function littleEndian(value: bigint): Uint8Array {
-  const out = new Uint8Array(32)
-  let rest = value
-  for (let i = 0; i < 32; i++) {
-    out[i] = Number(rest & 0xffn)
-    rest >>= 8n
-  }
-  return out
-}
-
-function readLittleEndian(bytes: Uint8Array): bigint {
-  let value = 0n
-  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i] as number)
-  return value
-}
 
 /** `{ valid }` or `{ code }` of the protocol's synchronous verifier. */
 function expected(key: Uint8Array, hash: string, value: string) {

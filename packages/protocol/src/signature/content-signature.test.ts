@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { isProtocolError } from '../errors.js'
 import { sha256String } from '../hash/sha256.js'
 import { SIGNATURE_ALGORITHMS } from './algorithm.js'
 import { encodeBase64 } from './base64.js'
 import { signContentHash, verifyContentSignature } from './content-signature.js'
 import { generateSigningKey } from './generate-signing-key.js'
+import { protocolErrorCodeOf as code } from '../../test/support/rejection.js'
 
 const contentHash = sha256String('{"title":"x"}')
-
-function code(fn: () => unknown): string | undefined {
-  try {
-    fn()
-    return undefined
-  } catch (error) {
-    if (isProtocolError(error)) return error.code
-    throw error
-  }
-}
 
 describe.each(SIGNATURE_ALGORITHMS)('content signatures with %s', (algorithm) => {
   const key = generateSigningKey(algorithm)

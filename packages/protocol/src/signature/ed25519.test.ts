@@ -9,26 +9,11 @@ import {
   SMALL_ORDER_ENCODINGS,
   SMALL_ORDER_Y_VALUES,
 } from './ed25519-small-order.js'
+import { littleEndian, readLittleEndian } from '../../test/support/little-endian.js'
 
 const P = 2n ** 255n - 19n
 const L = 2n ** 252n + 27742317777372353535851937790883648493n
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
-
-function littleEndian(value: bigint, length = 32): Uint8Array {
-  const out = new Uint8Array(length)
-  let rest = value
-  for (let i = 0; i < length; i++) {
-    out[i] = Number(rest & 0xffn)
-    rest >>= 8n
-  }
-  return out
-}
-
-function readLittleEndian(bytes: Uint8Array): bigint {
-  let value = 0n
-  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i] as number)
-  return value
-}
 
 function withS(signature: Uint8Array, s: bigint): Uint8Array {
   const out = new Uint8Array(signature)
