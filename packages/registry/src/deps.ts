@@ -16,7 +16,6 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { RegistryConfig } from './config.js'
 import { createRegistryMetrics, type RegistryMetrics } from './metrics.js'
 import { createCrossRegistryResolver } from './services/cross-registry.js'
-import { withDidKeyCache } from './services/did-key-cache.js'
 import { RegistryEvents } from './services/registry-events.js'
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookLog } from './services/webhooks.js'
 import type { ContextSearchStore } from './store/search.js'
@@ -109,22 +108,20 @@ export function createDefaultDeps(
     })
   const resolver =
     overrides.resolver ??
-    withDidKeyCache(
-      new DidResolver({
-        fetchDidDocument: async (url) => {
-          const response = await outbound.request(url, {
-            headers: { accept: 'application/did+json, application/json' },
-            maxBodyBytes: MAX_DID_DOCUMENT_BYTES,
-          })
-          return { status: response.status, body: response.body }
-        },
-        clock: () => clock().getTime(),
-        cacheTtlMs: config.did_resolution.cache_ttl_seconds * 1000,
-        minRefetchIntervalMs: config.did_resolution.min_refetch_interval_seconds * 1000,
-        maxEntries: config.did_resolution.max_entries,
-        allowedMethods: allowedDidMethods(config),
-      }),
-    )
+    new DidResolver({
+      fetchDidDocument: async (url) => {
+        const response = await outbound.request(url, {
+          headers: { accept: 'application/did+json, application/json' },
+          maxBodyBytes: MAX_DID_DOCUMENT_BYTES,
+        })
+        return { status: response.status, body: response.body }
+      },
+      clock: () => clock().getTime(),
+      cacheTtlMs: config.did_resolution.cache_ttl_seconds * 1000,
+      minRefetchIntervalMs: config.did_resolution.min_refetch_interval_seconds * 1000,
+      maxEntries: config.did_resolution.max_entries,
+      allowedMethods: allowedDidMethods(config),
+    })
   const metrics =
     overrides.metrics ??
     (config.metrics.enabled

@@ -101,6 +101,35 @@ describe('DidResolver: did:key', () => {
     const resolver = new DidResolver({ fetchDidDocument: fakeHost(new Error('no')).fetchDidDocument })
     expect(await failure(resolver.resolveKey('did:jwk:abc#0'))).toBe('key_resolution_failed:unsupported_did_method')
   })
+
+  it('keeps each decoded did:key once and hands out copies a caller cannot corrupt', async () => {
+    const resolver = new DidResolver({ fetchDidDocument: fakeHost(new Error('no')).fetchDidDocument })
+    const first = await resolver.resolveKey(didKeyKeyId(did))
+    first.publicKey.fill(0xff)
+    const second = await resolver.resolveKey(didKeyKeyId(did))
+    expect(Buffer.from(second.publicKey).equals(Buffer.from(keyA))).toBe(true)
+    expect(resolver.cachedDidKeyCount).toBe(1)
+  })
+
+  it('keeps no failures and a valid key survives a wrong-fragment request for it', async () => {
+    const resolver = new DidResolver({ fetchDidDocument: fakeHost(new Error('no')).fetchDidDocument })
+    await resolver.resolveKey(didKeyKeyId(did))
+    expect(await failure(resolver.resolveKey(`${did}#key-1`))).toBe('key_resolution_failed:fragment_mismatch')
+    expect(await failure(resolver.resolveKey('did:key:z6LSbysY2xFMRpGMhb7tFTLMpeuPRaqaWM1yECx2AtzE3KCc#x'))).toBe(
+      'key_resolution_failed:unsupported_multicodec',
+    )
+    expect(resolver.cachedDidKeyCount).toBe(1)
+    expect((await resolver.resolveKey(didKeyKeyId(did))).did).toBe(did)
+  })
+
+  it('evicts the least recently used did:key beyond maxEntries', async () => {
+    const resolver = new DidResolver({ fetchDidDocument: fakeHost(new Error('no')).fetchDidDocument, maxEntries: 2 })
+    const dids = [10, 11, 12].map((n) =>
+      encodeDidKey({ algorithm: 'ed25519', publicKey: ed25519PublicKeyFromSeed(new Uint8Array(32).fill(n)) }),
+    )
+    for (const d of dids) await resolver.resolveKey(didKeyKeyId(d))
+    expect(resolver.cachedDidKeyCount).toBe(2)
+  })
 })
 
 describe('DidResolver: did:web', () => {

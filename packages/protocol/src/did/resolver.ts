@@ -51,7 +51,7 @@ export type DidResolverOptions = {
   minRefetchIntervalMs?: number
   /** How long a failed fetch is remembered and rethrown without fetching again. Default 5 s. */
   failureCacheMs?: number
-  /** Maximum DIDs cached (least recently used evicted). Default 10 000. */
+  /** Maximum DIDs cached, for did:web documents and for decoded did:key keys each (least recently used evicted). Default 10 000. */
   maxEntries?: number
   /** DID methods accepted; default both. A registry not advertising did:key passes `['web']` (dk-003). */
   allowedMethods?: DidMethod[]
@@ -80,6 +80,12 @@ export class DidResolver {
   readonly #maxEntries: number
   readonly #allowed: ReadonlySet<DidMethod>
   readonly #documents = new Map<string, DocumentEntry>()
+  /**
+   * Decoded did:key keys by DID, least recently used first. A did:key is its own key, so a successful decode
+   * never goes stale; decoding and validating the point costs more than the signature check it serves.
+   * Failures are not kept: junk identifiers must not evict real producers.
+   */
+  readonly #didKeys = new Map<string, PublicKeyMaterial>()
   readonly #failures = new Map<string, { error: ProtocolError; at: number }>()
   readonly #inflight = new Map<string, Promise<DocumentEntry>>()
 
@@ -98,6 +104,11 @@ export class DidResolver {
     if (!Number.isInteger(this.#maxEntries) || this.#maxEntries < 1)
       throw new TypeError('maxEntries must be a positive integer')
     this.#allowed = new Set(opts.allowedMethods ?? ['key', 'web'])
+  }
+
+  /** How many decoded did:key keys are cached (bounded by `maxEntries`). */
+  get cachedDidKeyCount(): number {
+    return this.#didKeys.size
   }
 
   /** The effective (clamped) document cache lifetime. */
@@ -135,17 +146,22 @@ export class DidResolver {
   }
 
   #resolveDidKey(did: string, fragment: string, keyId: string): ResolvedKey {
-    let key: PublicKeyMaterial
-    try {
-      key = parseDidKey(did)
-    } catch (error) {
-      throw asPermanent(error, 'invalid_did')
+    let key = this.#didKeys.get(did)
+    if (key === undefined) {
+      try {
+        key = parseDidKey(did)
+      } catch (error) {
+        throw asPermanent(error, 'invalid_did')
+      }
     }
     // §5.11.1 step 1: the fragment must byte-equal the method-specific identifier.
     if (fragment !== did.slice('did:key:'.length)) {
       throw permanent('did:key key_id fragment must equal the key identifier', 'fragment_mismatch')
     }
-    return { ...key, did, keyId }
+    this.#didKeys.delete(did)
+    this.#didKeys.set(did, key)
+    evictOldest(this.#didKeys, this.#maxEntries)
+    return copy({ ...key, did, keyId })
   }
 
   async #documentFor(did: string, forceRefresh: boolean): Promise<DocumentEntry> {
