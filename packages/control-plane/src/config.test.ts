@@ -26,7 +26,7 @@ describe('loadConfig', () => {
       nodeEnv: 'development',
       isDevelopment: true,
       server: { port: 3001, host: '0.0.0.0', maxBodyBytes: 1_048_576 },
-      database: { kind: 'sqlite', path: './data/control-plane.db' },
+      database: { kind: 'sqlite', path: './data/control-plane.db', walMaxBytes: 67_108_864 },
       ingest: { webhookSecret: '', requireEnrollment: false, maxBodyBytes: 1_048_576, maxJsonDepth: 64 },
       auth: { isBypassed: true, requireTenant: false },
       streams: { sseHeartbeatMs: 15_000 },
@@ -52,6 +52,13 @@ describe('loadConfig', () => {
       url: 'postgres://u@h/db',
       poolMax: 5,
     })
+  })
+
+  it('reads the SQLite WAL threshold and refuses one below 1 MiB', () => {
+    expect(loadConfig({ SQLITE_WAL_MAX_BYTES: '8388608' }).database).toMatchObject({ walMaxBytes: 8_388_608 })
+    expect(problemsOf({ SQLITE_WAL_MAX_BYTES: '4096' })).toEqual([
+      'SQLITE_WAL_MAX_BYTES must be between 1048576 and 68719476736, got 4096',
+    ])
   })
 
   it('accepts a complete production configuration', () => {

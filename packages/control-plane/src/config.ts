@@ -18,7 +18,8 @@ export interface TenantApiKey {
 }
 
 /** Where the store lives: embedded SQLite by default, PostgreSQL when DATABASE_URL is set. */
-export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolMax: number }
+export type DatabaseConfig =
+  { kind: 'sqlite'; path: string; walMaxBytes: number } | { kind: 'postgres'; url: string; poolMax: number }
 
 /** The validated, frozen configuration. Holds secrets: never log or serialise it. */
 export interface ControlPlaneConfig {
@@ -290,7 +291,9 @@ function readDatabase(read: EnvReader, dataDir: string, isProduction: boolean): 
     return { kind: 'postgres', url, poolMax }
   }
   const path = read.string('SQLITE_PATH') || `${dataDir.replace(/\/+$/, '')}/control-plane.db`
-  return { kind: 'sqlite', path }
+  // WAL size at which the checkpoint worker escalates to a TRUNCATE checkpoint (docs/architecture.md "WAL bound").
+  const walMaxBytes = read.integer('SQLITE_WAL_MAX_BYTES', 64 * MIB, MIB, 64 * 1024 * MIB)
+  return { kind: 'sqlite', path, walMaxBytes }
 }
 
 function readIngest(read: EnvReader, isDevelopment: boolean): ControlPlaneConfig['ingest'] {

@@ -84,7 +84,11 @@ export async function createDeps(
             url: config.database.url,
             max: config.database.poolMax,
           })
-        : await openDatabase<ControlPlaneTables>({ kind: 'sqlite', path: config.database.path })
+        : await openDatabase<ControlPlaneTables>({
+            kind: 'sqlite',
+            path: config.database.path,
+            walMaxBytes: config.database.walMaxBytes,
+          })
   }
   try {
     if (store === undefined) {
@@ -92,6 +96,7 @@ export async function createDeps(
       store = createKyselyStore(database)
     }
     const metrics = overrides.metrics ?? createMetrics()
+    if (database.walStats) metrics.setSqliteWalSource(database.walStats)
     const random = overrides.random ?? ((size: number) => new Uint8Array(randomBytes(size)))
     const bus =
       overrides.bus ??

@@ -8,6 +8,7 @@
  * Label values that come from the wire (event types, rejection reasons) pass through {@link boundLabel}, so a
  * peer sending endless distinct `type` strings cannot grow the exposition without bound (digest E perf 6).
  */
+import type { WalCheckpointStats } from '@acdp/storage'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 /** Most distinct values one wire-derived label keeps before further new values are counted as `other`. */
@@ -36,6 +37,12 @@ export interface ControlPlaneMetrics {
   recordEventIngested(eventType: string): void
   /** Counts one refused ingest (`acdp_ingest_rejected_total{reason}`), e.g. `pack_gate`, `signature`. */
   recordIngestRejected(reason: string): void
+  /**
+   * Registers the SQLite WAL metrics (file databases only, so PostgreSQL instances expose none), read from the
+   * checkpoint worker at scrape time: `acdp_sqlite_wal_bytes`, `acdp_sqlite_wal_checkpoints_total{mode,outcome}`,
+   * `acdp_sqlite_wal_truncate_seconds_total`. Call at most once.
+   */
+  setSqliteWalSource(source: () => WalCheckpointStats): void
 }
 
 export interface CreateMetricsOptions {
@@ -121,6 +128,38 @@ export function createMetrics(options: CreateMetricsOptions = {}): ControlPlaneM
     },
     recordIngestRejected(reason) {
       ingestRejected.inc({ reason: reasonLabel(reason) })
+    },
+    setSqliteWalSource(source) {
+      new Gauge({
+        name: 'acdp_sqlite_wal_bytes',
+        help: 'Size of the SQLite -wal file at the last checkpoint tick, in bytes.',
+        registers,
+        collect() {
+          this.set(source().walBytes)
+        },
+      })
+      new Counter({
+        name: 'acdp_sqlite_wal_checkpoints_total',
+        help: 'SQLite WAL checkpoints by mode (passive, truncate) and outcome (complete, partial, busy, error).',
+        labelNames: ['mode', 'outcome'] as const,
+        registers,
+        collect() {
+          // The worker keeps the running totals; the counter mirrors them.
+          this.reset()
+          for (const [mode, byOutcome] of Object.entries(source().checkpoints)) {
+            for (const [outcome, count] of Object.entries(byOutcome)) this.inc({ mode, outcome }, count)
+          }
+        },
+      })
+      new Counter({
+        name: 'acdp_sqlite_wal_truncate_seconds_total',
+        help: 'Time spent in TRUNCATE checkpoints, during which writers wait, in seconds.',
+        registers,
+        collect() {
+          this.reset()
+          this.inc(source().truncateSeconds)
+        },
+      })
     },
   }
 }

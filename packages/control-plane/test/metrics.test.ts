@@ -1,3 +1,4 @@
+import type { WalCheckpointStats } from '@acdp/storage'
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { boundLabel, createMetrics, MAX_LABEL_VALUES } from '../src/metrics.js'
@@ -10,6 +11,11 @@ async function sampleValue(metrics: ReturnType<typeof createMetrics>, name: stri
   const { values } = await metric.get()
   const match = values.find((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val))
   return match?.value
+}
+
+function walStats(): WalCheckpointStats {
+  const outcomes = () => ({ complete: 0, partial: 0, busy: 0, error: 0 })
+  return { walBytes: 0, checkpoints: { passive: outcomes(), truncate: outcomes() }, truncateSeconds: 0 }
 }
 
 describe('createMetrics', () => {
@@ -27,6 +33,26 @@ describe('createMetrics', () => {
     ]) {
       expect(text).toContain(`# TYPE ${name} `)
     }
+  })
+
+  it('exposes no SQLite WAL metric until a WAL source is set, then mirrors its totals at every scrape', async () => {
+    const metrics = createMetrics({ collectProcessMetrics: false })
+    expect(await metrics.registry.metrics()).not.toContain('acdp_sqlite_wal')
+    const stats = walStats()
+    metrics.setSqliteWalSource(() => stats)
+    stats.walBytes = 4096
+    stats.checkpoints.passive.complete = 3
+    stats.checkpoints.truncate.busy = 2
+    stats.truncateSeconds = 0.5
+    expect(await sampleValue(metrics, 'acdp_sqlite_wal_bytes', {})).toBe(4096)
+    expect(await sampleValue(metrics, 'acdp_sqlite_wal_checkpoints_total', { mode: 'truncate', outcome: 'busy' })).toBe(
+      2,
+    )
+    expect(await sampleValue(metrics, 'acdp_sqlite_wal_truncate_seconds_total', {})).toBe(0.5)
+    stats.checkpoints.passive.complete = 7
+    expect(
+      await sampleValue(metrics, 'acdp_sqlite_wal_checkpoints_total', { mode: 'passive', outcome: 'complete' }),
+    ).toBe(7)
   })
 
   it('keeps two instances independent', async () => {

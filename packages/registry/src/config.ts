@@ -66,6 +66,10 @@ const StorageSection = Type.Object(
   {
     backend: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')], { description: 'storage engine' }),
     sqlite_path: Str('SQLite file, or ":memory:"'),
+    sqlite_wal_max_bytes: Int('SQLite WAL size that triggers a TRUNCATE checkpoint (bytes)', {
+      minimum: 1_048_576,
+      maximum: 68_719_476_736,
+    }),
     postgres_url: Str('PostgreSQL connection URL (backend = "postgres")'),
     max_connections: Int('PostgreSQL pool size', { minimum: 1, maximum: 1000 }),
   },
@@ -261,7 +265,13 @@ export const DEFAULT_CONFIG: Omit<RegistryConfig, 'registry'> & {
     tls: { enabled: false, cert_path: '', key_path: '' },
     cors: { allowed_origins: [] },
   },
-  storage: { backend: 'sqlite', sqlite_path: './data/registry.db', postgres_url: '', max_connections: 20 },
+  storage: {
+    backend: 'sqlite',
+    sqlite_path: './data/registry.db',
+    sqlite_wal_max_bytes: 67_108_864,
+    postgres_url: '',
+    max_connections: 20,
+  },
   auth: {
     enabled: false,
     did_methods: ['did:web', 'did:key'],

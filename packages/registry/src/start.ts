@@ -32,6 +32,7 @@ export async function startRegistry(
       overrides,
       webhookLog,
     )
+    if (opened.database.walStats) deps.metrics?.setSqliteWalSource(opened.database.walStats)
     const app = await buildApp(config, deps)
     webhookLog.target = app.log
     const ownedWebhooks = overrides.webhooks === undefined ? deps.webhooks : undefined

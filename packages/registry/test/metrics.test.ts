@@ -1,3 +1,4 @@
+import type { WalCheckpointStats } from '@acdp/storage'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRegistryMetrics, type RegistryMetrics } from '../src/metrics.js'
@@ -30,7 +31,31 @@ async function scrape(app: FastifyInstance, authorization?: string): Promise<str
   return res.body
 }
 
+function walStats(): WalCheckpointStats {
+  const outcomes = () => ({ complete: 0, partial: 0, busy: 0, error: 0 })
+  return { walBytes: 0, checkpoints: { passive: outcomes(), truncate: outcomes() }, truncateSeconds: 0 }
+}
+
 describe('registry metrics', () => {
+  it('exposes no SQLite WAL metric until a WAL source is set, then mirrors its totals at every scrape', async () => {
+    const { app, metrics } = await buildMetricsApp()
+    expect(await scrape(app)).not.toContain('acdp_registry_sqlite_wal')
+    const stats = walStats()
+    metrics.setSqliteWalSource(() => stats)
+    stats.walBytes = 8192
+    stats.checkpoints.truncate.complete = 2
+    stats.checkpoints.passive.partial = 5
+    stats.truncateSeconds = 0.25
+    let text = await scrape(app)
+    expect(text).toContain('acdp_registry_sqlite_wal_bytes 8192')
+    expect(text).toContain('acdp_registry_sqlite_wal_checkpoints_total{mode="truncate",outcome="complete"} 2')
+    expect(text).toContain('acdp_registry_sqlite_wal_checkpoints_total{mode="passive",outcome="partial"} 5')
+    expect(text).toContain('acdp_registry_sqlite_wal_truncate_seconds_total 0.25')
+    stats.checkpoints.truncate.complete = 3
+    text = await scrape(app)
+    expect(text).toContain('acdp_registry_sqlite_wal_checkpoints_total{mode="truncate",outcome="complete"} 3')
+  })
+
   it('labels HTTP requests by route pattern, method and status, never by the raw path', async () => {
     const { app } = await buildMetricsApp()
     await app.inject({ method: 'GET', url: '/contexts/acdp%3A%2F%2Fa.example%2Fx' })

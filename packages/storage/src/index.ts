@@ -6,6 +6,7 @@
 
 export { type Migration, migrateToLatest } from './migrate.js'
 export { type Database, type DatabaseKind, type OpenDatabaseOptions, openDatabase } from './open-database.js'
+export { type SnapshotReaderOptions, type SnapshotReaders, startSnapshotReaders } from './snapshot-readers.js'
 export { NodeSqliteDatabase } from './sqlite-database.js'
 export {
   openPostgresTestSchema,
@@ -14,3 +15,11 @@ export {
   testDatabaseUrl,
 } from './test-targets.js'
 export { isUniqueViolation } from './unique-violation.js'
+export {
+  type CheckpointMode,
+  type CheckpointOutcome,
+  DEFAULT_WAL_MAX_BYTES,
+  MIN_WAL_MAX_BYTES,
+  type WalCheckpointerOptions,
+  type WalCheckpointStats,
+} from './wal-checkpointer.js'

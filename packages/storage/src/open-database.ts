@@ -6,12 +6,25 @@ import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import { NodeSqliteDatabase } from './sqlite-database.js'
-import { startWalCheckpointer } from './wal-checkpointer.js'
+import {
+  DEFAULT_WAL_MAX_BYTES,
+  journalSizeLimit,
+  MIN_WAL_MAX_BYTES,
+  startWalCheckpointer,
+  type WalCheckpointer,
+  type WalCheckpointStats,
+} from './wal-checkpointer.js'
 
 export type DatabaseKind = 'sqlite' | 'postgres'
 
 export type OpenDatabaseOptions =
-  { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string; max?: number }
+  | {
+      kind: 'sqlite'
+      path: string
+      /** WAL size that triggers a TRUNCATE checkpoint (file databases). Default 64 MiB. */
+      walMaxBytes?: number
+    }
+  | { kind: 'postgres'; url: string; schema?: string; max?: number }
 
 /** An open database. `close()` releases every connection; safe to call once. */
 export interface Database<T> {
@@ -26,6 +39,8 @@ export interface Database<T> {
    * on that path is a synchronous BEGIN…COMMIT run here, with no `await` in between.
    */
   sqlite?: NodeSqliteDatabase
+  /** SQLite file databases only: WAL size and checkpoint counts of the checkpoint worker, for metrics. */
+  walStats?: () => WalCheckpointStats
   close(): Promise<void>
 }
 
@@ -54,14 +69,28 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
       const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) })
       return { db, kind: 'sqlite', sqlite, close: () => db.destroy() }
     }
+    const walMaxBytes = options.walMaxBytes ?? DEFAULT_WAL_MAX_BYTES
+    if (!Number.isSafeInteger(walMaxBytes) || walMaxBytes < MIN_WAL_MAX_BYTES) {
+      throw new TypeError(`walMaxBytes must be an integer of at least ${MIN_WAL_MAX_BYTES} bytes`)
+    }
     mkdirSync(dirname(options.path), { recursive: true })
-    const sqlite = new NodeSqliteDatabase(options.path, { walAutoCheckpoint: false })
-    const checkpointer = await startWalCheckpointer(options.path)
+    const sqlite = new NodeSqliteDatabase(options.path, {
+      walAutoCheckpoint: false,
+      journalSizeLimitBytes: journalSizeLimit(walMaxBytes),
+    })
+    let checkpointer: WalCheckpointer
+    try {
+      checkpointer = await startWalCheckpointer(options.path, { walMaxBytes })
+    } catch (error) {
+      sqlite.close()
+      throw error
+    }
     const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) })
     return {
       db,
       kind: 'sqlite',
       sqlite,
+      walStats: () => checkpointer.stats(),
       async close() {
         await checkpointer.stop()
         await db.destroy()

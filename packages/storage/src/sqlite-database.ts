@@ -54,9 +54,10 @@ export class NodeSqliteDatabase implements SqliteDatabase {
 
   /**
    * `walAutoCheckpoint: false` leaves checkpointing to someone else (the checkpoint worker), so no commit on this
-   * connection ever copies WAL pages back and fsyncs on the caller's thread.
+   * connection ever copies WAL pages back and fsyncs on the caller's thread. `journalSizeLimitBytes` trims the WAL
+   * file to that size on the first commit after the WAL rewinds.
    */
-  constructor(path: string, options: { walAutoCheckpoint?: boolean } = {}) {
+  constructor(path: string, options: { walAutoCheckpoint?: boolean; journalSizeLimitBytes?: number } = {}) {
     this.raw = new DatabaseSync(path)
     this.raw.exec('PRAGMA foreign_keys = ON')
     this.raw.exec('PRAGMA busy_timeout = 5000')
@@ -65,6 +66,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       this.raw.exec('PRAGMA journal_mode = WAL')
       this.raw.exec('PRAGMA synchronous = NORMAL')
       if (options.walAutoCheckpoint === false) this.raw.exec('PRAGMA wal_autocheckpoint = 0')
+      if (options.journalSizeLimitBytes !== undefined) {
+        this.raw.exec(`PRAGMA journal_size_limit = ${Math.trunc(options.journalSizeLimitBytes)}`)
+      }
     }
     // 16 MiB of page cache keeps hot index pages in memory. Larger is slower here: SQLite walks its page cache
     // on every commit, and 64 MiB cost ≈ 200 µs of main-thread CPU per publish (docs/performance.md).

@@ -1,32 +1,96 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
-import { openDatabase } from './open-database.js'
+import { type Database, openDatabase } from './open-database.js'
+import { type SnapshotReaders, startSnapshotReaders } from './snapshot-readers.js'
+
+const MIB = 1024 * 1024
+/** The load tests write a fixed volume; on a busy machine that takes longer than vitest's default allowance. */
+const LOAD_TEST_TIMEOUT_MS = 60_000
+
+function walBytes(path: string): number {
+  try {
+    return statSync(`${path}-wal`).size
+  } catch {
+    return 0
+  }
+}
+
+/** Polls `condition` every 50 ms until it holds or `limitMs` passes; returns whether it held. */
+async function eventually(condition: () => boolean, limitMs: number): Promise<boolean> {
+  const deadline = Date.now() + limitMs
+  while (!condition()) {
+    if (Date.now() > deadline) return false
+    await sleep(50)
+  }
+  return true
+}
 
 describe('file-backed SQLite', () => {
   const dirs: string[] = []
-  afterEach(() => {
+  const cleanups: Array<() => Promise<unknown>> = []
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
   })
 
-  it('never checkpoints on the serving connection and lets the worker copy WAL pages into the file', async () => {
+  function tempPath(): string {
     const dir = mkdtempSync(join(tmpdir(), 'acdp-wal-'))
     dirs.push(dir)
-    const path = join(dir, 'db.sqlite')
+    return join(dir, 'db.sqlite')
+  }
+
+  async function open(path: string, walMaxBytes?: number): Promise<Database<any>> {
+    const database = await openDatabase<any>({ kind: 'sqlite', path, ...(walMaxBytes ? { walMaxBytes } : {}) })
+    cleanups.push(() => database.close())
+    return database
+  }
+
+  async function readers(path: string, holdMs: number, everyMs: number): Promise<SnapshotReaders> {
+    const started = await startSnapshotReaders(path, { holdMs, everyMs, table: 't' })
+    cleanups.push(() => started.stop())
+    return started
+  }
+
+  /**
+   * Writes `totalBytes` of 2 KB rows on the serving connection in small batches, yielding between batches (so
+   * the write rate stays moderate whatever the machine), and samples the WAL file size after every batch.
+   * Returns the largest size seen.
+   */
+  async function writeLoad(database: Database<any>, path: string, totalBytes: number): Promise<number> {
+    const insert = database.sqlite!.raw.prepare('INSERT INTO t (v) VALUES (?)')
+    const row = 'x'.repeat(2048)
+    let written = 0
+    let largest = 0
+    while (written < totalBytes) {
+      database.sqlite!.raw.exec('BEGIN')
+      for (let i = 0; i < 8; i++) insert.run(row)
+      database.sqlite!.raw.exec('COMMIT')
+      written += 8 * row.length
+      largest = Math.max(largest, walBytes(path))
+      await sleep(5)
+    }
+    return largest
+  }
+
+  it('never checkpoints on the serving connection and lets the worker copy WAL pages into the file', async () => {
+    const path = tempPath()
     const database = await openDatabase<any>({ kind: 'sqlite', path })
     const setting = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(database.db)
     expect(setting.rows[0]?.wal_autocheckpoint).toBe(0)
+    const limit = await sql<{ journal_size_limit: number }>`PRAGMA journal_size_limit`.execute(database.db)
+    expect(limit.rows[0]?.journal_size_limit).toBe(16 * MIB)
 
     await sql`CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`.execute(database.db)
     const sizeBefore = statSync(path).size
     for (let i = 0; i < 200; i++) await sql`INSERT INTO t (v) VALUES (${'x'.repeat(500)})`.execute(database.db)
 
     // The worker checkpoints every 250 ms; wait (bounded) until the database file has grown.
-    const deadline = Date.now() + 5_000
-    while (statSync(path).size <= sizeBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-    expect(statSync(path).size).toBeGreaterThan(sizeBefore)
+    expect(await eventually(() => statSync(path).size > sizeBefore, 5_000)).toBe(true)
+    expect(database.walStats!().checkpoints.passive.complete).toBeGreaterThan(0)
 
     await database.close()
     const reopened = await openDatabase<any>({ kind: 'sqlite', path })
@@ -34,4 +98,70 @@ describe('file-backed SQLite', () => {
     expect(count.rows[0]?.n).toBe(200)
     await reopened.close()
   })
+
+  it('refuses a WAL threshold below 1 MiB', async () => {
+    await expect(openDatabase({ kind: 'sqlite', path: tempPath(), walMaxBytes: 4096 })).rejects.toThrow(/walMaxBytes/)
+  })
+
+  // Overlapping 150 ms snapshots, a new one every 50 ms: some reader is always on the WAL, so PASSIVE
+  // checkpoints can never rewind it. 16 MiB of rows (≈ 40 MiB of WAL frames) against a 4 MiB threshold.
+  const THRESHOLD = 4 * MIB
+  const VOLUME = 16 * MIB
+
+  it(
+    'without a reachable threshold, overlapping readers let the WAL grow with every write (the failure bounded below)',
+    async () => {
+      const path = tempPath()
+      const database = await open(path, 1024 * MIB)
+      database.sqlite!.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)')
+      await readers(path, 150, 50)
+      const largest = await writeLoad(database, path, VOLUME)
+      expect(largest).toBeGreaterThan(4 * THRESHOLD)
+      expect(database.walStats!().checkpoints.truncate.complete).toBe(0)
+    },
+    LOAD_TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'keeps the WAL file bounded under sustained writes with overlapping long readers',
+    async () => {
+      const path = tempPath()
+      const database = await open(path, THRESHOLD)
+      database.sqlite!.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)')
+      const snapshotReaders = await readers(path, 150, 50)
+      const largest = await writeLoad(database, path, VOLUME)
+      expect(await snapshotReaders.stop()).toBeGreaterThan(10)
+
+      // Bound: the threshold plus what the writer adds until a TRUNCATE gets through (a tick to notice, a retry
+      // delay after an attempt the readers outlast; writers are held during the attempts themselves).
+      expect(largest).toBeLessThanOrEqual(4 * THRESHOLD)
+      const stats = database.walStats!()
+      expect(stats.checkpoints.truncate.complete).toBeGreaterThan(0)
+      expect(stats.walBytes).toBeLessThanOrEqual(4 * THRESHOLD)
+      const rows = database.sqlite!.raw.prepare('SELECT count(*) AS n FROM t').get() as { n: number }
+      expect(rows.n).toBe((VOLUME / (8 * 2048)) * 8)
+    },
+    LOAD_TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'retries a TRUNCATE that a reader holding one snapshot blocks, and bounds the WAL once it lets go',
+    async () => {
+      const path = tempPath()
+      const database = await open(path, THRESHOLD)
+      database.sqlite!.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)')
+      // One snapshot held until stop(), far longer than a TRUNCATE waits (at most 1 s): every attempt is busy.
+      const longReader = await readers(path, 600_000, 600_000)
+      await writeLoad(database, path, THRESHOLD)
+      expect(walBytes(path)).toBeGreaterThan(THRESHOLD)
+      expect(await eventually(() => database.walStats!().checkpoints.truncate.busy > 0, 10_000)).toBe(true)
+      await longReader.stop()
+
+      expect(await eventually(() => walBytes(path) <= THRESHOLD, 15_000)).toBe(true)
+      expect(database.walStats!().checkpoints.truncate.complete).toBeGreaterThan(0)
+      const rows = database.sqlite!.raw.prepare('SELECT count(*) AS n FROM t').get() as { n: number }
+      expect(rows.n).toBe((THRESHOLD / (8 * 2048)) * 8)
+    },
+    LOAD_TEST_TIMEOUT_MS,
+  )
 })

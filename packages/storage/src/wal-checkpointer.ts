@@ -1,48 +1,117 @@
 /**
- * Moves SQLite WAL checkpoints off the serving thread.
+ * Moves SQLite WAL checkpoints off the serving thread and keeps the WAL file bounded.
  *
  * node:sqlite is synchronous: with automatic checkpoints, the commit that crosses the WAL threshold copies
  * pages back into the database file and fsyncs on the event loop, and every request queued behind it inherits
  * that stall. Instead the serving connection disables auto-checkpointing and a worker thread with its own
- * connection runs PASSIVE checkpoints (which never block writers or readers) on an interval.
+ * connection checkpoints on an interval (policy and its reasons: wal-checkpoint-worker.ts).
  */
 import { Worker } from 'node:worker_threads'
+import {
+  CHECKPOINT_MODES,
+  CHECKPOINT_OUTCOMES,
+  type CheckpointMode,
+  type CheckpointOutcome,
+  counterSlot,
+  STAT_SLOTS,
+  STAT_TRUNCATE_MICROS,
+  STAT_WAL_BYTES,
+  type WorkerOptions,
+} from './wal-checkpoint-worker.js'
 
-// Runs in the worker (CommonJS eval context). It owns one connection and checkpoints until told to stop.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads')
-const { DatabaseSync } = require('node:sqlite')
-const db = new DatabaseSync(workerData.path)
-db.exec('PRAGMA busy_timeout = 1000')
-const checkpoint = () => {
-  try { db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get() } catch { /* busy or closing: next tick retries */ }
+export type { CheckpointMode, CheckpointOutcome }
+
+/** Default WAL size that triggers a TRUNCATE checkpoint. */
+export const DEFAULT_WAL_MAX_BYTES = 64 * 1024 * 1024
+
+/** Smallest accepted threshold: below it a TRUNCATE would run on almost every tick of a busy writer. */
+export const MIN_WAL_MAX_BYTES = 1024 * 1024
+
+export interface WalCheckpointerOptions {
+  /** WAL file size above which the worker runs a TRUNCATE checkpoint. Default {@link DEFAULT_WAL_MAX_BYTES}. */
+  walMaxBytes?: number
+  /** Interval between checkpoints. Default 250 ms. */
+  intervalMs?: number
+  /** How long a first TRUNCATE waits for readers (and so holds writers). Default 200 ms. */
+  truncateWaitMs?: number
+  /** Cap of that wait, doubled after each attempt a reader outlasted. Default 1 s. */
+  maxTruncateWaitMs?: number
+  /** Cap of the doubling delay between failed TRUNCATE attempts. Default 30 s. */
+  maxRetryDelayMs?: number
 }
-const timer = setInterval(checkpoint, workerData.intervalMs)
-parentPort.on('message', (message) => {
-  if (message !== 'stop') return
-  clearInterval(timer)
-  checkpoint()
-  db.close()
-  parentPort.postMessage('stopped')
-})
-parentPort.postMessage('ready')
-`
+
+/** What the checkpoint worker has done so far; read at scrape time. */
+export interface WalCheckpointStats {
+  /** Size of the `-wal` file at the worker's last tick. */
+  walBytes: number
+  /** Checkpoints run, by mode and outcome (`partial`: a reader's snapshot kept some frames in the WAL). */
+  checkpoints: Record<CheckpointMode, Record<CheckpointOutcome, number>>
+  /** Total time spent in TRUNCATE checkpoints (writers wait during it), in seconds. */
+  truncateSeconds: number
+}
 
 export interface WalCheckpointer {
+  stats(): WalCheckpointStats
   /** Runs a last checkpoint, closes the worker's connection and ends the thread. */
   stop(): Promise<void>
 }
 
+/**
+ * `journal_size_limit` for every connection: after the WAL rewinds, a commit trims the file to this size, so a
+ * burst that grew the file does not keep it large. A quarter of the TRUNCATE threshold keeps some preallocated
+ * space for the next burst.
+ */
+export function journalSizeLimit(walMaxBytes: number): number {
+  return Math.max(1024 * 1024, Math.floor(walMaxBytes / 4))
+}
+
+// Tests run the TypeScript sources (Node strips the types of the worker file); the build runs dist/*.js.
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './wal-checkpoint-worker.ts' : './wal-checkpoint-worker.js',
+  import.meta.url,
+)
+
 /** Starts a checkpointing worker for the database file at `path`; resolves once its connection is open. */
-export async function startWalCheckpointer(path: string, intervalMs = 250): Promise<WalCheckpointer> {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, intervalMs } })
+export async function startWalCheckpointer(
+  path: string,
+  options: WalCheckpointerOptions = {},
+): Promise<WalCheckpointer> {
+  const walMaxBytes = options.walMaxBytes ?? DEFAULT_WAL_MAX_BYTES
+  const shared = new SharedArrayBuffer(STAT_SLOTS * BigInt64Array.BYTES_PER_ELEMENT)
+  const workerOptions: WorkerOptions = {
+    role: 'acdp-wal-checkpointer',
+    path,
+    truncateThresholdBytes: walMaxBytes,
+    intervalMs: options.intervalMs ?? 250,
+    truncateWaitMs: options.truncateWaitMs ?? 200,
+    maxTruncateWaitMs: options.maxTruncateWaitMs ?? 1000,
+    maxRetryDelayMs: options.maxRetryDelayMs ?? 30_000,
+    journalSizeLimitBytes: journalSizeLimit(walMaxBytes),
+    stats: shared,
+  }
+  const worker = new Worker(WORKER_URL, { workerData: workerOptions })
   worker.unref()
   await new Promise<void>((resolve, reject) => {
     worker.once('message', () => resolve())
     worker.once('error', reject)
   })
+  const stats = new BigInt64Array(shared)
   let stopping: Promise<void> | undefined
   return {
+    stats() {
+      const checkpoints = {} as WalCheckpointStats['checkpoints']
+      for (const mode of CHECKPOINT_MODES) {
+        const byOutcome = {} as Record<CheckpointOutcome, number>
+        for (const outcome of CHECKPOINT_OUTCOMES)
+          byOutcome[outcome] = Number(Atomics.load(stats, counterSlot(mode, outcome)))
+        checkpoints[mode] = byOutcome
+      }
+      return {
+        walBytes: Number(Atomics.load(stats, STAT_WAL_BYTES)),
+        checkpoints,
+        truncateSeconds: Number(Atomics.load(stats, STAT_TRUNCATE_MICROS)) / 1e6,
+      }
+    },
     stop() {
       stopping ??= new Promise<void>((resolve) => {
         const done = () => resolve()

@@ -26,7 +26,11 @@ export async function openRegistryStore(storage: RegistryConfig['storage']): Pro
           url: storage.postgres_url,
           max: storage.max_connections,
         })
-      : await openDatabase<RegistryDatabase>({ kind: 'sqlite', path: storage.sqlite_path })
+      : await openDatabase<RegistryDatabase>({
+          kind: 'sqlite',
+          path: storage.sqlite_path,
+          walMaxBytes: storage.sqlite_wal_max_bytes,
+        })
   try {
     const { applied } = await migrateRegistryDatabase(database)
     return { store: createKyselyStore(database), database, applied, close: () => database.close() }

@@ -1,0 +1,190 @@
+/**
+ * The body of the WAL checkpoint thread (started by wal-checkpointer.ts) and the policy it follows.
+ *
+ * Every tick it runs a PASSIVE checkpoint (never blocks anyone). PASSIVE alone cannot bound the WAL: SQLite only
+ * rewinds the WAL once every frame is copied back AND no reader still reads from it, so readers whose snapshots
+ * overlap (a backup tool, a second process, a long report) starve the rewind and the file grows for as long as
+ * writes continue. When the file passes the threshold the thread escalates to a TRUNCATE checkpoint: it takes the
+ * writer lock (writers wait, on their busy handler), waits a bounded time for readers on old snapshots to finish,
+ * copies the rest and truncates the file to zero bytes. A reader holding its snapshot longer than that makes the
+ * attempt give up (outcome `busy`, nothing lost: the frames stay in the WAL). Retries come after a doubling delay
+ * (capped) with a doubling wait (capped), so a reader that never lets go costs writers a bounded share of time
+ * instead of a stall on every tick (CheckpointPolicy).
+ *
+ * This file must stay loadable by a bare worker thread: it imports only `node:` modules (no sibling imports), so
+ * it runs both from `dist/` and, in tests, as TypeScript through Node's type stripping.
+ */
+import { statSync } from 'node:fs'
+import { DatabaseSync } from 'node:sqlite'
+import { isMainThread, parentPort, workerData } from 'node:worker_threads'
+
+export type CheckpointMode = 'passive' | 'truncate'
+export type CheckpointOutcome = 'complete' | 'partial' | 'busy' | 'error'
+
+export const CHECKPOINT_MODES: readonly CheckpointMode[] = ['passive', 'truncate']
+export const CHECKPOINT_OUTCOMES: readonly CheckpointOutcome[] = ['complete', 'partial', 'busy', 'error']
+
+/**
+ * Slots of the shared statistics array (BigInt64, written by the worker with Atomics, read by the serving thread
+ * at scrape time, so reading stats never costs a message round trip).
+ */
+export const STAT_WAL_BYTES = 0
+export const STAT_TRUNCATE_MICROS = 1
+const STAT_COUNTERS = 2
+export const STAT_SLOTS = STAT_COUNTERS + CHECKPOINT_MODES.length * CHECKPOINT_OUTCOMES.length
+
+/** Index of the counter of `mode` checkpoints that ended with `outcome`. */
+export function counterSlot(mode: CheckpointMode, outcome: CheckpointOutcome): number {
+  return (
+    STAT_COUNTERS + CHECKPOINT_MODES.indexOf(mode) * CHECKPOINT_OUTCOMES.length + CHECKPOINT_OUTCOMES.indexOf(outcome)
+  )
+}
+
+export interface CheckpointPolicyOptions {
+  /** WAL file size above which a TRUNCATE checkpoint is attempted. */
+  truncateThresholdBytes: number
+  /** Ticks between checkpoint attempts. */
+  intervalMs: number
+  /** How long the first TRUNCATE waits for readers (and so holds writers). */
+  truncateWaitMs: number
+  /** Cap of that wait, which doubles after each attempt a reader outlasted. */
+  maxTruncateWaitMs: number
+  /** Cap of the delay before retrying a TRUNCATE, which doubles (from one tick) after each failed attempt. */
+  maxRetryDelayMs: number
+}
+
+/**
+ * Decides, tick by tick, whether a TRUNCATE is due and how long it may wait for readers.
+ *
+ * Due whenever the file is over the threshold, unless the last attempt failed and its retry delay has not run
+ * out. Overlapping readers make a TRUNCATE wait about two snapshot lifetimes (the readers on old snapshots, then
+ * those that started during the copy), so after a failure the wait doubles, up to `maxTruncateWaitMs`; the wait
+ * that last succeeded is where the next round starts, so a steady reader pattern is not re-learnt every time.
+ */
+export class CheckpointPolicy {
+  readonly #options: CheckpointPolicyOptions
+  #retryDelayTicks = 0
+  #waitTicks = 0
+  #startWaitMs: number
+  #waitMs: number
+
+  constructor(options: CheckpointPolicyOptions) {
+    this.#options = options
+    this.#startWaitMs = options.truncateWaitMs
+    this.#waitMs = options.truncateWaitMs
+  }
+
+  /** Given the WAL file size now: the time this tick's TRUNCATE may wait for readers, or undefined for none. */
+  truncateWait(walBytes: number): number | undefined {
+    if (this.#waitTicks > 0) {
+      this.#waitTicks--
+      return undefined
+    }
+    return walBytes > this.#options.truncateThresholdBytes ? this.#waitMs : undefined
+  }
+
+  /** Records how the TRUNCATE attempt ended. */
+  afterTruncate(outcome: CheckpointOutcome): void {
+    if (outcome === 'complete') {
+      this.#retryDelayTicks = 0
+      this.#startWaitMs = this.#waitMs
+      return
+    }
+    const maxTicks = Math.max(1, Math.floor(this.#options.maxRetryDelayMs / this.#options.intervalMs))
+    this.#retryDelayTicks = Math.min(maxTicks, Math.max(1, this.#retryDelayTicks * 2))
+    this.#waitTicks = this.#retryDelayTicks
+    if (outcome === 'busy') this.#waitMs = Math.min(this.#options.maxTruncateWaitMs, this.#waitMs * 2)
+  }
+
+  /** Called when the file is back under the threshold: the next round starts from the last successful wait. */
+  settle(): void {
+    this.#waitMs = this.#startWaitMs
+  }
+}
+
+/** The row `PRAGMA wal_checkpoint(...)` returns: busy flag, WAL frames, frames copied back. */
+interface CheckpointRow {
+  busy: number
+  log: number
+  checkpointed: number
+}
+
+/** Maps a checkpoint row to an outcome. `log = -1` means the database is not in WAL mode (nothing to do). */
+export function checkpointOutcome(row: CheckpointRow): CheckpointOutcome {
+  if (row.busy !== 0) return 'busy'
+  return row.checkpointed >= row.log ? 'complete' : 'partial'
+}
+
+export interface WorkerOptions extends CheckpointPolicyOptions {
+  role: 'acdp-wal-checkpointer'
+  path: string
+  journalSizeLimitBytes: number
+  stats: SharedArrayBuffer
+}
+
+function walFileBytes(path: string): number {
+  try {
+    return statSync(`${path}-wal`).size
+  } catch {
+    return 0 // no WAL file (yet, or after the last connection closed)
+  }
+}
+
+function runWorker(options: WorkerOptions): void {
+  const port = parentPort
+  if (port === null) return
+  const stats = new BigInt64Array(options.stats)
+  const db = new DatabaseSync(options.path)
+  db.exec(`PRAGMA journal_size_limit = ${Math.trunc(options.journalSizeLimitBytes)}`)
+  const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
+  const truncate = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)')
+  const policy = new CheckpointPolicy(options)
+
+  // The busy timeout only matters to TRUNCATE (PASSIVE never waits): it is how long writers may be held.
+  let busyTimeoutMs = -1
+  const setBusyTimeout = (ms: number) => {
+    if (ms === busyTimeoutMs) return
+    db.exec(`PRAGMA busy_timeout = ${Math.trunc(ms)}`)
+    busyTimeoutMs = ms
+  }
+
+  const run = (mode: CheckpointMode): CheckpointOutcome => {
+    const statement = mode === 'passive' ? passive : truncate
+    let outcome: CheckpointOutcome
+    const started = process.hrtime.bigint()
+    try {
+      outcome = checkpointOutcome(statement.get() as unknown as CheckpointRow)
+    } catch {
+      outcome = 'error' // SQLITE_BUSY raised as an error, or the file is going away: the next tick retries
+    }
+    if (mode === 'truncate') Atomics.add(stats, STAT_TRUNCATE_MICROS, (process.hrtime.bigint() - started) / 1000n)
+    Atomics.add(stats, counterSlot(mode, outcome), 1n)
+    return outcome
+  }
+
+  const tick = () => {
+    // PASSIVE first: it copies what it can without locks, leaving TRUNCATE (which holds writers) less to do.
+    run('passive')
+    const waitMs = policy.truncateWait(walFileBytes(options.path))
+    if (waitMs !== undefined) {
+      setBusyTimeout(waitMs)
+      policy.afterTruncate(run('truncate'))
+    }
+    const walBytes = walFileBytes(options.path)
+    if (walBytes <= options.truncateThresholdBytes) policy.settle()
+    Atomics.store(stats, STAT_WAL_BYTES, BigInt(walBytes))
+  }
+  tick()
+  const timer = setInterval(tick, options.intervalMs)
+  port.on('message', (message) => {
+    if (message !== 'stop') return
+    clearInterval(timer)
+    run('passive')
+    db.close()
+    port.postMessage('stopped')
+  })
+  port.postMessage('ready')
+}
+
+const data = workerData as Partial<WorkerOptions> | null
+if (!isMainThread && data?.role === 'acdp-wal-checkpointer') runWorker(data as WorkerOptions)
