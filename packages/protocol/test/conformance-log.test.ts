@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import {
   type Fixture,
-  hasConformance,
+  describeConformance,
   loadFixtures,
   reportMissingConformance,
 } from '../../../test/support/conformance.js'
@@ -134,7 +134,7 @@ async function failure(promise: Promise<unknown> | (() => unknown)): Promise<{ c
   throw new Error('expected a ProtocolError, nothing was thrown')
 }
 
-describe.runIf(hasConformance)('trust-layer conformance fixtures', () => {
+describeConformance('trust-layer conformance fixtures', () => {
   // ---------------- RFC-ACDP-0010 registry receipts ----------------
 
   describe('rcpt-001 receipt golden (RFC-ACDP-0010 §5)', () => {

@@ -28,9 +28,10 @@ import {
 } from '@acdp/protocol'
 import Fastify from 'fastify'
 import { Compile } from 'typebox/compile'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, expect, it } from 'vitest'
 import {
   type Fixture,
+  describeConformance,
   hasConformance,
   loadFixtures,
   reportMissingConformance,
@@ -637,7 +638,7 @@ async function searchResponseShape(fx: Fixture): Promise<void> {
   expect((doc.matches as unknown[]).length).toBe(1)
 }
 
-describe.runIf(hasConformance)('registry conformance fixtures', () => {
+describeConformance('registry conformance fixtures', () => {
   it.each(fixtures.map((fx) => [fx.id, fx] as [string, Fixture]))('%s', async (id, fx) => {
     const handler = HANDLERS[id]
     if (!handler) throw new Error(`no handler for fixture ${id} (${fx.file}); add one`)
@@ -651,8 +652,7 @@ afterAll(() => {
 })
 
 // Runs after the fixture table (vitest keeps declaration order): the suite fails if it ran none.
-it('ran every loaded fixture', () => {
-  if (!hasConformance) return
+it.runIf(hasConformance)('ran every loaded fixture', () => {
   expect(fixtures.length).toBeGreaterThan(0)
   expect([...ran].sort()).toEqual(fixtures.map((f) => f.id).sort())
 })

@@ -43,8 +43,8 @@ const names = (report: { checks: Array<{ name: string }> }) => report.checks.map
 
 describe('verifyContext', () => {
   const sig003 = loadFixtures('sig-003')
-  it('found the did:key golden', () => {
-    if (hasConformance) expect(sig003).toHaveLength(1)
+  it.runIf(hasConformance)('found the did:key golden', () => {
+    expect(sig003).toHaveLength(1)
   })
 
   it.each(sig003.flatMap((fixture) => fixture.vectors as Array<Json>))(
