@@ -13,14 +13,19 @@ import { ACDP_MEDIA_TYPE, installErrorHandling, RegistryError, sendRegistryError
 import { installJsonBodyParser } from './http/json-body.js'
 import { createRequestIdGenerator } from './http/request-id.js'
 import { registerHttpMetrics } from './metrics-http.js'
+import { registerAdminLogRoute } from './routes/admin-log.js'
 import { registerContextRoutes } from './routes/contexts.js'
 import { registerLineageRoutes } from './routes/lineages.js'
+import { registerLogRoutes } from './routes/log.js'
 import { registerMetricsRoute } from './routes/metrics.js'
 import { createReaderResolver } from './routes/read-access.js'
 import { registerSearchRoute } from './routes/search.js'
 import { registerWellKnownRoutes } from './routes/well-known.js'
+import { formatLogId } from '@acdp/protocol'
 import { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
 import { ContextCache } from './services/context-cache.js'
+import { buildRegistryDidDocument, loadReceiptKeyring } from './services/receipt-keyring.js'
+import { TransparencyLog } from './services/transparency-log.js'
 import { createSearchCursorCodec } from './services/search-cursor.js'
 import { toEventCtxId } from './services/webhooks.js'
 
@@ -114,27 +119,53 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
     statusMaxAgeMs: deps.store.kind === 'sqlite' ? Number.POSITIVE_INFINITY : SHARED_STORE_STATUS_MAX_AGE_MS,
   })
   const resolveReader = createReaderResolver(deps.authenticateReader, config.auth.anonymous_public_reads)
+  const identifyReader = createReaderResolver(deps.authenticateReader, true)
   const authority = config.registry.authority
+  const registryDid = registryDidOf(authority)
+
+  // Trust layer (RFC-ACDP-0010/0011/0012): one receipt key signs receipts, head receipts and checkpoints.
+  const keyring = loadReceiptKeyring(config)
+  const transparencyLog =
+    keyring && config.log.enabled
+      ? new TransparencyLog(deps, {
+          logId: formatLogId(registryDid, config.log.instance),
+          key: keyring.signingKey,
+          checkpointKeys: new Map([
+            [keyring.signingKey.keyId, keyring.publicKey],
+            ...keyring.retired.map((k) => [k.keyId, k.publicKey] as const),
+          ]),
+        })
+      : undefined
 
   registerWellKnownRoutes(app, {
     deps,
     capabilities: buildCapabilitiesDocument(config),
     version: REGISTRY_VERSION,
+    ...(keyring ? { didDocument: buildRegistryDidDocument(authority, keyring) } : {}),
   })
   registerContextRoutes(app, {
     deps,
     cache,
     publish: {
       authority,
-      registryDid: registryDidOf(authority),
+      registryDid,
       acceptedDidMethods: config.auth.did_methods,
       idempotencyTtlMs: config.limits.idempotency_key_ttl_seconds * 1000,
+      ...(keyring ? { receiptKey: keyring.signingKey, transparencyLog: transparencyLog !== undefined } : {}),
     },
     retrieval: { authority, crossRegistryResolution: config.registry.cross_registry_resolution },
     resolveReader,
     varyOnAuthorization: !config.auth.anonymous_public_reads,
   })
-  registerLineageRoutes(app, { deps, resolveReader })
+  registerLineageRoutes(app, {
+    deps,
+    resolveReader,
+    ...(keyring && config.receipt.head_receipts ? { headReceipts: { key: keyring.signingKey, registryDid } } : {}),
+  })
+  registerLogRoutes(app, { log: transparencyLog, resolveReader, identifyReader })
+  if (transparencyLog && config.auth.admin_tokens.length > 0) {
+    registerAdminLogRoute(app, { log: transparencyLog, adminTokens: config.auth.admin_tokens })
+  }
 
   if (discovery && deps.searchStore) {
     registerSearchRoute(app, {
@@ -190,6 +221,12 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
 
   let sweepTimer: NodeJS.Timeout | undefined
   app.addHook('onReady', async () => {
+    if (transparencyLog) {
+      // A log whose stored history no longer matches what was signed is not served (the reason is logged).
+      const check = await transparencyLog.selfCheck()
+      if (check.ok) app.log.info({ tree_size: check.treeSize }, 'transparency log self-check passed')
+      else app.log.error({ tree_size: check.treeSize, reason: check.reason }, 'transparency log self-check FAILED')
+    }
     sweepTimer = setInterval(() => {
       deps.store.sweepIdempotencyRecords(deps.clock().getTime()).catch((error: unknown) => {
         app.log.warn({ err: error }, 'idempotency sweep failed')
@@ -227,6 +264,9 @@ function subscribeFeatures(config: RegistryConfig, deps: RegistryDeps): void {
         created_at: e.created_at,
         derived_from: e.derived_from.map(toEventCtxId),
         ...(e.run_id === undefined ? {} : { run_id: e.run_id }),
+        ...(e.registry_receipt === undefined
+          ? {}
+          : { key_fingerprint: e.key_fingerprint, registry_receipt: e.registry_receipt }),
       })
     })
     deps.events.on('context_retrieved', (e) => {

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest'
 import { ConfigError, DEFAULT_CONFIG, loadConfig, type RegistryConfigInput, resolveConfig } from './config.js'
 
 const base: RegistryConfigInput = { registry: { authority: 'registry.example.com' } }
+/** A test-only 32-byte Ed25519 seed (base64). */
+const SEED = Buffer.alloc(32, 0x11).toString('base64')
 
 function tomlFile(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-registry-config-'))
@@ -179,9 +181,65 @@ describe('startup refusals', () => {
       /requires registry\.cross_registry_resolution/,
     ],
     [
-      'receipts profile not built',
+      'receipts profile without a key',
       { registry: { authority: 'a.example', profiles: ['acdp-registry-core', 'acdp-registry-receipts'] } },
-      /not available in this build/,
+      /"acdp-registry-receipts" needs a receipt key/,
+    ],
+    [
+      'head-receipts profile without the setting',
+      {
+        registry: { authority: 'a.example', profiles: ['acdp-registry-core', 'acdp-registry-head-receipts'] },
+        receipt: { signing_key_seed_b64: SEED },
+      },
+      /needs receipt\.head_receipts = true/,
+    ],
+    [
+      'log profile without the setting',
+      {
+        registry: { authority: 'a.example', profiles: ['acdp-registry-core', 'acdp-registry-transparency-log'] },
+        receipt: { signing_key_seed_b64: SEED },
+      },
+      /needs log\.enabled = true/,
+    ],
+    [
+      'both receipt key sources',
+      { ...base, receipt: { signing_key_seed_b64: SEED, signing_key_path: '/x' } },
+      /only one/,
+    ],
+    ['short receipt seed', { ...base, receipt: { signing_key_seed_b64: 'AAAA' } }, /32-byte Ed25519 seed/],
+    ['missing receipt key file', { ...base, receipt: { signing_key_path: '/nonexistent/seed' } }, /file not found/],
+    ['head receipts without a key', { ...base, receipt: { head_receipts: true } }, /head_receipts = true needs/],
+    ['log without a key', { ...base, log: { enabled: true } }, /log\.enabled = true needs a receipt key/],
+    [
+      'bad log instance',
+      { ...base, receipt: { signing_key_seed_b64: SEED }, log: { enabled: true, instance: 'Log 1' } },
+      /log\.instance/,
+    ],
+    [
+      'witnesses without the log',
+      { ...base, witnesses: [{ did: 'did:web:w.example', url: 'https://w.example/log/witness', poll_seconds: 60 }] },
+      /requires log\.enabled/,
+    ],
+    [
+      'witness over http',
+      {
+        ...base,
+        receipt: { signing_key_seed_b64: SEED },
+        log: { enabled: true },
+        witnesses: [{ did: 'did:web:w.example', url: 'http://w.example/', poll_seconds: 60 }],
+      },
+      /must be https/,
+    ],
+    [
+      'retired key reusing the current fragment',
+      {
+        ...base,
+        receipt: {
+          signing_key_seed_b64: SEED,
+          retired_keys: [{ public_key_b64: SEED, key_id_fragment: 'receipt-key-1' }],
+        },
+      },
+      /used twice/,
     ],
     ['lifecycle not built', { ...base, lifecycle: { enabled: true } }, /lifecycle\.enabled/],
     [
@@ -230,6 +288,25 @@ describe('startup refusals', () => {
     ],
   ])('refuses %s', (_name, input, pattern, nodeEnv) => {
     expect(refusal(input, nodeEnv)).toMatch(pattern)
+  })
+
+  it('switches the trust layer on by its settings and advertises exactly the profiles that are on', () => {
+    const off = resolveConfig(base)
+    expect(off.registry.profiles).not.toContain('acdp-registry-receipts')
+    const on = resolveConfig({
+      ...base,
+      receipt: { signing_key_seed_b64: SEED, head_receipts: true },
+      log: { enabled: true },
+    })
+    expect(on.registry.profiles).toEqual([
+      ...off.registry.profiles,
+      'acdp-registry-receipts',
+      'acdp-registry-head-receipts',
+      'acdp-registry-transparency-log',
+    ])
+    const receiptsOnly = resolveConfig({ ...base, receipt: { signing_key_seed_b64: SEED } })
+    expect(receiptsOnly.registry.profiles).toContain('acdp-registry-receipts')
+    expect(receiptsOnly.registry.profiles).not.toContain('acdp-registry-transparency-log')
   })
 
   it('accepts a public bind when the operator opts in, and the allowlist outside production', () => {

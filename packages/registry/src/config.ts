@@ -428,27 +428,60 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
     profiles.includes('acdp-registry-federated') && !c.registry.cross_registry_resolution,
     'registry.profiles: "acdp-registry-federated" requires registry.cross_registry_resolution = true',
   )
-  for (const p of [
-    'acdp-registry-receipts',
-    'acdp-registry-head-receipts',
-    'acdp-registry-transparency-log',
-    'acdp-registry-lifecycle',
-  ]) {
-    refuse(profiles.includes(p), `registry.profiles: "${p}" is not available in this build; remove it`)
-  }
+  // Trust layer: each feature is switched on by its setting and advertised exactly when on (the profile is
+  // added below); listing a profile without its feature is refused rather than advertised falsely.
+  refuse(
+    profiles.includes('acdp-registry-lifecycle'),
+    'registry.profiles: "acdp-registry-lifecycle" is not available in this build; remove it',
+  )
   refuse(c.lifecycle.enabled, 'lifecycle.enabled = true is not available in this build; set it to false')
-  refuse(c.log.enabled, 'log.enabled = true is not available in this build; set it to false')
-  refuse(c.receipt.head_receipts, 'receipt.head_receipts = true is not available in this build; set it to false')
-  refuse(c.witnesses.length > 0, '[[witnesses]] requires the transparency log, which is not available in this build')
+  refuse(
+    c.receipt.signing_key_seed_b64 !== '' && c.receipt.signing_key_path !== '',
+    'receipt: set only one of signing_key_seed_b64 and signing_key_path',
+  )
+  const receipts = c.receipt.signing_key_seed_b64 !== '' || c.receipt.signing_key_path !== ''
+  if (receipts) checkReceiptKeyConfig(c, refuse)
+  refuse(
+    profiles.includes('acdp-registry-receipts') && !receipts,
+    'registry.profiles: "acdp-registry-receipts" needs a receipt key (receipt.signing_key_seed_b64 or receipt.signing_key_path)',
+  )
+  refuse(
+    profiles.includes('acdp-registry-head-receipts') && !c.receipt.head_receipts,
+    'registry.profiles: "acdp-registry-head-receipts" needs receipt.head_receipts = true',
+  )
+  refuse(
+    profiles.includes('acdp-registry-transparency-log') && !c.log.enabled,
+    'registry.profiles: "acdp-registry-transparency-log" needs log.enabled = true',
+  )
+  refuse(
+    c.receipt.head_receipts && !receipts,
+    'receipt.head_receipts = true needs a receipt key (receipt.signing_key_seed_b64 or receipt.signing_key_path)',
+  )
+  refuse(
+    c.log.enabled && !receipts,
+    'log.enabled = true needs a receipt key (receipt.signing_key_seed_b64 or receipt.signing_key_path)',
+  )
+  refuse(!/^[a-z0-9-]{1,32}$/.test(c.log.instance), 'log.instance must match [a-z0-9-]{1,32}')
+  refuse(c.witnesses.length > 0 && !c.log.enabled, '[[witnesses]] requires log.enabled = true')
+  for (const witness of c.witnesses) {
+    refuse(
+      !/^did:(web:[a-zA-Z0-9.%:-]+|key:z[1-9A-HJ-NP-Za-km-z]+)$/.test(witness.did),
+      `[[witnesses]]: did "${witness.did}" must be a did:web or did:key DID (RFC-ACDP-0015 §4)`,
+    )
+    refuse(
+      !witness.url.startsWith('https://') &&
+        !(c.outbound.allow_http_for_allowlisted && witness.url.startsWith('http://')),
+      `[[witnesses]]: url "${witness.url}" must be https:// (http:// only with outbound.allow_http_for_allowlisted)`,
+    )
+  }
+  if (receipts) addProfile(profiles, 'acdp-registry-receipts')
+  if (c.receipt.head_receipts) addProfile(profiles, 'acdp-registry-head-receipts')
+  if (c.log.enabled) addProfile(profiles, 'acdp-registry-transparency-log')
   refuse(
     c.registry.cors.allowed_origins.length > 0,
     'registry.cors.allowed_origins: CORS is not available in this build; leave it empty',
   )
   refuse(c.playground.enabled, 'playground.enabled = true is not available in this build; set it to false')
-  refuse(
-    c.receipt.signing_key_seed_b64 !== '' && c.receipt.signing_key_path !== '',
-    'receipt: set only one of signing_key_seed_b64 and signing_key_path',
-  )
 
   // Storage.
   refuse(
@@ -583,6 +616,46 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
   )
   for (const ca of c.outbound.trusted_ca_paths)
     refuse(!existsSync(ca), `outbound.trusted_ca_paths: file not found: ${ca}`)
+}
+
+/** Profiles are kept in the order written, the features' own appended after them. */
+function addProfile(profiles: string[], profile: string): void {
+  if (!profiles.includes(profile)) profiles.push(profile)
+}
+
+/** The receipt key must decode (a 32-byte Ed25519 seed) before anything is opened; retired keys must parse. */
+function checkReceiptKeyConfig(c: RegistryConfig, refuse: (c: boolean, m: string) => void): void {
+  const fragment = /^[A-Za-z0-9._-]{1,64}$/
+  refuse(!fragment.test(c.receipt.key_id_fragment), 'receipt.key_id_fragment must match [A-Za-z0-9._-]{1,64}')
+  if (c.receipt.signing_key_seed_b64 !== '') {
+    refuse(
+      decodeStrictBase64(c.receipt.signing_key_seed_b64)?.byteLength !== 32,
+      'receipt.signing_key_seed_b64 must be base64 of a 32-byte Ed25519 seed',
+    )
+  } else {
+    refuse(!existsSync(c.receipt.signing_key_path), `receipt.signing_key_path: file not found`)
+  }
+  const fragments = new Set([c.receipt.key_id_fragment])
+  for (const retired of c.receipt.retired_keys) {
+    refuse(
+      !fragment.test(retired.key_id_fragment) || fragments.has(retired.key_id_fragment),
+      `receipt.retired_keys: key_id_fragment "${retired.key_id_fragment}" is malformed or used twice`,
+    )
+    fragments.add(retired.key_id_fragment)
+    refuse(
+      decodeStrictBase64(retired.public_key_b64)?.byteLength !== 32,
+      `receipt.retired_keys: public_key_b64 of "${retired.key_id_fragment}" must be base64 of a 32-byte Ed25519 key`,
+    )
+  }
+}
+
+/** Base64 (standard or url alphabet, padding optional) decoded, or undefined when it is not exactly that. */
+export function decodeStrictBase64(text: string): Buffer | undefined {
+  const trimmed = text.trim()
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) return undefined
+  const bytes = Buffer.from(trimmed.replaceAll('-', '+').replaceAll('_', '/'), 'base64')
+  const canonical = bytes.toString('base64').replace(/=+$/, '')
+  return canonical === trimmed.replaceAll('-', '+').replaceAll('_', '/').replace(/=+$/, '') ? bytes : undefined
 }
 
 function checkCidr(entry: string, key: string, refuse: (c: boolean, m: string) => void): void {

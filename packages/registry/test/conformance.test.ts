@@ -152,9 +152,11 @@ async function seedContext(
     dataPeriodStartMs: null,
     dataPeriodEndMs: null,
     bodyText,
+    registryReceipt: null,
+    logLeaf: null,
     ...fields,
   })
-  expect(result).toEqual({ ok: true })
+  expect(result).toEqual({ ok: true, leafIndex: null })
 }
 
 const TEST_PRODUCER = 'did:web:agents.example.com:test-producer'

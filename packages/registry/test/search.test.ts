@@ -73,6 +73,8 @@ function context(overrides: Partial<NewContext> & { n?: number } = {}): NewConte
     dataPeriodStartMs: null,
     dataPeriodEndMs: null,
     bodyText: '{}',
+    registryReceipt: null,
+    logLeaf: null,
     ...overrides,
   }
 }
@@ -157,11 +159,11 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
     Object.assign(seeded, rows)
     for (const row of Object.values(rows)) {
       if (row === rows.v2) continue
-      expect(await store.insertContext(row)).toEqual({ ok: true })
+      expect(await store.insertContext(row)).toEqual({ ok: true, leafIndex: null })
     }
     // A superseding version of btc (same lineage, version 2).
     seeded.v2 = { ...rows.v2!, lineageId: rows.btc!.lineageId, version: 2, supersedes: rows.btc!.ctxId }
-    expect(await store.insertContext(seeded.v2)).toEqual({ ok: true })
+    expect(await store.insertContext(seeded.v2)).toEqual({ ok: true, leafIndex: null })
     // Derivatives of the public btc context with every visibility.
     seeded.derivedPublic = context({ title: 'Derived public', derivedFrom: [rows.btc!.ctxId], agentId: CAROL })
     seeded.derivedPrivate = context({
@@ -172,7 +174,7 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
       audience: [BOB],
     })
     for (const row of [seeded.derivedPublic, seeded.derivedPrivate]) {
-      expect(await store.insertContext(row)).toEqual({ ok: true })
+      expect(await store.insertContext(row)).toEqual({ ok: true, leafIndex: null })
     }
   })
 
@@ -359,7 +361,7 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
       bulk = Array.from({ length: 23 }, (_, i) =>
         context({ contextType: 'vendor:bulk', title: `bulk ${i}`, createdAtMs: T0 + 50_000 + (i < 5 ? 0 : i) * 10 }),
       )
-      for (const row of bulk) expect(await store.insertContext(row)).toEqual({ ok: true })
+      for (const row of bulk) expect(await store.insertContext(row)).toEqual({ ok: true, leafIndex: null })
     })
 
     const expectedOrder = () =>
@@ -391,7 +393,7 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
       const late = context({ contextType: 'vendor:bulk', title: 'late', createdAtMs: NOW + 1 })
       clock.now = NOW + 2
       try {
-        expect(await store.insertContext(late)).toEqual({ ok: true })
+        expect(await store.insertContext(late)).toEqual({ ok: true, leafIndex: null })
         const second = await search({ type: 'vendor:bulk', limit: '10', cursor: first.next_cursor }, CAROL)
         expect(second.total_estimate).toBe(first.total_estimate)
         expect(second.matches.map((m) => m.ctx_id)).not.toContain(late.ctxId)

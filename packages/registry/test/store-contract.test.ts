@@ -41,6 +41,8 @@ function newContext(overrides: Partial<NewContext> = {}): NewContext {
     dataPeriodStartMs: null,
     dataPeriodEndMs: null,
     bodyText: `{ "title" : "Title", "x\\u00e9": 1.0, "ctx_id":"${ctxId}"}`,
+    registryReceipt: null,
+    logLeaf: null,
     ...overrides,
   }
 }
@@ -87,7 +89,7 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
       audience: ['did:web:b.example', 'did:key:z6Mkabc'],
       expiresAtMs: 1_900_000_000_123,
     })
-    expect(await store.insertContext(ctx)).toEqual({ ok: true })
+    expect(await store.insertContext(ctx)).toEqual({ ok: true, leafIndex: null })
     expect(await store.findContext(ctx.ctxId)).toEqual({
       ctxId: ctx.ctxId,
       lineageId: ctx.lineageId,
@@ -103,6 +105,8 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
       createdAtMs: ctx.createdAtMs,
       expiresAtMs: 1_900_000_000_123,
       bodyText: ctx.bodyText,
+      registryReceipt: null,
+      leafIndex: null,
     })
   })
 
@@ -151,7 +155,7 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
     const v1 = newContext()
     const v2 = newContext({ version: 2, supersedes: v1.ctxId, lineageId: v1.lineageId })
     await store.insertContext(v1)
-    expect(await store.insertContext(v2)).toEqual({ ok: true })
+    expect(await store.insertContext(v2)).toEqual({ ok: true, leafIndex: null })
     expect(await store.findSupersededBy(v1.ctxId)).toEqual({ supersededBy: v2.ctxId })
     expect((await store.listLineage(v1.lineageId)).map((c) => [c.version, c.ctxId])).toEqual([
       [1, v1.ctxId],
@@ -191,7 +195,7 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
   it('records idempotency atomically and refuses a second live record for the same agent and key', async () => {
     const store = await openStore()
     const first = newContext()
-    expect(await store.insertContext(first, idempotency(first.ctxId))).toEqual({ ok: true })
+    expect(await store.insertContext(first, idempotency(first.ctxId))).toEqual({ ok: true, leafIndex: null })
     expect(await store.findIdempotencyRecord('did:web:agents.example.com:alice', 'key-1', 2000)).toMatchObject({
       ctxId: first.ctxId,
       responseJson: `{"ctx_id":"${first.ctxId}"}`,
@@ -208,6 +212,7 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
       await store.insertContext(other, idempotency(other.ctxId, { agentId: 'did:web:agents.example.com:bob' })),
     ).toEqual({
       ok: true,
+      leafIndex: null,
     })
   })
 
@@ -232,6 +237,7 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
     const fresh = newContext()
     expect(await store.insertContext(fresh, idempotency(fresh.ctxId, { createdAtMs: 200, expiresAtMs: 300 }))).toEqual({
       ok: true,
+      leafIndex: null,
     })
     expect(await store.sweepIdempotencyRecords(250)).toBe(0)
     expect(await store.sweepIdempotencyRecords(300)).toBe(1)

@@ -2,10 +2,11 @@
  * `GET /lineages/{lineage_id}` and `GET /lineages/{lineage_id}/current` (RFC-ACDP-0004 §5). Lineage ids contain
  * colons; raw and percent-encoded forms are both accepted.
  */
-import { RegistryErrorEnvelope } from '@acdp/protocol'
+import { RegistryErrorEnvelope, type SigningKey } from '@acdp/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { RegistryDeps } from '../deps.js'
 import { ACDP_MEDIA_TYPE } from '../errors.js'
+import { renderHeadReceiptMember } from '../services/head-receipts.js'
 import { type Reader, readLineage, readLineageHead, renderContextEnvelope } from '../services/retrieval.js'
 import { cacheControlFor } from './read-access.js'
 
@@ -15,10 +16,14 @@ const LineageParams = {
   required: ['lineage_id'],
 } as const
 
-export function registerLineageRoutes(
-  app: FastifyInstance,
-  options: { deps: RegistryDeps; resolveReader: (request: FastifyRequest) => Promise<Reader> },
-): void {
+export interface LineageRoutesOptions {
+  deps: RegistryDeps
+  resolveReader: (request: FastifyRequest) => Promise<Reader>
+  /** With `acdp-registry-head-receipts`: every `/current` 200 carries a fresh `lineage_head_receipt`. */
+  headReceipts?: { key: SigningKey; registryDid: string }
+}
+
+export function registerLineageRoutes(app: FastifyInstance, options: LineageRoutesOptions): void {
   const { deps } = options
 
   app.get(
@@ -37,7 +42,7 @@ export function registerLineageRoutes(
       return reply
         .header('content-type', ACDP_MEDIA_TYPE)
         .header('cache-control', allPublic ? 'public, max-age=60' : 'private, no-store')
-        .send(`[${versions.map((v) => renderContextEnvelope(v.context.bodyText, v.status)).join(',')}]`)
+        .send(`[${versions.map((v) => renderContextEnvelope(v.context, v.status)).join(',')}]`)
     },
   )
 
@@ -53,6 +58,15 @@ export function registerLineageRoutes(
     async (request: FastifyRequest<{ Params: { lineage_id: string } }>, reply: FastifyReply) => {
       const reader = await options.resolveReader(request)
       const head = await readLineageHead(deps, request.params.lineage_id, reader)
+      const receipt = options.headReceipts
+        ? renderHeadReceiptMember(
+            options.headReceipts.key,
+            options.headReceipts.registryDid,
+            head.context,
+            head.status,
+            deps.clock(),
+          )
+        : ''
       return reply
         .header('content-type', ACDP_MEDIA_TYPE)
         .header('etag', `"${head.context.contentHash}"`)
@@ -62,7 +76,7 @@ export function registerLineageRoutes(
             ? 'public, max-age=60'
             : cacheControlFor(head.context.visibility, 'envelope'),
         )
-        .send(renderContextEnvelope(head.context.bodyText, head.status))
+        .send(renderContextEnvelope(head.context, head.status, receipt))
     },
   )
 }

@@ -1,4 +1,7 @@
-/** `GET /.well-known/acdp.json` (RFC-ACDP-0007 §3) and `GET /healthz` (readiness: storage answers). */
+/**
+ * `GET /.well-known/acdp.json` (RFC-ACDP-0007 §3), `GET /.well-known/did.json` (receipts profile) and
+ * `GET /healthz` (readiness: storage answers).
+ */
 import { CapabilitiesDocument } from '@acdp/protocol'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { RegistryDeps } from '../deps.js'
@@ -6,7 +9,13 @@ import { ACDP_MEDIA_TYPE } from '../errors.js'
 
 export function registerWellKnownRoutes(
   app: FastifyInstance,
-  options: { deps: RegistryDeps; capabilities: CapabilitiesDocument; version: string },
+  options: {
+    deps: RegistryDeps
+    capabilities: CapabilitiesDocument
+    version: string
+    /** The registry DID document (receipt keys); `/.well-known/did.json` is served only with receipts on. */
+    didDocument?: Record<string, unknown>
+  },
 ): void {
   // The document is fixed for the life of the process: serialize it once.
   const capabilitiesJson = JSON.stringify(options.capabilities)
@@ -19,6 +28,24 @@ export function registerWellKnownRoutes(
         .header('cache-control', 'public, max-age=3600')
         .send(capabilitiesJson),
   )
+
+  if (options.didDocument) {
+    const didJson = JSON.stringify(options.didDocument)
+    app.get(
+      '/.well-known/did.json',
+      {
+        schema: {
+          summary: 'Registry DID document: current receipt key (assertionMethod) and retired ones (RFC-ACDP-0010 §9)',
+        },
+      },
+      // Verifiers cache DID documents for 5 min to 24 h (RFC-ACDP-0001 §5.11): 300 s lets a rotation show quickly.
+      async (_request, reply: FastifyReply) =>
+        reply
+          .header('content-type', 'application/did+json')
+          .header('cache-control', 'public, max-age=300')
+          .send(didJson),
+    )
+  }
 
   app.get(
     '/healthz',

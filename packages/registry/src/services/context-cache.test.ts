@@ -18,6 +18,8 @@ function ctx(id: string, bodyChars = 10, supersededBy: string | null = null): St
     createdAtMs: 0,
     expiresAtMs: null,
     bodyText: 'x'.repeat(bodyChars),
+    registryReceipt: null,
+    leafIndex: null,
   }
 }
 

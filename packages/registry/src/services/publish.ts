@@ -14,10 +14,21 @@
  * occupy another agent's keys: a verified same-hash request is replayed, a verified different-hash request
  * gets 409 duplicate_publish.
  */
-import { computeContentHash, computeKeyFingerprint, deriveLineageId, type PublishRequest } from '@acdp/protocol'
+import {
+  buildLogLeaf,
+  computeContentHash,
+  computeKeyFingerprint,
+  computeLeafHash,
+  deriveLineageId,
+  encodeLogLeaf,
+  type PublishRequest,
+  type RegistryReceipt,
+  type SigningKey,
+  signRegistryReceipt,
+} from '@acdp/protocol'
 import type { RegistryDeps } from '../deps.js'
 import { fromProtocolError, RegistryError } from '../errors.js'
-import type { IdempotencyRecord, NewContext, StoredContext } from '../store/store.js'
+import type { IdempotencyRecord, NewContext, NewLogLeaf, StoredContext } from '../store/store.js'
 import type { ContextCache } from './context-cache.js'
 import { authorityOf, contextLocation, mintCtxId } from './context-id.js'
 import { verifyProducerSignature } from './producer-signature.js'
@@ -32,6 +43,10 @@ export interface PublishSettings {
   /** `auth.did_methods`. */
   acceptedDidMethods: readonly string[]
   idempotencyTtlMs: number
+  /** The receipt signing key when `acdp-registry-receipts` is on: every first publish gets a receipt. */
+  receiptKey?: SigningKey
+  /** `log.enabled`: every first publish appends a leaf (requires `receiptKey`). */
+  transparencyLog?: boolean
 }
 
 export interface PublishInput {
@@ -87,9 +102,10 @@ export async function publishContext(
     }
   }
   const signingKey = await verifySigner(deps, request, contentHash)
+  const keyFingerprint = computeKeyFingerprint(signingKey)
   if (request.type === 'key-revocation') {
     // RFC-ACDP-0014 §5 step 2: a revocation signed by the key it revokes proves nothing.
-    if (computeKeyFingerprint(signingKey) === request.metadata?.revoked_key_fingerprint) {
+    if (keyFingerprint === request.metadata?.revoked_key_fingerprint) {
       throw new RegistryError('key_not_authorized', 'A key-revocation must not be signed by the revoked key.')
     }
   }
@@ -101,13 +117,26 @@ export async function publishContext(
   const createdAt = formatTimestamp(now)
   const ctxId = mintCtxId(settings.authority, deps.random)
   const lineageId = predecessor ? predecessor.lineageId : deriveLineageId(ctxId)
-  const responseJson = JSON.stringify({
-    ctx_id: ctxId,
-    lineage_id: lineageId,
-    version: request.version,
-    created_at: createdAt,
-    status: 'active',
-  })
+  // RFC-ACDP-0010 §7: minted before the transaction and stored by it, so a receipt exists exactly when the
+  // context does; the log leaf binds its hash (RFC-ACDP-0012 §4).
+  const receipt =
+    settings.receiptKey === undefined
+      ? undefined
+      : signRegistryReceipt(
+          {
+            registry_did: settings.registryDid,
+            ctx_id: ctxId,
+            lineage_id: lineageId,
+            origin_registry: settings.authority,
+            created_at: createdAt,
+            content_hash: contentHash,
+            key_fingerprint: keyFingerprint,
+          },
+          settings.receiptKey,
+        )
+  const receiptJson = receipt === undefined ? null : JSON.stringify(receipt)
+  const logLeaf = receipt !== undefined && settings.transparencyLog === true ? toLogLeaf(receipt) : null
+  const responseJson = `{"ctx_id":${JSON.stringify(ctxId)},"lineage_id":${JSON.stringify(lineageId)},"version":${request.version},"created_at":"${createdAt}","status":"active"${receiptJson === null ? '' : `,"registry_receipt":${receiptJson}`}}`
   const bodyText = appendRegistryFields(input.requestText, {
     ctx_id: ctxId,
     // A v≥2 producer may carry lineage_id already; it was checked equal to the anchored value.
@@ -138,6 +167,8 @@ export async function publishContext(
     dataPeriodStartMs: request.data_period ? (parseTimestampMs(request.data_period.start) ?? null) : null,
     dataPeriodEndMs: request.data_period ? (parseTimestampMs(request.data_period.end) ?? null) : null,
     bodyText,
+    registryReceipt: receiptJson,
+    logLeaf,
   }
   const record: IdempotencyRecord | undefined =
     idempotencyKey === undefined
@@ -169,7 +200,9 @@ export async function publishContext(
   }
 
   if (request.supersedes !== null) cache.refreshStatus(request.supersedes, ctxId, nowMs)
-  cache.set(toStoredContext(context), nowMs)
+  cache.set(toStoredContext(context, outcome.leafIndex), nowMs)
+  if (receipt !== undefined) deps.metrics?.recordReceiptMinted()
+  if (outcome.leafIndex !== null) deps.metrics?.recordLogLeafAppended()
   if (deps.events.has('context_published')) {
     deps.events.emit({
       type: 'context_published',
@@ -182,6 +215,7 @@ export async function publishContext(
       created_at: createdAt,
       derived_from: request.derived_from,
       ...(input.runId === undefined ? {} : { run_id: input.runId }),
+      ...(receipt === undefined ? {} : { key_fingerprint: keyFingerprint, registry_receipt: receipt }),
     })
   }
   return { status: 201, ctxId, location: contextLocation(ctxId), responseJson }
@@ -287,7 +321,13 @@ export function appendRegistryFields(requestText: string, fields: Record<string,
   return `${text.slice(0, end).trimEnd()}${members}}`
 }
 
-function toStoredContext(c: NewContext): StoredContext {
+/** The §4 leaf of a receipt: its JCS text and §5.1 leaf hash. */
+function toLogLeaf(receipt: RegistryReceipt): NewLogLeaf {
+  const bytes = encodeLogLeaf(buildLogLeaf(receipt))
+  return { leafJson: Buffer.from(bytes).toString('utf8'), leafHash: computeLeafHash(bytes) }
+}
+
+function toStoredContext(c: NewContext, leafIndex: number | null): StoredContext {
   return {
     ctxId: c.ctxId,
     lineageId: c.lineageId,
@@ -303,5 +343,7 @@ function toStoredContext(c: NewContext): StoredContext {
     createdAtMs: c.createdAtMs,
     expiresAtMs: c.expiresAtMs,
     bodyText: c.bodyText,
+    registryReceipt: c.registryReceipt,
+    leafIndex,
   }
 }

@@ -6,6 +6,8 @@
  * fail or delay a request (product spec "Events", delivery rule 3).
  */
 
+import type { RegistryReceipt } from '@acdp/protocol'
+
 /** A first, successful publish (never emitted for an idempotent replay). Field names follow the wire. */
 export interface ContextPublishedEvent {
   type: 'context_published'
@@ -19,6 +21,10 @@ export interface ContextPublishedEvent {
   derived_from: readonly string[]
   /** Echo of a well-formed `X-Run-Id` request header; absent when none was sent. */
   run_id?: string
+  /** RFC-ACDP-0010 §6 fingerprint of the verifying producer key; only on a receipts registry. */
+  key_fingerprint?: string
+  /** The receipt minted for this publish; only on a receipts registry. */
+  registry_receipt?: RegistryReceipt
 }
 
 /** A successful retrieval of a context (full, body-only, or via a lineage read). */

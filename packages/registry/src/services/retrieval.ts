@@ -14,6 +14,7 @@ import { formatTimestamp } from './timestamps.js'
 import { canRetrieve } from './visibility.js'
 
 const LINEAGE_ID = new RegExp(LINEAGE_ID_PATTERN)
+const EMPTY: ReadonlySet<string> = new Set()
 
 export interface RetrievalSettings {
   authority: string
@@ -85,8 +86,8 @@ export async function readLineage(
 }
 
 /**
- * `GET /lineages/{lineage_id}/current` (RFC-ACDP-0004 §5.2, §5.4): the newest version that is not superseded and
- * that the reader may retrieve; an expired head is served as `expired`. Never falls back to a superseded version.
+ * `GET /lineages/{lineage_id}/current` (RFC-ACDP-0004 §5.2, §5.4): the newest version that is neither superseded
+ * nor retracted and that the reader may retrieve; an expired head is served as `expired`. Never falls back to a superseded version.
  *
  * @throws RegistryError not_found (unknown lineage, all versions superseded, or head invisible to the reader)
  */
@@ -98,9 +99,12 @@ export async function readLineageHead(
   assertLineageId(lineageId)
   const nowMs = deps.clock().getTime()
   const versions = await deps.store.listLineage(lineageId)
+  // RFC-ACDP-0013 §8.3: a retracted version is never the current head (the lifecycle layer owns that state).
+  const candidates = versions.filter((c) => c.supersededBy === null).map((c) => c.ctxId)
+  const retracted = candidates.length === 0 ? EMPTY : await deps.store.retraction.findRetracted(candidates)
   for (let i = versions.length - 1; i >= 0; i--) {
     const context = versions[i] as StoredContext
-    if (context.supersededBy !== null) continue
+    if (context.supersededBy !== null || retracted.has(context.ctxId)) continue
     if (!canRetrieve(context, reader.did)) continue
     emitRetrieved(deps, context.ctxId, reader)
     return { context, status: deriveStatus(context, nowMs) }
@@ -108,9 +112,18 @@ export async function readLineageHead(
   throw notFound()
 }
 
-/** The full-retrieval envelope text `{"body":…,"registry_state":{"status":…}}` around the stored body text. */
-export function renderContextEnvelope(bodyText: string, status: string): string {
-  return `{"body":${bodyText},"registry_state":{"status":"${status}"}}`
+/**
+ * The full-retrieval envelope text `{"body":…,"registry_state":{"status":…}}` around the stored body text, with
+ * the stored receipt as the top-level `registry_receipt` member when there is one (RFC-ACDP-0010 §7 rule 3:
+ * outside `body` and `registry_state`). `extraMembers` is pre-serialized `,"name":value` text (head receipts).
+ */
+export function renderContextEnvelope(
+  context: { bodyText: string; registryReceipt: string | null },
+  status: string,
+  extraMembers = '',
+): string {
+  const receipt = context.registryReceipt === null ? '' : `,"registry_receipt":${context.registryReceipt}`
+  return `{"body":${context.bodyText},"registry_state":{"status":"${status}"}${receipt}${extraMembers}}`
 }
 
 /** Cached read with the status input refreshed when another process may have changed it. */

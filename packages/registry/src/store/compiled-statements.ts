@@ -5,7 +5,7 @@
  */
 import { type Compilable, CompiledQuery, type Kysely } from 'kysely'
 import { CONTEXT_COLUMNS } from './rows.js'
-import type { ContextTable, IdempotencyRecordTable, RegistryDatabase } from './schema.js'
+import type { ContextTable, IdempotencyRecordTable, LogLeafTable, LogNodeTable, RegistryDatabase } from './schema.js'
 
 export type CompiledStatements = ReturnType<typeof createCompiledStatements>
 
@@ -93,6 +93,38 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
       return CompiledQuery.raw(
         sqlOf('context', () => db.insertInto('context').values(row)),
         Object.values(row),
+      )
+    },
+    /**
+     * Takes the next leaf index: increments the tree size and returns the new size (the leaf's index + 1). On
+     * PostgreSQL the row lock it takes serializes appenders until commit, which keeps indexes dense.
+     */
+    incrementLogTreeSize(): CompiledQuery {
+      const text = sqlOf('log-increment', () =>
+        db
+          .updateTable('log_state')
+          .set((eb) => ({ tree_size: eb('tree_size', '+', 1) }))
+          .where('id', '=', 1)
+          .returning('tree_size'),
+      )
+      return CompiledQuery.raw(text, [1, 1])
+    },
+    findLogNode(level: number, index: number): CompiledQuery {
+      const text = sqlOf('log-node', () =>
+        db.selectFrom('log_node').select('hash').where('level', '=', level).where('idx', '=', index),
+      )
+      return CompiledQuery.raw(text, [level, index])
+    },
+    insertLogNode(row: LogNodeTable): CompiledQuery {
+      return CompiledQuery.raw(
+        sqlOf('log-node-insert', () => db.insertInto('log_node').values(row)),
+        [row.level, row.idx, row.hash],
+      )
+    },
+    insertLogLeaf(row: LogLeafTable): CompiledQuery {
+      return CompiledQuery.raw(
+        sqlOf('log-leaf-insert', () => db.insertInto('log_leaf').values(row)),
+        [row.leaf_index, row.ctx_id, row.leaf_json],
       )
     },
     insertAudience: (rows: Array<{ ctx_id: string; did: string }>) =>

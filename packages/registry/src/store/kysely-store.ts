@@ -12,6 +12,8 @@
 import { type Database, isUniqueViolation } from '@acdp/storage'
 import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely'
 import { type CompiledStatements, createCompiledStatements } from './compiled-statements.js'
+import { appendLeaf, takeLeafIndex } from './log-append.js'
+import { createLogStore } from './log-store.js'
 import {
   CONTEXT_COLUMNS,
   type ContextRow,
@@ -97,6 +99,13 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
       return Number(result.numDeletedRows)
     },
 
+    retraction: {
+      // Retraction state arrives with the lifecycle layer (its own migration); this schema stores none.
+      findRetracted: async () => new Set<string>(),
+    },
+
+    log: createLogStore(db, statements, sqlite),
+
     async countIdempotencyRecords(nowMs) {
       const row = await db
         .selectFrom('idempotency_record')
@@ -115,9 +124,8 @@ async function insertInTransaction(
   context: NewContext,
   idempotency: IdempotencyRecord | undefined,
 ): Promise<InsertContextResult> {
-  const row = toContextRow(context)
   try {
-    await db.transaction().execute(async (tx) => {
+    return await db.transaction().execute(async (tx) => {
       if (idempotency) {
         const claimed = await tx.executeQuery(statements.claimIdempotencyKey(fromIdempotencyRecord(idempotency)))
         if (Number(claimed.numAffectedRows ?? 0n) !== 1) throw new Conflict('idempotency_key')
@@ -126,8 +134,10 @@ async function insertInTransaction(
         const updated = await tx.executeQuery(statements.markSuperseded(context.supersedes, context.ctxId))
         if (Number(updated.numAffectedRows ?? 0n) !== 1) throw new Conflict('already_superseded')
       }
+      // Last lock taken: the log_state row lock is never held while waiting for another lock (no deadlock).
+      const leafIndex = context.logLeaf === null ? null : await takeLeafIndex(tx, statements)
       try {
-        await tx.executeQuery(statements.insertContext(row))
+        await tx.executeQuery(statements.insertContext(toContextRow(context, leafIndex)))
       } catch (error) {
         // The only unique column a fresh random ctx_id can collide on is `supersedes`.
         if (isUniqueViolation(error) && context.supersedes !== null) throw new Conflict('already_superseded')
@@ -148,8 +158,11 @@ async function insertInTransaction(
           ),
         )
       }
+      if (context.logLeaf !== null && leafIndex !== null) {
+        await appendLeaf(tx, statements, leafIndex, context.ctxId, context.logLeaf)
+      }
+      return { ok: true, leafIndex } as const
     })
-    return { ok: true }
   } catch (error) {
     if (error instanceof Conflict) return { ok: false, conflict: error.conflict }
     throw error

@@ -25,6 +25,8 @@ export const CONTEXT_COLUMNS = [
   'created_at_ms',
   'expires_at_ms',
   'body_text',
+  'registry_receipt',
+  'leaf_index',
 ] as const
 
 export type ContextRow = Pick<Selectable<ContextTable>, (typeof CONTEXT_COLUMNS)[number]>
@@ -45,11 +47,13 @@ export function toStoredContext(row: ContextRow): StoredContext {
     createdAtMs: Number(row.created_at_ms),
     expiresAtMs: row.expires_at_ms === null ? null : Number(row.expires_at_ms),
     bodyText: row.body_text,
+    registryReceipt: row.registry_receipt,
+    leafIndex: row.leaf_index === null ? null : Number(row.leaf_index),
   }
 }
 
-/** The `context` row of a new context, search columns derived. */
-export function toContextRow(c: NewContext): ContextTable {
+/** The `context` row of a new context, search columns derived; `leafIndex` is assigned in the transaction. */
+export function toContextRow(c: NewContext, leafIndex: number | null): ContextTable {
   return {
     ctx_id: c.ctxId,
     lineage_id: c.lineageId,
@@ -76,6 +80,8 @@ export function toContextRow(c: NewContext): ContextTable {
     data_period_start_ms: c.dataPeriodStartMs,
     data_period_end_ms: c.dataPeriodEndMs,
     body_text: c.bodyText,
+    registry_receipt: c.registryReceipt,
+    leaf_index: leafIndex,
   }
 }
 

@@ -57,6 +57,10 @@ export interface ContextTable {
   data_period_end_ms: number | null
   /** The body's exact JSON text as served by GET /contexts/{ctx_id}/body. Immutable. */
   body_text: string
+  /** The RFC-ACDP-0010 receipt JSON minted in the publish transaction (receipts profile), else null. Immutable. */
+  registry_receipt: string | null
+  /** Position of this publish's transparency-log leaf (log profile), else null. Immutable. */
+  leaf_index: number | null
 }
 
 /** One row per (context, audience DID): lets search put the visibility predicate in SQL. */
@@ -98,10 +102,42 @@ export interface IdempotencyRecordTable {
   expires_at_ms: number
 }
 
+/** The transparency log's single state row (`id` = 1): the committed tree size. */
+export interface LogStateTable {
+  id: number
+  tree_size: number
+}
+
+/** One RFC-ACDP-0012 §4 leaf per logged publish, dense from 0 in commit order. */
+export interface LogLeafTable {
+  leaf_index: number
+  ctx_id: string
+  /** The leaf's JCS text (the leaf encoding of §4); its leaf hash is node (0, leaf_index). */
+  leaf_json: string
+}
+
+/** The hash of the complete perfect subtree covering leaves [idx·2^level, (idx+1)·2^level). Immutable. */
+export interface LogNodeTable {
+  level: number
+  idx: number
+  /** Raw 32-byte SHA-256. */
+  hash: Uint8Array
+}
+
+/** Every checkpoint this registry signed, by tree size (the anchor of the log self-check). */
+export interface LogCheckpointTable {
+  tree_size: number
+  checkpoint_json: string
+}
+
 export interface RegistryDatabase {
   context: ContextTable
   context_audience: ContextAudienceTable
   context_tag: ContextTagTable
   context_derived_from: ContextDerivedFromTable
   idempotency_record: IdempotencyRecordTable
+  log_state: LogStateTable
+  log_leaf: LogLeafTable
+  log_node: LogNodeTable
+  log_checkpoint: LogCheckpointTable
 }

@@ -42,6 +42,8 @@ function newContext(overrides: Partial<NewContext> = {}): NewContext {
     dataPeriodStartMs: null,
     dataPeriodEndMs: null,
     bodyText: `{"ctx_id":"${ctxId}"}`,
+    registryReceipt: null,
+    logLeaf: null,
     ...overrides,
   }
 }
@@ -109,13 +111,13 @@ describe.each(testDatabaseTargets())('concurrent publishes on $name', (target) =
     ])
 
     expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : 'rejected'))).toEqual([
-      { ok: true },
+      { ok: true, leafIndex: null },
       { ok: false, conflict: 'already_superseded' },
-      { ok: true },
+      { ok: true, leafIndex: null },
       { ok: false, conflict: 'idempotency_key' },
       'rejected',
-      { ok: true },
-      { ok: true },
+      { ok: true, leafIndex: null },
+      { ok: true, leafIndex: null },
     ])
     for (const ctx of [...fresh, successor]) expect((await store.findContext(ctx.ctxId))?.ctxId).toBe(ctx.ctxId)
     expect(await store.findContext(late.ctxId)).toBeUndefined()
@@ -171,7 +173,7 @@ describe('the SQLite group-commit writer', () => {
   it('writes the publishes queued in one event-loop turn in one transaction', async () => {
     const { statements, writer } = await openWriter()
     const results = await Promise.all(Array.from({ length: 10 }, () => writer.write(newContext(), undefined)))
-    expect(results).toEqual(Array.from({ length: 10 }, () => ({ ok: true })))
+    expect(results).toEqual(Array.from({ length: 10 }, () => ({ ok: true, leafIndex: null })))
     expect(statements.begins).toBe(1)
     await writer.write(newContext(), undefined)
     await writer.write(newContext(), undefined)
@@ -194,7 +196,7 @@ describe('the SQLite group-commit writer', () => {
     await expect(writer.write(newContext(), undefined)).rejects.toThrow(/transaction is already open/)
     expect(raw.isTransaction).toBe(true)
     raw.exec('ROLLBACK')
-    expect(await writer.write(newContext(), undefined)).toEqual({ ok: true })
+    expect(await writer.write(newContext(), undefined)).toEqual({ ok: true, leafIndex: null })
     expect(await countRows(database!, 'context')).toBe(1)
   })
 
@@ -208,6 +210,6 @@ describe('the SQLite group-commit writer', () => {
     expect(await countRows(database!, 'context')).toBe(0)
     expect(await countRows(database!, 'idempotency_record')).toBe(0)
     statements.failTransactionAt = undefined
-    expect(await writer.write(newContext(), undefined)).toEqual({ ok: true })
+    expect(await writer.write(newContext(), undefined)).toEqual({ ok: true, leafIndex: null })
   })
 })

@@ -5,7 +5,8 @@
  * pages (the `context` table's last page, the append-ordered indexes, the upper levels of every B-tree). So the
  * publishes that reach the store in one event-loop turn are written in ONE transaction, each inside its own
  * SAVEPOINT: a conflict or an error rolls back that publish alone and the others commit. Nothing resolves before
- * the COMMIT, so "durable once the promise resolves" holds for every publish of the batch.
+ * the COMMIT, so "durable once the promise resolves" holds for every publish of the batch. A publish's receipt
+ * and transparency-log leaf are written inside its savepoint, so they commit or roll back with it.
  *
  * The transaction runs as raw prepared statements on the connection Kysely also uses, from BEGIN IMMEDIATE to
  * COMMIT without an `await`: no other JavaScript can run a statement inside it. That is safe only because the
@@ -16,6 +17,7 @@
  */
 import { isUniqueViolation } from '@acdp/storage'
 import type { CompiledStatements } from './compiled-statements.js'
+import { appendLeafSync, takeLeafIndexSync } from './log-append.js'
 import { fromIdempotencyRecord, toContextRow } from './rows.js'
 import type { SqliteStatements } from './sqlite-statements.js'
 import type { IdempotencyRecord, InsertContextResult, NewContext } from './store.js'
@@ -35,7 +37,7 @@ type Outcome = InsertContextResult | { error: unknown }
 
 const ALREADY_SUPERSEDED: InsertContextResult = { ok: false, conflict: 'already_superseded' }
 const KEY_TAKEN: InsertContextResult = { ok: false, conflict: 'idempotency_key' }
-const WRITTEN: InsertContextResult = { ok: true }
+const WRITTEN: InsertContextResult = { ok: true, leafIndex: null }
 
 export class SqlitePublishWriter {
   readonly #sqlite: SqliteStatements
@@ -134,13 +136,18 @@ export class SqlitePublishWriter {
     if (context.supersedes !== null && this.#sqlite.run(s.markSuperseded(context.supersedes, context.ctxId)) !== 1) {
       return ALREADY_SUPERSEDED
     }
-    this.#sqlite.run(s.insertContext(toContextRow(context)))
+    // The receipt rides in the context row; the leaf index is taken here and the leaf written last, so a failed
+    // publish rolls its index back with its savepoint and indexes stay dense.
+    const leafIndex = context.logLeaf === null ? null : takeLeafIndexSync(this.#sqlite, s)
+    this.#sqlite.run(s.insertContext(toContextRow(context, leafIndex)))
     // One row per statement: a single prepared statement per table, however many tags or DIDs a body lists
     // (a multi-row text per count would prepare and keep up to a thousand programs per table).
     const ctx_id = context.ctxId
     for (const did of context.audience) this.#sqlite.run(s.insertAudience([{ ctx_id, did }]))
     for (const tag of context.tags) this.#sqlite.run(s.insertTags([{ ctx_id, tag }]))
     for (const source_ctx_id of context.derivedFrom) this.#sqlite.run(s.insertDerivedFrom([{ ctx_id, source_ctx_id }]))
-    return WRITTEN
+    if (context.logLeaf === null || leafIndex === null) return WRITTEN
+    appendLeafSync(this.#sqlite, s, leafIndex, ctx_id, context.logLeaf)
+    return { ok: true, leafIndex }
   }
 }

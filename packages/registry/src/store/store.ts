@@ -25,6 +25,10 @@ export interface StoredContext {
   expiresAtMs: number | null
   /** Exact JSON text of the body. */
   bodyText: string
+  /** The receipt JSON minted at publish (receipts profile), or null. */
+  registryReceipt: string | null
+  /** Transparency-log leaf index (log profile), or null when the publish was not logged. */
+  leafIndex: number | null
 }
 
 /** What the publish transaction writes for a new context. */
@@ -51,6 +55,28 @@ export interface NewContext {
   dataPeriodStartMs: number | null
   dataPeriodEndMs: number | null
   bodyText: string
+  /** The signed receipt JSON to persist with the body (receipts profile), or null. */
+  registryReceipt: string | null
+  /** The log leaf to append in the same transaction (log profile), or null. */
+  logLeaf: NewLogLeaf | null
+}
+
+/** A leaf to append: its JCS text and its RFC-ACDP-0012 §5.1 leaf hash. */
+export interface NewLogLeaf {
+  leafJson: string
+  leafHash: Uint8Array
+}
+
+/** A stored leaf with the visibility facts of its context (to decide whether `leaf` may be echoed). */
+export interface StoredLogLeaf {
+  leafIndex: number
+  ctxId: string
+  leafJson: string
+  /** Stored level-0 node hash. */
+  leafHash: Uint8Array
+  visibility: 'public' | 'restricted' | 'private'
+  agentId: string
+  audience: readonly string[]
 }
 
 /** An (agent, Idempotency-Key) record (RFC-ACDP-0003 §6). */
@@ -73,7 +99,8 @@ export interface IdempotencyRecord {
  * - `already_superseded`: another context already supersedes `supersedes` (the race loser, RFC-ACDP-0003 §2.1);
  * - `idempotency_key`: a live record for (agent, key) exists — re-read it to decide replay vs duplicate.
  */
-export type InsertContextResult = { ok: true } | { ok: false; conflict: 'already_superseded' | 'idempotency_key' }
+export type InsertContextResult =
+  { ok: true; leafIndex: number | null } | { ok: false; conflict: 'already_superseded' | 'idempotency_key' }
 
 export interface RegistryStore {
   readonly kind: 'sqlite' | 'postgres'
@@ -104,4 +131,42 @@ export interface RegistryStore {
 
   /** Live idempotency records (for /admin/status). */
   countIdempotencyRecords(nowMs: number): Promise<number>
+
+  /** Retraction seam (see `RetractionStateReader`). */
+  readonly retraction: RetractionStateReader
+
+  /** The transparency log's tables (all-or-nothing appends happen inside `insertContext`). */
+  readonly log: LogStore
+}
+
+/**
+ * The one place lineage reads learn which contexts are retracted (RFC-ACDP-0013 §7). The lifecycle layer owns
+ * retraction state; until it stores any, no context is retracted and this answers the empty set.
+ */
+export interface RetractionStateReader {
+  /** The ctx_ids among `ctxIds` that are currently retracted. */
+  findRetracted(ctxIds: readonly string[]): Promise<ReadonlySet<string>>
+}
+
+/** Reads of the RFC-ACDP-0012 transparency log. */
+export interface LogStore {
+  /** The committed tree size (every acknowledged logged publish is below it). */
+  readTreeSize(): Promise<number>
+  /**
+   * The stored perfect-subtree hashes at `addresses`, in request order. Throws when one is missing (a node that
+   * is not complete yet is a caller bug; a complete one that is missing is corruption).
+   */
+  readNodes(addresses: readonly { level: number; index: number }[]): Promise<Uint8Array[]>
+  /** Leaves `[start, end)` in index order, each with its context's visibility facts. */
+  listLeaves(start: number, end: number): Promise<StoredLogLeaf[]>
+  /** Stored leaf texts `[start, end)` in index order, without any join (the self-check reads them raw). */
+  listLeafTexts(start: number, end: number): Promise<Array<{ leafIndex: number; leafJson: string }>>
+  /** Every stored node of one level with index in `[start, end)`, index ascending (the self-check). */
+  listNodes(level: number, start: number, end: number): Promise<Array<{ index: number; hash: Uint8Array }>>
+  /** Persists a signed checkpoint (idempotent per tree size: the first one stored stays). */
+  saveCheckpoint(treeSize: number, checkpointJson: string): Promise<void>
+  /** The stored checkpoint of the largest tree size, if any. */
+  findLatestCheckpoint(): Promise<{ treeSize: number; checkpointJson: string } | undefined>
+  /** The stored checkpoint for exactly `treeSize`, if any. */
+  findCheckpoint(treeSize: number): Promise<string | undefined>
 }

@@ -1,0 +1,141 @@
+/**
+ * The transparency log's integrity self-check (RFC-ACDP-0012 §5.3, §7.4): recomputes every leaf hash from the
+ * stored leaf texts, every stored perfect-subtree hash from those leaves, and the root at the size of the last
+ * signed checkpoint, and compares each with what is stored and signed. Streams the log in pages, so memory
+ * stays bounded whatever its size; work is O(n).
+ *
+ * A mismatch means stored history was altered (or lost) after it was committed. The registry then refuses to
+ * serve the log rather than sign a checkpoint over a rewritten tree.
+ */
+import {
+  computeCheckpointHash,
+  computeEmptyTreeHash,
+  computeLeafHash,
+  computeNodeHash,
+  encodeLogLeaf,
+  equalHashes,
+  formatSha256,
+  type LogCheckpoint,
+  type LogLeaf,
+  verifyReceiptSignature,
+} from '@acdp/protocol'
+import type { LogStore } from '../store/store.js'
+
+/** Leaves read per page. */
+const PAGE = 4096
+
+export type LogSelfCheckResult =
+  { ok: true; treeSize: number; checkpointTreeSize: number | null } | { ok: false; treeSize: number; reason: string }
+
+export interface LogSelfCheckOptions {
+  logId: string
+  /** Public keys (current and retired) that may have signed stored checkpoints, by key id. */
+  checkpointKeys: ReadonlyMap<string, Uint8Array>
+}
+
+export async function runLogSelfCheck(log: LogStore, options: LogSelfCheckOptions): Promise<LogSelfCheckResult> {
+  const treeSize = await log.readTreeSize()
+  const fail = (reason: string): LogSelfCheckResult => ({ ok: false, treeSize, reason })
+
+  const latest = await log.findLatestCheckpoint()
+  let checkpoint: LogCheckpoint | undefined
+  if (latest) {
+    checkpoint = JSON.parse(latest.checkpointJson) as LogCheckpoint
+    const problem = checkStoredCheckpoint(checkpoint, latest.treeSize, treeSize, options)
+    if (problem) return fail(problem)
+  }
+
+  // Perfect subtrees of the prefix read so far, largest first: the right fold of this stack is the root.
+  const frontier: Array<{ level: number; hash: Uint8Array }> = []
+  let rootAtCheckpoint: Uint8Array | undefined = checkpoint?.tree_size === 0 ? EMPTY_ROOT : undefined
+  for (let start = 0; start < treeSize; start += PAGE) {
+    const end = Math.min(start + PAGE, treeSize)
+    const leaves = await log.listLeafTexts(start, end)
+    if (leaves.length !== end - start)
+      return fail(`leaves ${start}..${end - 1}: ${end - start - leaves.length} missing`)
+    const computed = new Map<number, Array<{ index: number; hash: Uint8Array }>>()
+    const remember = (level: number, index: number, hash: Uint8Array) => {
+      let list = computed.get(level)
+      if (!list) computed.set(level, (list = []))
+      list.push({ index, hash })
+    }
+    for (const [offset, leaf] of leaves.entries()) {
+      const index = start + offset
+      if (leaf.leafIndex !== index) return fail(`leaf ${index} is missing`)
+      let bytes: Uint8Array
+      try {
+        bytes = encodeLogLeaf(JSON.parse(leaf.leafJson) as LogLeaf)
+      } catch {
+        return fail(`leaf ${index}: stored text is not a well-formed acdp-log-leaf/1 object`)
+      }
+      if (Buffer.from(bytes).toString('utf8') !== leaf.leafJson) return fail(`leaf ${index}: stored text is not JCS`)
+      let hash = computeLeafHash(bytes)
+      remember(0, index, hash)
+      let level = 0
+      let nodeIndex = index
+      while (frontier.length > 0 && (frontier.at(-1) as { level: number }).level === level) {
+        const left = frontier.pop() as { hash: Uint8Array }
+        hash = computeNodeHash(left.hash, hash)
+        level += 1
+        nodeIndex = (nodeIndex - 1) / 2
+        remember(level, nodeIndex, hash)
+      }
+      frontier.push({ level, hash })
+      if (checkpoint && index + 1 === checkpoint.tree_size) rootAtCheckpoint = foldFrontier(frontier)
+    }
+    for (const [level, nodes] of computed) {
+      const first = (nodes[0] as { index: number }).index
+      const stored = await log.listNodes(level, first, first + nodes.length)
+      for (const [i, node] of nodes.entries()) {
+        const row = stored[i]
+        if (row === undefined || row.index !== node.index) return fail(`node (${level}, ${node.index}) is missing`)
+        if (!equalHashes(row.hash, node.hash)) {
+          return fail(`node (${level}, ${node.index}) differs from the hash recomputed from the stored leaves`)
+        }
+      }
+    }
+  }
+
+  if (checkpoint) {
+    if (rootAtCheckpoint === undefined || formatSha256(rootAtCheckpoint) !== checkpoint.root_hash) {
+      return fail(
+        `the root recomputed at tree size ${checkpoint.tree_size} differs from the last signed checkpoint's root_hash`,
+      )
+    }
+  }
+  return { ok: true, treeSize, checkpointTreeSize: checkpoint?.tree_size ?? null }
+}
+
+const EMPTY_ROOT = computeEmptyTreeHash()
+
+function foldFrontier(frontier: ReadonlyArray<{ hash: Uint8Array }>): Uint8Array {
+  let acc = (frontier.at(-1) as { hash: Uint8Array }).hash
+  for (let i = frontier.length - 2; i >= 0; i--) acc = computeNodeHash((frontier[i] as { hash: Uint8Array }).hash, acc)
+  return acc
+}
+
+function checkStoredCheckpoint(
+  checkpoint: LogCheckpoint,
+  storedSize: number,
+  treeSize: number,
+  options: LogSelfCheckOptions,
+): string | undefined {
+  if (checkpoint.log_id !== options.logId) {
+    return `the last signed checkpoint belongs to ${checkpoint.log_id}, not ${options.logId} (log.instance changed?)`
+  }
+  if (checkpoint.tree_size !== storedSize) return 'the last signed checkpoint is stored under another tree size'
+  if (checkpoint.tree_size > treeSize) {
+    return `the last signed checkpoint covers ${checkpoint.tree_size} leaves but only ${treeSize} are stored (history lost)`
+  }
+  const key = options.checkpointKeys.get(checkpoint.signature?.key_id)
+  if (key === undefined) return 'the last signed checkpoint is signed by a key this registry does not hold'
+  try {
+    verifyReceiptSignature(computeCheckpointHash(checkpoint), checkpoint.signature, {
+      algorithm: 'ed25519',
+      publicKey: key,
+    })
+  } catch {
+    return 'the signature of the last signed checkpoint does not verify'
+  }
+  return undefined
+}

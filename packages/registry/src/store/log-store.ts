@@ -1,0 +1,123 @@
+/**
+ * Reads of the transparency log (RFC-ACDP-0012 §8): tree size, perfect-subtree hashes, leaves and signed
+ * checkpoints. On SQLite node reads go straight to prepared statements (a proof is ~log2 n primary-key
+ * probes, each a few microseconds); on PostgreSQL one query fetches every node a proof needs.
+ */
+import type { Kysely } from 'kysely'
+import type { CompiledStatements } from './compiled-statements.js'
+import type { RegistryDatabase } from './schema.js'
+import type { SqliteStatements } from './sqlite-statements.js'
+import type { LogStore, StoredLogLeaf } from './store.js'
+
+export function createLogStore(
+  db: Kysely<RegistryDatabase>,
+  statements: CompiledStatements,
+  sqlite: SqliteStatements | undefined,
+): LogStore {
+  return {
+    async readTreeSize() {
+      const row = await db.selectFrom('log_state').select('tree_size').where('id', '=', 1).executeTakeFirst()
+      return row === undefined ? 0 : Number(row.tree_size)
+    },
+
+    async readNodes(addresses) {
+      if (addresses.length === 0) return []
+      if (sqlite) {
+        return addresses.map(({ level, index }) => {
+          const [row] = sqlite.all<{ hash: Uint8Array }>(statements.findLogNode(level, index))
+          if (row === undefined) throw missingNode(level, index)
+          return row.hash
+        })
+      }
+      const rows = await db
+        .selectFrom('log_node')
+        .select(['level', 'idx', 'hash'])
+        .where((eb) =>
+          eb.or(addresses.map(({ level, index }) => eb.and([eb('level', '=', level), eb('idx', '=', index)]))),
+        )
+        .execute()
+      const byAddress = new Map(rows.map((r) => [`${Number(r.level)}:${Number(r.idx)}`, new Uint8Array(r.hash)]))
+      return addresses.map(({ level, index }) => {
+        const hash = byAddress.get(`${level}:${index}`)
+        if (hash === undefined) throw missingNode(level, index)
+        return hash
+      })
+    },
+
+    async listLeaves(start, end) {
+      if (end <= start) return []
+      const rows = await db
+        .selectFrom('log_leaf as l')
+        .innerJoin('context as c', 'c.ctx_id', 'l.ctx_id')
+        .innerJoin('log_node as n', (join) => join.on('n.level', '=', 0).onRef('n.idx', '=', 'l.leaf_index'))
+        .select(['l.leaf_index', 'l.ctx_id', 'l.leaf_json', 'n.hash', 'c.visibility', 'c.agent_id', 'c.audience_json'])
+        .where('l.leaf_index', '>=', start)
+        .where('l.leaf_index', '<', end)
+        .orderBy('l.leaf_index')
+        .execute()
+      return rows.map((r): StoredLogLeaf => ({
+        leafIndex: Number(r.leaf_index),
+        ctxId: r.ctx_id,
+        leafJson: r.leaf_json,
+        leafHash: new Uint8Array(r.hash),
+        visibility: r.visibility as StoredLogLeaf['visibility'],
+        agentId: r.agent_id,
+        audience: JSON.parse(r.audience_json) as string[],
+      }))
+    },
+
+    async listLeafTexts(start, end) {
+      const rows = await db
+        .selectFrom('log_leaf')
+        .select(['leaf_index', 'leaf_json'])
+        .where('leaf_index', '>=', start)
+        .where('leaf_index', '<', end)
+        .orderBy('leaf_index')
+        .execute()
+      return rows.map((r) => ({ leafIndex: Number(r.leaf_index), leafJson: r.leaf_json }))
+    },
+
+    async listNodes(level, start, end) {
+      const rows = await db
+        .selectFrom('log_node')
+        .select(['idx', 'hash'])
+        .where('level', '=', level)
+        .where('idx', '>=', start)
+        .where('idx', '<', end)
+        .orderBy('idx')
+        .execute()
+      return rows.map((r) => ({ index: Number(r.idx), hash: new Uint8Array(r.hash) }))
+    },
+
+    async saveCheckpoint(treeSize, checkpointJson) {
+      await db
+        .insertInto('log_checkpoint')
+        .values({ tree_size: treeSize, checkpoint_json: checkpointJson })
+        .onConflict((oc) => oc.column('tree_size').doNothing())
+        .execute()
+    },
+
+    async findLatestCheckpoint() {
+      const row = await db
+        .selectFrom('log_checkpoint')
+        .select(['tree_size', 'checkpoint_json'])
+        .orderBy('tree_size', 'desc')
+        .limit(1)
+        .executeTakeFirst()
+      return row === undefined ? undefined : { treeSize: Number(row.tree_size), checkpointJson: row.checkpoint_json }
+    },
+
+    async findCheckpoint(treeSize) {
+      const row = await db
+        .selectFrom('log_checkpoint')
+        .select('checkpoint_json')
+        .where('tree_size', '=', treeSize)
+        .executeTakeFirst()
+      return row?.checkpoint_json
+    },
+  }
+}
+
+function missingNode(level: number, index: number): Error {
+  return new Error(`transparency log node (${level}, ${index}) is missing from storage`)
+}
