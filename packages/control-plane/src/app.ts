@@ -21,12 +21,15 @@ import { resealEnrollmentSecrets } from './services/registries.js'
 import { SseHub } from './services/sse.js'
 import { createEventHistory } from './services/sse-history.js'
 import { createWebhookFeature } from './services/webhook-delivery-setup.js'
+import { createWitnessFeature, type WitnessFeature } from './services/witness-setup.js'
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Shared readiness state: the shutdown sequence calls `readiness.startDraining()`. */
     readiness: Readiness
+    /** The transparency-log witness (tests and benches drive `witness.poller.pollDue()`). */
+    witness: WitnessFeature
   }
 }
 
@@ -111,8 +114,14 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   app.addHook('onClose', async () => webhooks.close())
   const appDeps: ControlPlaneDeps = { ...deps, webhookOutbox: deps.webhookOutbox ?? webhooks.outbox }
 
+  // Transparency-log witness: polls after the app is ready; its alerts fan out through the same outbox and bus.
+  const witness = createWitnessFeature({ config, deps: appDeps, log: app.log })
+  app.decorate('witness', witness)
+  app.addHook('onReady', async () => witness.start())
+  app.addHook('onClose', async () => witness.close())
+
   for (const plugin of ROUTE_PLUGINS) {
-    await app.register(plugin, { config, deps: appDeps, readiness, sse, enrollments, webhooks })
+    await app.register(plugin, { config, deps: appDeps, readiness, sse, enrollments, webhooks, witness })
   }
   return app
 }

@@ -6,6 +6,7 @@
  * problem is collected and reported at once as one line per variable, naming the variable and the fix; dangerous
  * combinations are refused outright (STYLE rule 9). Only this file and `main.ts` touch `process.env`.
  */
+import { createPrivateKey } from 'node:crypto'
 import { isIP } from 'node:net'
 
 /** Runtime environment. Anything else is refused so a typo ("prod") cannot silently enable development bypasses. */
@@ -115,6 +116,7 @@ export interface ControlPlaneConfig {
     /** OUTBOUND_ALLOW_HTTP: plain http to allowlisted destinations only. */
     readonly allowHttpForAllowlisted: boolean
   }
+  readonly witness: WitnessConfig
   readonly lifecycle: {
     /** SHUTDOWN_TIMEOUT_MS, default 10000: hard deadline of a graceful shutdown. */
     readonly shutdownTimeoutMs: number
@@ -124,6 +126,53 @@ export interface ControlPlaneConfig {
     readonly readinessDbTimeoutMs: number
     /** READINESS_CACHE_MS, default 1000: how long a database check verdict is reused. */
     readonly readinessCacheMs: number
+  }
+}
+
+/** Transparency-log witness, cosigning and quorum (product spec "Registries and witness", "Witness cosigning"). */
+export interface WitnessConfig {
+  /** LOG_WITNESS_ENABLED, default false: poll enrolled registries' checkpoints. */
+  readonly enabled: boolean
+  /**
+   * LOG_WITNESS_SCHEDULE, default true: run the background sweep on this instance. false = serve witness state and
+   * cosignatures only (API-only instances beside sweeping ones; tests drive polls themselves).
+   */
+  readonly schedule: boolean
+  /** LOG_WITNESS_INTERVAL_SECONDS, default 300: time between two polls of one registry. */
+  readonly intervalSeconds: number
+  /** LOG_WITNESS_EXCLUDE_AUTHORITIES: enrolled authorities never polled. */
+  readonly excludeAuthorities: readonly string[]
+  /** LOG_WITNESS_CONCURRENCY, default 32: polls one instance runs at once. */
+  readonly concurrency: number
+  /** LOG_WITNESS_POLL_TIMEOUT_MS, default 15000: deadline of one whole poll (every request it makes). */
+  readonly pollTimeoutMs: number
+  /** LOG_WITNESS_UNREACHABLE_THRESHOLD, default 5: consecutive failed polls before the `unreachable` alert. */
+  readonly unreachableThreshold: number
+  /** LOG_WITNESS_MAX_CLOCK_SKEW_SECONDS, default 120: how far a checkpoint timestamp may lead our clock. */
+  readonly maxClockSkewSeconds: number
+  /** LOG_WITNESS_CHECKPOINTS_KEPT, default 1000: witnessed checkpoints kept per registry (oldest pruned). */
+  readonly checkpointsKept: number
+  readonly cosigning: {
+    /** WITNESS_COSIGNING_ENABLED, default false (needs LOG_WITNESS_ENABLED). */
+    readonly enabled: boolean
+    /** WITNESS_ID: our witness DID (did:web host = PUBLIC_HOST, or did:key); '' when cosigning is off. */
+    readonly witnessId: string
+    /** WITNESS_KEY_ID, default `<WITNESS_ID>#witness-key-1`. */
+    readonly keyId: string
+    /** WITNESS_SIGNING_PRIVATE_KEY_PEM: the dedicated Ed25519 key as its 32-byte seed; never logged. */
+    readonly privateKeySeed: Uint8Array | undefined
+    /** WITNESS_COSIGNATURES_KEPT_PER_LOG, default 100: cosignatures served per log (oldest pruned). */
+    readonly cosignaturesKeptPerLog: number
+  }
+  readonly quorum: {
+    /** WITNESS_QUORUM_ENABLED, default false: count registry-aggregated external cosignatures. */
+    readonly enabled: boolean
+    /** WITNESS_QUORUM_TRUSTED: witness DIDs whose cosignatures count (never our own WITNESS_ID). */
+    readonly trusted: readonly string[]
+    /** WITNESS_QUORUM_MIN_WITNESSES, default 1. */
+    readonly minWitnesses: number
+    /** WITNESS_QUORUM_MAX_CLOCK_SKEW_SECONDS, default 120: a cosignature dated further ahead is refused. */
+    readonly maxClockSkewSeconds: number
   }
 }
 
@@ -230,6 +279,8 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
   const auth = readAuth(read, isProduction)
   const secrets = readSecrets(read, isProduction)
   const outbound = readOutbound(read, isProduction)
+  const publicHost = read.string('PUBLIC_HOST')
+  const witness = readWitness(read, publicHost)
 
   const swaggerPathRaw = read.string('SWAGGER_PATH', 'docs') || 'docs'
   const swaggerPath = `/${swaggerPathRaw.replace(/^\/+|\/+$/g, '')}`
@@ -243,7 +294,7 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
     server: {
       port: read.integer('PORT', 3001, 0, 65535),
       host: read.string('HOST', '0.0.0.0') || '0.0.0.0',
-      publicHost: read.string('PUBLIC_HOST'),
+      publicHost,
       trustProxy: readTrustProxy(read),
       logLevel,
       maxBodyBytes: read.integer('HTTP_MAX_BODY_BYTES', MIB, 1024, 64 * MIB),
@@ -269,6 +320,7 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
     swagger: { enabled: read.boolean('SWAGGER_ENABLED', isDevelopment), path: swaggerPath },
     secrets,
     outbound,
+    witness,
     lifecycle: {
       shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 2_147_483_647),
       shutdownDrainDelayMs: read.integer('SHUTDOWN_DRAIN_DELAY_MS', 0, 0, 600_000),
@@ -401,6 +453,87 @@ function readOutbound(read: EnvReader, isProduction: boolean): ControlPlaneConfi
   return { allowCidrs, allowHttpForAllowlisted }
 }
 
+const WITNESS_DID = /^did:(web:[a-zA-Z0-9.%-]+(:[a-zA-Z0-9.%-]+)*|key:z[1-9A-HJ-NP-Za-km-z]+)$/
+
+function readWitness(read: EnvReader, publicHost: string): WitnessConfig {
+  const enabled = read.boolean('LOG_WITNESS_ENABLED', false)
+  const cosigningEnabled = read.boolean('WITNESS_COSIGNING_ENABLED', false)
+  const witnessId = read.string('WITNESS_ID')
+  const keyId = read.string('WITNESS_KEY_ID') || (witnessId === '' ? '' : `${witnessId}#witness-key-1`)
+  const pem = read.secret('WITNESS_SIGNING_PRIVATE_KEY_PEM').replace(/\\n/g, '\n')
+  let privateKeySeed: Uint8Array | undefined
+  if (witnessId !== '' && !WITNESS_DID.test(witnessId)) {
+    read.refuse(`WITNESS_ID must be a did:web or did:key DID, got "${witnessId}"`)
+  }
+  if (cosigningEnabled) {
+    if (!enabled) read.refuse('WITNESS_COSIGNING_ENABLED=true needs LOG_WITNESS_ENABLED=true: only polls are cosigned')
+    if (witnessId === '') read.refuse('WITNESS_COSIGNING_ENABLED=true needs WITNESS_ID (the witness DID)')
+    if (pem === '') read.refuse('WITNESS_COSIGNING_ENABLED=true needs WITNESS_SIGNING_PRIVATE_KEY_PEM (an Ed25519 key)')
+    else privateKeySeed = readEd25519Seed(read, pem)
+    if (keyId !== '' && witnessId !== '' && !keyId.startsWith(`${witnessId}#`)) {
+      read.refuse('WITNESS_KEY_ID must be a DID URL under WITNESS_ID (<WITNESS_ID>#<fragment>)')
+    }
+    if (pem !== '' && pem === read.secret('JWT_PRIVATE_KEY_PEM').replace(/\\n/g, '\n')) {
+      read.refuse('WITNESS_SIGNING_PRIVATE_KEY_PEM must be a dedicated key, not the JWT/JWKS signing key')
+    }
+    if (witnessId.startsWith('did:web:')) {
+      const host = decodeURIComponent(witnessId.slice('did:web:'.length).split(':')[0] ?? '')
+      if (publicHost === '') read.refuse('WITNESS_ID is a did:web DID: set PUBLIC_HOST to its host')
+      else if (host.toLowerCase() !== publicHost.toLowerCase()) {
+        read.refuse(`WITNESS_ID host "${host}" must equal PUBLIC_HOST "${publicHost}"`)
+      }
+    }
+  }
+  const quorumEnabled = read.boolean('WITNESS_QUORUM_ENABLED', false)
+  const trusted = dedupe(read, 'WITNESS_QUORUM_TRUSTED', read.list('WITNESS_QUORUM_TRUSTED'))
+  for (const did of trusted) {
+    if (!WITNESS_DID.test(did)) read.refuse(`WITNESS_QUORUM_TRUSTED entry "${did}" is not a did:web or did:key DID`)
+    if (did === witnessId) read.refuse('WITNESS_QUORUM_TRUSTED must not list our own WITNESS_ID')
+  }
+  if (quorumEnabled && !enabled) read.refuse('WITNESS_QUORUM_ENABLED=true needs LOG_WITNESS_ENABLED=true')
+  if (quorumEnabled && trusted.length === 0) read.refuse('WITNESS_QUORUM_ENABLED=true needs WITNESS_QUORUM_TRUSTED')
+  return {
+    enabled,
+    schedule: read.boolean('LOG_WITNESS_SCHEDULE', true),
+    intervalSeconds: read.integer('LOG_WITNESS_INTERVAL_SECONDS', 300, 1, 86_400),
+    excludeAuthorities: read.list('LOG_WITNESS_EXCLUDE_AUTHORITIES').map((a) => a.toLowerCase()),
+    concurrency: read.integer('LOG_WITNESS_CONCURRENCY', 32, 1, 1024),
+    pollTimeoutMs: read.integer('LOG_WITNESS_POLL_TIMEOUT_MS', 15_000, 1000, 120_000),
+    unreachableThreshold: read.integer('LOG_WITNESS_UNREACHABLE_THRESHOLD', 5, 1, 10_000),
+    maxClockSkewSeconds: read.integer('LOG_WITNESS_MAX_CLOCK_SKEW_SECONDS', 120, 0, 3600),
+    checkpointsKept: read.integer('LOG_WITNESS_CHECKPOINTS_KEPT', 1000, 1, 10_000_000),
+    cosigning: {
+      enabled: cosigningEnabled,
+      witnessId,
+      keyId,
+      privateKeySeed,
+      cosignaturesKeptPerLog: read.integer('WITNESS_COSIGNATURES_KEPT_PER_LOG', 100, 1, 1_000_000),
+    },
+    quorum: {
+      enabled: quorumEnabled,
+      trusted,
+      minWitnesses: read.integer('WITNESS_QUORUM_MIN_WITNESSES', 1, 1, 100),
+      maxClockSkewSeconds: read.integer('WITNESS_QUORUM_MAX_CLOCK_SKEW_SECONDS', 120, 0, 3600),
+    },
+  }
+}
+
+/** The 32-byte seed of an Ed25519 PKCS#8 PEM (RFC 8410), or undefined (with a refusal) for anything else. */
+function readEd25519Seed(read: EnvReader, pem: string): Uint8Array | undefined {
+  try {
+    const key = createPrivateKey({ key: pem, format: 'pem' })
+    if (key.asymmetricKeyType !== 'ed25519') {
+      read.refuse('WITNESS_SIGNING_PRIVATE_KEY_PEM must be an Ed25519 private key')
+      return undefined
+    }
+    const d = key.export({ format: 'jwk' }).d
+    return d === undefined ? undefined : new Uint8Array(Buffer.from(d, 'base64url'))
+  } catch {
+    read.refuse('WITNESS_SIGNING_PRIVATE_KEY_PEM is not a readable PEM private key')
+    return undefined
+  }
+}
+
 function readTrustProxy(read: EnvReader): false | number | string[] {
   const value = read.string('TRUST_PROXY').toLowerCase()
   if (value === '' || value === 'false' || value === 'off') return false
@@ -451,7 +584,8 @@ export function decodeKey(text: string): Uint8Array | undefined {
 }
 
 function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+  // Typed arrays (the witness key seed) cannot be frozen; nothing hands them out for writing.
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
     for (const member of Object.values(value)) deepFreeze(member)
     Object.freeze(value)
   }

@@ -62,6 +62,11 @@ export const ERROR_STATUS = {
   DEPENDENCY_UNAVAILABLE: 503,
   /** 503: the instance is shutting down. */
   SERVICE_DRAINING: 503,
+  /**
+   * 400: a malformed parameter of a witness endpoint (product spec "Witness endpoint schema failures use
+   * `schema_violation` with 400"; the protocol's spelling, RFC-ACDP-0015 §6.2).
+   */
+  schema_violation: 400,
   /** 500: unexpected failure; details only in the log. */
   INTERNAL_ERROR: 500,
 } as const

@@ -4,6 +4,7 @@
  */
 import { Type } from 'typebox'
 import { type DashboardWindow, getDashboardOverview } from '../services/dashboard.js'
+import { summarizeWitness } from '../services/witness-state.js'
 import type { RoutePlugin } from './route-context.js'
 import { RunShape } from './wire-schemas.js'
 
@@ -37,7 +38,8 @@ const OverviewShape = Type.Object({
   }),
 })
 
-export const dashboardRoutes: RoutePlugin = async (app, { deps }) => {
+export const dashboardRoutes: RoutePlugin = async (app, { deps, witness }) => {
+  const overviewDeps = { ...deps, witnessSummary: (tenantId: string) => summarizeWitness(witness.store, tenantId) }
   app.get(
     '/dashboard/overview',
     {
@@ -49,7 +51,7 @@ export const dashboardRoutes: RoutePlugin = async (app, { deps }) => {
     },
     async (request) => {
       const { window } = request.query as { window?: DashboardWindow }
-      return getDashboardOverview(deps, request.tenantId, window ?? '24h')
+      return getDashboardOverview(overviewDeps, request.tenantId, window ?? '24h')
     },
   )
 }

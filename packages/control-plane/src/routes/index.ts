@@ -14,6 +14,8 @@ import { markRoutesPublic, type RoutePlugin } from './route-context.js'
 import { runRoutes } from './runs.js'
 import { registerStreamRoutes } from './streams.js'
 import { registerWebhookRoutes } from './webhooks.js'
+import { witnessPublicRoutes } from './witness-public.js'
+import { logWitnessRoutes } from './log-witness.js'
 
 /** GET /metrics: public by spec ("Observability"). */
 const metricsRoutes: RoutePlugin = async (app, { deps }) => {
@@ -48,5 +50,7 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   streamRoutes,
   domainPackRoutes,
   webhookRoutes,
+  logWitnessRoutes,
+  witnessPublicRoutes,
   // Further feature plugins are appended below this line, one entry each.
 ]

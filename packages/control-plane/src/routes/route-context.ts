@@ -9,6 +9,7 @@ import type { EnrollmentDirectory } from '../services/enrollment-directory.js'
 import type { Readiness } from '../services/readiness.js'
 import type { SseHub } from '../services/sse.js'
 import type { WebhookFeature } from '../services/webhook-delivery-setup.js'
+import type { WitnessFeature } from '../services/witness-setup.js'
 
 export interface RouteContext {
   config: ControlPlaneConfig
@@ -20,6 +21,8 @@ export interface RouteContext {
   enrollments: EnrollmentDirectory
   /** The outbound webhook feature (subscription routes). */
   webhooks: WebhookFeature
+  /** The transparency-log witness (state, alerts, cosignatures). */
+  witness: WitnessFeature
 }
 
 /** A route plugin: registers routes (and only routes or route-scoped hooks) on the instance it is given. */

@@ -49,25 +49,22 @@ export interface DashboardOverview {
 }
 
 /**
- * The witness tile until the log-witness feature exists: no log is witnessed, so every count is zero (a true
- * statement of the current state, not a placeholder value).
+ * Computes the overview of `tenantId` over `window`, ending now. `witnessSummary` gives the logWitness tile
+ * (the witness store's current state).
  */
-const NO_WITNESSED_LOGS: LogWitnessSummary = {
-  witnessedLogs: 0,
-  activeAlerts: 0,
-  unacknowledgedAlerts: 0,
-  headsMeetingQuorum: 0,
-}
-
-/** Computes the overview of `tenantId` over `window`, ending now. */
 export async function getDashboardOverview(
-  deps: Pick<ControlPlaneDeps, 'store' | 'clock'>,
+  deps: Pick<ControlPlaneDeps, 'store' | 'clock'> & {
+    witnessSummary: (tenantId: string) => Promise<LogWitnessSummary>
+  },
   tenantId: string,
   window: DashboardWindow,
 ): Promise<DashboardOverview> {
   const since = deps.clock().getTime() - DASHBOARD_WINDOWS[window]
   const bucketSince = Math.floor(since / ROLLUP_BUCKET_MS) * ROLLUP_BUCKET_MS
-  const aggregates = await deps.store.loadDashboard({ tenantId, since, bucketSince })
+  const [aggregates, logWitness] = await Promise.all([
+    deps.store.loadDashboard({ tenantId, since, bucketSince }),
+    deps.witnessSummary(tenantId),
+  ])
   const totalContexts = aggregates.byRegistry.reduce((sum, r) => sum + r.publishCount, 0)
   return {
     window,
@@ -90,6 +87,6 @@ export async function getDashboardOverview(
         receipt_count: r.receiptCount,
       })),
     didMethods: aggregates.didMethods.map((m) => ({ method: m.method, publish_count: m.publishCount })),
-    logWitness: NO_WITNESSED_LOGS,
+    logWitness,
   }
 }
