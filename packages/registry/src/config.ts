@@ -418,15 +418,14 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
     profiles.includes('acdp-registry-federated') && !c.registry.cross_registry_resolution,
     'registry.profiles: "acdp-registry-federated" requires registry.cross_registry_resolution = true',
   )
-  for (const p of [
-    'acdp-registry-receipts',
-    'acdp-registry-head-receipts',
-    'acdp-registry-transparency-log',
-    'acdp-registry-lifecycle',
-  ]) {
+  for (const p of ['acdp-registry-receipts', 'acdp-registry-head-receipts', 'acdp-registry-transparency-log']) {
     refuse(profiles.includes(p), `registry.profiles: "${p}" is not available in this build; remove it`)
   }
-  refuse(c.lifecycle.enabled, 'lifecycle.enabled = true is not available in this build; set it to false')
+  // The lifecycle profile is advertised exactly when lifecycle.enabled (capabilities.ts adds it).
+  refuse(
+    profiles.includes('acdp-registry-lifecycle') && !c.lifecycle.enabled,
+    'registry.profiles: "acdp-registry-lifecycle" requires lifecycle.enabled = true',
+  )
   refuse(c.log.enabled, 'log.enabled = true is not available in this build; set it to false')
   refuse(c.receipt.head_receipts, 'receipt.head_receipts = true is not available in this build; set it to false')
   refuse(c.witnesses.length > 0, '[[witnesses]] requires the transparency log, which is not available in this build')

@@ -105,7 +105,7 @@ export function registerContextRoutes(app: FastifyInstance, options: ContextRout
       }
       const envelope =
         found.origin === 'local'
-          ? renderContextEnvelope(bodyText, found.status)
+          ? renderContextEnvelope(found.context, found.status)
           : `{"body":${bodyText},"registry_state":${found.registryStateJson}}`
       return reply.send(envelope)
     },

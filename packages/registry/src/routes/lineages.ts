@@ -37,7 +37,7 @@ export function registerLineageRoutes(
       return reply
         .header('content-type', ACDP_MEDIA_TYPE)
         .header('cache-control', allPublic ? 'public, max-age=60' : 'private, no-store')
-        .send(`[${versions.map((v) => renderContextEnvelope(v.context.bodyText, v.status)).join(',')}]`)
+        .send(`[${versions.map((v) => renderContextEnvelope(v.context, v.status)).join(',')}]`)
     },
   )
 
@@ -45,7 +45,8 @@ export function registerLineageRoutes(
     '/lineages/:lineage_id/current',
     {
       schema: {
-        summary: 'The newest non-superseded version the reader may retrieve (expired heads included)',
+        summary:
+          'The newest version neither superseded nor retracted that the reader may retrieve (expired heads included)',
         params: LineageParams,
         response: { '4xx': RegistryErrorEnvelope, '5xx': RegistryErrorEnvelope },
       },
@@ -62,7 +63,7 @@ export function registerLineageRoutes(
             ? 'public, max-age=60'
             : cacheControlFor(head.context.visibility, 'envelope'),
         )
-        .send(renderContextEnvelope(head.context.bodyText, head.status))
+        .send(renderContextEnvelope(head.context, head.status))
     },
   )
 }

@@ -85,10 +85,11 @@ export async function readLineage(
 }
 
 /**
- * `GET /lineages/{lineage_id}/current` (RFC-ACDP-0004 §5.2, §5.4): the newest version that is not superseded and
- * that the reader may retrieve; an expired head is served as `expired`. Never falls back to a superseded version.
+ * `GET /lineages/{lineage_id}/current` (RFC-ACDP-0004 §5.2, §5.4; RFC-ACDP-0013 §8.3): the newest version that is
+ * neither superseded nor retracted and that the reader may retrieve; an expired head is served as `expired`. Never
+ * falls back to a superseded version.
  *
- * @throws RegistryError not_found (unknown lineage, all versions superseded, or head invisible to the reader)
+ * @throws RegistryError not_found (unknown lineage, every version superseded or retracted, or head invisible)
  */
 export async function readLineageHead(
   deps: RegistryDeps,
@@ -100,7 +101,7 @@ export async function readLineageHead(
   const versions = await deps.store.listLineage(lineageId)
   for (let i = versions.length - 1; i >= 0; i--) {
     const context = versions[i] as StoredContext
-    if (context.supersededBy !== null) continue
+    if (context.supersededBy !== null || context.retracted) continue
     if (!canRetrieve(context, reader.did)) continue
     emitRetrieved(deps, context.ctxId, reader)
     return { context, status: deriveStatus(context, nowMs) }
@@ -108,13 +109,20 @@ export async function readLineageHead(
   throw notFound()
 }
 
-/** The full-retrieval envelope text `{"body":…,"registry_state":{"status":…}}` around the stored body text. */
-export function renderContextEnvelope(bodyText: string, status: string): string {
-  return `{"body":${bodyText},"registry_state":{"status":"${status}"}}`
+/**
+ * The full-retrieval envelope text `{"body":…,"registry_state":{"status":…,"lifecycle_events":[…]}}` around the
+ * stored body text. `lifecycle_events` is omitted, never `[]`, for a context without events (RFC-ACDP-0013 §4.1).
+ */
+export function renderContextEnvelope(
+  context: Pick<StoredContext, 'bodyText' | 'lifecycleEventsJson'>,
+  status: string,
+): string {
+  const events = context.lifecycleEventsJson === null ? '' : `,"lifecycle_events":${context.lifecycleEventsJson}`
+  return `{"body":${context.bodyText},"registry_state":{"status":"${status}"${events}}}`
 }
 
-/** Cached read with the status input refreshed when another process may have changed it. */
-async function loadContext(
+/** Cached read with the status inputs refreshed when another process may have changed them. */
+export async function loadContext(
   deps: RegistryDeps,
   cache: ContextCache,
   ctxId: string,
@@ -123,13 +131,13 @@ async function loadContext(
   const hit = cache.get(ctxId, nowMs)
   if (hit && !hit.stale) return hit.context
   if (hit) {
-    const current = await deps.store.findSupersededBy(ctxId)
+    const current = await deps.store.findStatusInputs(ctxId)
     if (!current) {
       cache.delete(ctxId)
       return undefined
     }
-    cache.refreshStatus(ctxId, current.supersededBy, nowMs)
-    return { ...hit.context, supersededBy: current.supersededBy }
+    cache.refreshStatus(ctxId, current, nowMs)
+    return { ...hit.context, ...current }
   }
   const context = await deps.store.findContext(ctxId)
   if (context) cache.set(context, nowMs)

@@ -5,7 +5,7 @@
  * The row builders emit members in a fixed order with no `undefined` member, so `Object.values(row)` is exactly
  * the parameter list of an INSERT compiled from a row of the same shape (publish-statements.ts relies on it).
  */
-import type { Selectable } from 'kysely'
+import type { Insertable, Selectable } from 'kysely'
 import type { ContextTable, IdempotencyRecordTable } from './schema.js'
 import type { IdempotencyRecord, NewContext, StoredContext } from './store.js'
 
@@ -25,6 +25,8 @@ export const CONTEXT_COLUMNS = [
   'created_at_ms',
   'expires_at_ms',
   'body_text',
+  'lifecycle_events_json',
+  'retracted',
 ] as const
 
 export type ContextRow = Pick<Selectable<ContextTable>, (typeof CONTEXT_COLUMNS)[number]>
@@ -45,11 +47,13 @@ export function toStoredContext(row: ContextRow): StoredContext {
     createdAtMs: Number(row.created_at_ms),
     expiresAtMs: row.expires_at_ms === null ? null : Number(row.expires_at_ms),
     bodyText: row.body_text,
+    retracted: Number(row.retracted) === 1,
+    lifecycleEventsJson: row.lifecycle_events_json,
   }
 }
 
-/** The `context` row of a new context, search columns derived. */
-export function toContextRow(c: NewContext): ContextTable {
+/** The `context` row of a new context, search columns derived; lifecycle columns take their defaults. */
+export function toContextRow(c: NewContext): Insertable<ContextTable> {
   return {
     ctx_id: c.ctxId,
     lineage_id: c.lineageId,

@@ -1,8 +1,9 @@
 /** The registry's migrations, in application order. Never rename or edit an applied one; add a new file. */
 import type { Migration } from '@acdp/storage'
 import { migration0001RegistryCore } from './0001-registry-core.js'
+import { migration0003RegistryLifecycle } from './0003-registry-lifecycle.js'
 
-export const REGISTRY_MIGRATIONS: readonly Migration[] = [migration0001RegistryCore]
+export const REGISTRY_MIGRATIONS: readonly Migration[] = [migration0001RegistryCore, migration0003RegistryLifecycle]
 
 /** Name of the registry's migration bookkeeping table. */
 export const REGISTRY_MIGRATION_TABLE = 'registry_migration'
