@@ -15,6 +15,7 @@ import { createRequestIdGenerator } from './http/request-id.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { registerAdminLogRoute } from './routes/admin-log.js'
 import { registerContextRoutes } from './routes/contexts.js'
+import { registerLifecycleRoutes } from './routes/lifecycle.js'
 import { registerLineageRoutes } from './routes/lineages.js'
 import { registerLogRoutes } from './routes/log.js'
 import { registerMetricsRoute } from './routes/metrics.js'
@@ -22,6 +23,7 @@ import { createReaderResolver } from './routes/read-access.js'
 import { registerSearchRoute } from './routes/search.js'
 import { registerWellKnownRoutes } from './routes/well-known.js'
 import { formatLogId } from '@acdp/protocol'
+import { AgentRateLimiter } from './services/agent-rate-limiter.js'
 import { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
 import { ContextCache } from './services/context-cache.js'
 import { buildRegistryDidDocument, loadReceiptKeyring } from './services/receipt-keyring.js'
@@ -166,6 +168,18 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
   if (transparencyLog && config.auth.admin_tokens.length > 0) {
     registerAdminLogRoute(app, { log: transparencyLog, adminTokens: config.auth.admin_tokens })
   }
+  registerLifecycleRoutes(app, {
+    lifecycle: {
+      deps,
+      cache,
+      // The per-agent write budget of `limits.publish_rate_per_minute` (product spec behaviour 6).
+      limiter: new AgentRateLimiter({ perMinute: config.limits.publish_rate_per_minute }),
+      settings: { authority, registryDid: registryDidOf(authority) },
+    },
+    enabled: config.lifecycle.enabled,
+    adminTokens: config.auth.admin_tokens,
+    registrySigningKey: deps.registrySigningKey,
+  })
 
   if (discovery && deps.searchStore) {
     registerSearchRoute(app, {
@@ -275,6 +289,18 @@ function subscribeFeatures(config: RegistryConfig, deps: RegistryDeps): void {
         registry_authority: authority,
         ctx_id: toEventCtxId(e.ctx_id),
         requester_did: e.requester_did,
+        at: e.at,
+      })
+    })
+    deps.events.on('context_lifecycle', (e) => {
+      webhooks.emit({
+        type: e.event_type === 'retracted' ? 'context_retracted' : 'context_republished',
+        registry_authority: authority,
+        ctx_id: toEventCtxId(e.ctx_id),
+        lineage_id: e.lineage_id,
+        actor: e.actor,
+        lifecycle_event_id: e.lifecycle_event_id,
+        ...(e.reason === undefined ? {} : { reason: e.reason }),
         at: e.at,
       })
     })

@@ -54,7 +54,18 @@ export async function runRegistryCli(argv: string[], proc: CliProcess): Promise<
     throw error
   }
 
-  const registry = await startRegistry(config)
+  let registry: RunningRegistry
+  try {
+    registry = await startRegistry(config)
+  } catch (error) {
+    // Refusals that need the store (the lifecycle-state rule) come back as ConfigError too: same exit, same line.
+    if (error instanceof ConfigError) {
+      proc.stderr(`acdp-registry: refusing to start: ${error.message}\n`)
+      proc.exit(2)
+      return undefined
+    }
+    throw error
+  }
   if (config.webhook.enabled && registry.deps.outbound) {
     // Product spec "Events" 5: the webhook URL must pass the outbound SSRF policy at startup.
     try {

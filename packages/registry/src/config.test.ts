@@ -241,7 +241,11 @@ describe('startup refusals', () => {
       },
       /used twice/,
     ],
-    ['lifecycle not built', { ...base, lifecycle: { enabled: true } }, /lifecycle\.enabled/],
+    [
+      'lifecycle profile listed while lifecycle is off',
+      { registry: { authority: 'a.example', profiles: ['acdp-registry-core', 'acdp-registry-lifecycle'] } },
+      /requires lifecycle\.enabled = true/,
+    ],
     [
       'CORS not built',
       { registry: { authority: 'a.example', cors: { allowed_origins: ['https://x.example'] } } },

@@ -430,11 +430,11 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
   )
   // Trust layer: each feature is switched on by its setting and advertised exactly when on (the profile is
   // added below); listing a profile without its feature is refused rather than advertised falsely.
+  // The lifecycle profile is advertised exactly when lifecycle.enabled (capabilities.ts adds it).
   refuse(
-    profiles.includes('acdp-registry-lifecycle'),
-    'registry.profiles: "acdp-registry-lifecycle" is not available in this build; remove it',
+    profiles.includes('acdp-registry-lifecycle') && !c.lifecycle.enabled,
+    'registry.profiles: "acdp-registry-lifecycle" requires lifecycle.enabled = true',
   )
-  refuse(c.lifecycle.enabled, 'lifecycle.enabled = true is not available in this build; set it to false')
   refuse(
     c.receipt.signing_key_seed_b64 !== '' && c.receipt.signing_key_path !== '',
     'receipt: set only one of signing_key_seed_b64 and signing_key_path',

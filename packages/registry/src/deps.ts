@@ -11,6 +11,7 @@ import {
   MAX_DID_DOCUMENT_BYTES,
   type OutboundClient,
   type ResolvedKey,
+  type SigningKey,
 } from '@acdp/protocol'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { RegistryConfig } from './config.js'
@@ -73,6 +74,11 @@ export interface RegistryDeps {
   webhooks?: WebhookDispatcher
   /** Prometheus metrics; `GET /metrics` is mounted when `metrics.enabled`. */
   metrics?: RegistryMetrics
+  /**
+   * The registry's own signing key (the receipt key where receipts run): signs registry-initiated lifecycle events
+   * (RFC-ACDP-0013 §5). Without it those events are recorded unsigned.
+   */
+  registrySigningKey?: SigningKey
 }
 
 /** The accepted DID methods of the config, in the resolver's vocabulary. */

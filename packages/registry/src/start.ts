@@ -4,10 +4,11 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
-import type { RegistryConfig } from './config.js'
+import { ConfigError, type RegistryConfig } from './config.js'
 import { createDefaultDeps, type RegistryDeps } from './deps.js'
 import { openRegistryStore } from './store/open-store.js'
 import { createContextSearchStore } from './store/search.js'
+import type { RegistryStore } from './store/store.js'
 
 export interface RunningRegistry {
   app: FastifyInstance
@@ -24,6 +25,7 @@ export async function startRegistry(
   const opened = await openRegistryStore(config.storage)
   let deps: RegistryDeps | undefined
   try {
+    await refuseOrphanedLifecycleState(config, opened.store)
     // The webhook dispatcher is built before the app (and its logger) exists; its log forwards once it does.
     const webhookLog = new ForwardingLog()
     deps = createDefaultDeps(
@@ -55,6 +57,26 @@ export async function startRegistry(
     if (overrides.outbound === undefined) await deps?.outbound?.close()
     await opened.close()
     throw error
+  }
+}
+
+/**
+ * Product spec "States and transitions", startup rule: with `lifecycle.enabled = false` a store holding lifecycle
+ * state (any event, hence any retracted context) is refused before binding — serving it would either hide
+ * retractions or emit `retracted` without the profile.
+ *
+ * @throws ConfigError naming the setting.
+ */
+export async function refuseOrphanedLifecycleState(
+  config: RegistryConfig,
+  store: Pick<RegistryStore, 'hasLifecycleState'>,
+): Promise<void> {
+  if (config.lifecycle.enabled) return
+  if (await store.hasLifecycleState()) {
+    throw new ConfigError(
+      'lifecycle.enabled = false but the store holds lifecycle state (retracted or republished contexts); ' +
+        'set lifecycle.enabled = true to serve it',
+    )
   }
 }
 

@@ -107,13 +107,15 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
       bodyText: ctx.bodyText,
       registryReceipt: null,
       leafIndex: null,
+      retracted: false,
+      lifecycleEventsJson: null,
     })
   })
 
   it('answers undefined for an absent context', async () => {
     const store = await openStore()
     expect(await store.findContext(newCtxId())).toBeUndefined()
-    expect(await store.findSupersededBy(newCtxId())).toBeUndefined()
+    expect(await store.findStatusInputs(newCtxId())).toBeUndefined()
   })
 
   it('writes the search side tables and search_text', async () => {
@@ -156,7 +158,11 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
     const v2 = newContext({ version: 2, supersedes: v1.ctxId, lineageId: v1.lineageId })
     await store.insertContext(v1)
     expect(await store.insertContext(v2)).toEqual({ ok: true, leafIndex: null })
-    expect(await store.findSupersededBy(v1.ctxId)).toEqual({ supersededBy: v2.ctxId })
+    expect(await store.findStatusInputs(v1.ctxId)).toEqual({
+      supersededBy: v2.ctxId,
+      retracted: false,
+      lifecycleEventsJson: null,
+    })
     expect((await store.listLineage(v1.lineageId)).map((c) => [c.version, c.ctxId])).toEqual([
       [1, v1.ctxId],
       [2, v2.ctxId],
@@ -242,5 +248,53 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
     expect(await store.sweepIdempotencyRecords(250)).toBe(0)
     expect(await store.sweepIdempotencyRecords(300)).toBe(1)
     expect(await store.countIdempotencyRecords(0)).toBe(0)
+  })
+  it('appends lifecycle events with a compare-and-swap on the event count, one winner among concurrent appends', async () => {
+    const store = await openStore()
+    const ctx = newContext()
+    await store.insertContext(ctx)
+    expect(await store.hasLifecycleState()).toBe(false)
+    expect(await store.findRetractionState(ctx.ctxId)).toEqual({ retracted: false })
+    const retracted = '[{"event_type":"retracted"}]'
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        store.appendLifecycleEvent({ ctxId: ctx.ctxId, expectedCount: 0, eventsJson: retracted, retracted: true }),
+      ),
+    )
+    expect(results.filter(Boolean)).toHaveLength(1)
+    expect(await store.hasLifecycleState()).toBe(true)
+    expect(await store.findRetractionState(ctx.ctxId)).toEqual({ retracted: true })
+    expect(await store.findStatusInputs(ctx.ctxId)).toEqual({
+      supersededBy: null,
+      retracted: true,
+      lifecycleEventsJson: retracted,
+    })
+    // A stale expected count writes nothing; the current one appends.
+    const both = '[{"event_type":"retracted"},{"event_type":"republished"}]'
+    expect(
+      await store.appendLifecycleEvent({ ctxId: ctx.ctxId, expectedCount: 0, eventsJson: both, retracted: false }),
+    ).toBe(false)
+    expect(
+      await store.appendLifecycleEvent({ ctxId: ctx.ctxId, expectedCount: 1, eventsJson: both, retracted: false }),
+    ).toBe(true)
+    expect(await store.findContext(ctx.ctxId)).toMatchObject({ retracted: false, lifecycleEventsJson: both })
+    expect(
+      await store.appendLifecycleEvent({ ctxId: newCtxId(), expectedCount: 0, eventsJson: both, retracted: true }),
+    ).toBe(false)
+    expect(await store.findRetractionState(newCtxId())).toBeUndefined()
+  })
+
+  it('lists key-revocation contexts by signer only', async () => {
+    const store = await openStore()
+    const alice = 'did:web:agents.example.com:alice'
+    const revocation = newContext({ contextType: 'key-revocation' })
+    await store.insertContext(revocation)
+    await store.insertContext(newContext())
+    await store.insertContext(newContext({ contextType: 'key-revocation', agentId: 'did:web:agents.example.com:bob' }))
+    expect(await store.listKeyRevocations([alice])).toEqual([
+      { ctxId: revocation.ctxId, agentId: alice, bodyText: revocation.bodyText },
+    ])
+    expect(await store.listKeyRevocations([alice, 'did:web:agents.example.com:bob'])).toHaveLength(2)
+    expect(await store.listKeyRevocations([])).toEqual([])
   })
 })

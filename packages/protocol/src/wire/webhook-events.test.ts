@@ -82,7 +82,26 @@ describe('registry webhook event envelopes', () => {
       context_published: 'context.published',
       context_retrieved: 'context.retrieved',
       search_executed: 'search.executed',
+      context_retracted: 'context.retracted',
+      context_republished: 'context.republished',
     })
+  })
+
+  it('accept a lifecycle event without reason and refuse an unknown member (closed)', () => {
+    const retracted = {
+      event_id: 'e-1',
+      schema_version: '1.0',
+      registry_authority: 'registry.example.com',
+      type: 'context_retracted',
+      ctx_id: 'acdp://registry.example.com/12345678-1234-4321-8123-123456781234',
+      lineage_id: `lin:sha256:${'a'.repeat(64)}`,
+      actor: 'did:web:agents.example.com:p',
+      lifecycle_event_id: '018f6d0a-7b2e-4c4d-9e1f-3a5b7c9d1e2f',
+      at: '2026-07-04T09:15:42.000Z',
+    }
+    expect(Value.Check(RegistryWebhookEvent, retracted)).toBe(true)
+    expect(Value.Check(RegistryWebhookEvent, { ...retracted, type: 'context_republished', reason: 'ok' })).toBe(true)
+    expect(Value.Check(RegistryWebhookEvent, { ...retracted, extra: 1 })).toBe(false)
   })
 })
 

@@ -1,8 +1,9 @@
 /**
  * The registry's webhook event envelopes (product spec registry.md "Events"; registry digest B7): flat JSON
  * objects, the variant fields plus `event_id` (stable across delivery retries), `schema_version` "1.0" and
- * `type` (snake_case in the body; dotted in the `X-ACDP-Event` header). Exactly three types are delivered:
- * context_published, context_retrieved and search_executed.
+ * `type` (snake_case in the body; dotted in the `X-ACDP-Event` header). Three types are always delivered:
+ * context_published, context_retrieved and search_executed; a registry running the lifecycle profile
+ * (RFC-ACDP-0013) also delivers context_retracted and context_republished.
  *
  * The schemas are closed: a registry checks its own output against them exactly. A receiver (the control
  * plane) must stay lenient instead and accept unknown members from newer senders, so it validates only the
@@ -19,6 +20,8 @@ export const WEBHOOK_EVENT_HEADER_NAMES = {
   context_published: 'context.published',
   context_retrieved: 'context.retrieved',
   search_executed: 'search.executed',
+  context_retracted: 'context.retracted',
+  context_republished: 'context.republished',
 } as const
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENT_HEADER_NAMES
@@ -92,10 +95,38 @@ export const SearchExecutedWebhookEvent = Type.Object(
 )
 export type SearchExecutedWebhookEvent = Static<typeof SearchExecutedWebhookEvent>
 
+const lifecycleFields = {
+  ...envelope,
+  ctx_id: CtxId,
+  lineage_id: LineageId,
+  /** The producer DID, or the registry's own DID for a registry-initiated event. */
+  actor: Did,
+  /** The RFC-ACDP-0013 `event_id` of the appended event. */
+  lifecycle_event_id: Type.String({ minLength: 1, maxLength: 128 }),
+  reason: Type.Optional(Type.String({ maxLength: 1024 })),
+  at: Timestamp,
+}
+
+/** Emitted when a retraction is appended (lifecycle profile only). */
+export const ContextRetractedWebhookEvent = Type.Object(
+  { ...lifecycleFields, type: Type.Literal('context_retracted') },
+  { additionalProperties: false },
+)
+export type ContextRetractedWebhookEvent = Static<typeof ContextRetractedWebhookEvent>
+
+/** Emitted when a republication is appended (lifecycle profile only). */
+export const ContextRepublishedWebhookEvent = Type.Object(
+  { ...lifecycleFields, type: Type.Literal('context_republished') },
+  { additionalProperties: false },
+)
+export type ContextRepublishedWebhookEvent = Static<typeof ContextRepublishedWebhookEvent>
+
 /** Any registry webhook event. */
 export const RegistryWebhookEvent = Type.Union([
   ContextPublishedWebhookEvent,
   ContextRetrievedWebhookEvent,
   SearchExecutedWebhookEvent,
+  ContextRetractedWebhookEvent,
+  ContextRepublishedWebhookEvent,
 ])
 export type RegistryWebhookEvent = Static<typeof RegistryWebhookEvent>

@@ -50,7 +50,8 @@ export function registerLineageRoutes(app: FastifyInstance, options: LineageRout
     '/lineages/:lineage_id/current',
     {
       schema: {
-        summary: 'The newest non-superseded version the reader may retrieve (expired heads included)',
+        summary:
+          'The newest version neither superseded nor retracted that the reader may retrieve (expired heads included)',
         params: LineageParams,
         response: { '4xx': RegistryErrorEnvelope, '5xx': RegistryErrorEnvelope },
       },

@@ -16,6 +16,14 @@ export function registryDidOf(authority: string): string {
   return `did:web:${authority}`
 }
 
+/** `registry.profiles`, plus the lifecycle profile exactly when `lifecycle.enabled` (RFC-ACDP-0013 §10). */
+export function advertisedProfiles(config: RegistryConfig): string[] {
+  const profiles = [...config.registry.profiles]
+  if (config.lifecycle.enabled && !profiles.includes('acdp-registry-lifecycle'))
+    profiles.push('acdp-registry-lifecycle')
+  return profiles
+}
+
 /**
  * Builds the document. `anonymous_public_reads` is the effective policy: with authentication off every reader is
  * anonymous, so it equals `auth.anonymous_public_reads`; `read_authentication_methods` is advertised only when
@@ -30,7 +38,7 @@ export function buildCapabilitiesDocument(
     registry_did: registryDidOf(config.registry.authority),
     supported_signature_algorithms: [...SUPPORTED_SIGNATURE_ALGORITHMS],
     supported_did_methods: [...config.auth.did_methods],
-    profiles: [...config.registry.profiles],
+    profiles: advertisedProfiles(config),
     supports_idempotency_key: true,
     anonymous_public_reads: config.auth.anonymous_public_reads,
     limits: {

@@ -20,6 +20,8 @@ function ctx(id: string, bodyChars = 10, supersededBy: string | null = null): St
     bodyText: 'x'.repeat(bodyChars),
     registryReceipt: null,
     leafIndex: null,
+    retracted: false,
+    lifecycleEventsJson: null,
   }
 }
 
@@ -44,14 +46,19 @@ describe('ContextCache', () => {
     expect(cache.get('a', 0)).toBeUndefined()
   })
 
-  it('marks a head stale after statusMaxAgeMs, but never a superseded context', () => {
+  it('marks every entry stale after statusMaxAgeMs (a superseded context can still be retracted elsewhere)', () => {
     const cache = new ContextCache({ maxEntries: 10, maxBodyChars: 1000, statusMaxAgeMs: 1000 })
     cache.set(ctx('head'), 0)
     cache.set(ctx('old', 10, 'head'), 0)
     expect(cache.get('head', 1000)?.stale).toBe(false)
     expect(cache.get('head', 1001)?.stale).toBe(true)
-    expect(cache.get('old', 10_000)?.stale).toBe(false)
-    cache.refreshStatus('head', 'newer', 1001)
-    expect(cache.get('head', 5000)).toMatchObject({ stale: false, context: { supersededBy: 'newer' } })
+    expect(cache.get('old', 10_000)?.stale).toBe(true)
+    cache.refreshStatus('head', { supersededBy: 'newer' }, 1001)
+    expect(cache.get('head', 1500)).toMatchObject({
+      stale: false,
+      context: { supersededBy: 'newer', retracted: false },
+    })
+    cache.refreshStatus('head', { retracted: true, lifecycleEventsJson: '[]' }, 1600)
+    expect(cache.get('head', 1700)).toMatchObject({ context: { supersededBy: 'newer', retracted: true } })
   })
 })

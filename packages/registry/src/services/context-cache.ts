@@ -1,14 +1,14 @@
 /**
  * An LRU of hot contexts keyed by ctx_id, bounded by entry count and by total body characters. Bodies and
- * visibility are immutable, so they never go stale. The one mutable input, `superseded_by`, is updated here by
- * this process's own publishes; when other processes share the database (PostgreSQL) an entry's status input
- * is trusted for at most `statusMaxAgeMs` and then re-read by the caller.
+ * visibility are immutable, so they never go stale. The mutable status inputs (`superseded_by`, the retraction
+ * flag and lifecycle events) are updated here by this process's own writes; when other processes share the
+ * database (PostgreSQL) an entry's status inputs are trusted for at most `statusMaxAgeMs` and then re-read.
  */
-import type { StoredContext } from '../store/store.js'
+import type { StatusInputs, StoredContext } from '../store/store.js'
 
 interface CacheEntry {
   context: StoredContext
-  /** When `context.supersededBy` was last read from the database (or written by this process). */
+  /** When the status inputs were last read from the database (or written by this process). */
   statusCheckedAtMs: number
 }
 
@@ -38,8 +38,8 @@ export class ContextCache {
     if (!entry) return undefined
     this.#entries.delete(ctxId)
     this.#entries.set(ctxId, entry)
-    // A superseded context never becomes a head again: its status input is final.
-    const stale = entry.context.supersededBy === null && nowMs - entry.statusCheckedAtMs > this.#options.statusMaxAgeMs
+    // Even a superseded context can still be retracted or republished elsewhere, so every entry ages.
+    const stale = nowMs - entry.statusCheckedAtMs > this.#options.statusMaxAgeMs
     return { context: entry.context, stale }
   }
 
@@ -55,11 +55,11 @@ export class ContextCache {
     }
   }
 
-  /** Records a freshly read (or freshly written) `superseded_by`. */
-  refreshStatus(ctxId: string, supersededBy: string | null, nowMs: number): void {
+  /** Records freshly read (or freshly written) status inputs; members not given keep their cached value. */
+  refreshStatus(ctxId: string, inputs: Partial<StatusInputs>, nowMs: number): void {
     const entry = this.#entries.get(ctxId)
     if (!entry) return
-    entry.context = { ...entry.context, supersededBy }
+    entry.context = { ...entry.context, ...inputs }
     entry.statusCheckedAtMs = nowMs
   }
 

@@ -5,7 +5,8 @@
  *
  * Order: schema (route) → signer identity (key_id/agent_id binding, DID method) → runtime body rules →
  * embedded data → content_hash → idempotency lookup → algorithm, key resolution, signature → key-revocation
- * self-signature → supersession checks → ids, lineage, body text → one transaction.
+ * self-signature → signing key not revoked (RFC-ACDP-0014 §7) → supersession checks → ids, lineage, body text →
+ * one transaction.
  *
  * Idempotency binding (RFC-ACDP-0003 §6.2: the key belongs to the *verified* agent). The lookup runs before any
  * DID or signature work. A retry carrying the same content_hash AND the byte-identical signature of the
@@ -32,6 +33,7 @@ import type { IdempotencyRecord, NewContext, NewLogLeaf, StoredContext } from '.
 import type { ContextCache } from './context-cache.js'
 import { authorityOf, contextLocation, mintCtxId } from './context-id.js'
 import { verifyProducerSignature } from './producer-signature.js'
+import { assertKeyNotRevoked } from './revoked-keys.js'
 import { checkBodyRules, checkEmbeddedData, checkSignerIdentity } from './publish-checks.js'
 import { formatTimestamp, parseTimestampMs } from './timestamps.js'
 import { canRetrieve } from './visibility.js'
@@ -109,11 +111,18 @@ export async function publishContext(
       throw new RegistryError('key_not_authorized', 'A key-revocation must not be signed by the revoked key.')
     }
   }
+  // The publish instant is the created_at assigned below: a key revoked at or before it signs nothing new.
+  const now = deps.clock()
+  const nowMs = now.getTime()
+  await assertKeyNotRevoked(deps.store, {
+    agentId: request.agent_id,
+    key: signingKey,
+    atMs: nowMs,
+    registryDid: settings.registryDid,
+  })
 
   const predecessor = request.supersedes === null ? undefined : await checkSupersession(deps, settings, cache, request)
 
-  const now = deps.clock()
-  const nowMs = now.getTime()
   const createdAt = formatTimestamp(now)
   const ctxId = mintCtxId(settings.authority, deps.random)
   const lineageId = predecessor ? predecessor.lineageId : deriveLineageId(ctxId)
@@ -199,7 +208,7 @@ export async function publishContext(
     return answerExistingRecord(winner, contentHash, idempotencyKey as string)
   }
 
-  if (request.supersedes !== null) cache.refreshStatus(request.supersedes, ctxId, nowMs)
+  if (request.supersedes !== null) cache.refreshStatus(request.supersedes, { supersededBy: ctxId }, nowMs)
   cache.set(toStoredContext(context, outcome.leafIndex), nowMs)
   if (receipt !== undefined) deps.metrics?.recordReceiptMinted()
   if (outcome.leafIndex !== null) deps.metrics?.recordLogLeafAppended()
@@ -293,7 +302,7 @@ async function checkSupersession(
     })
   }
   if (target.supersededBy !== null) {
-    cache.refreshStatus(target.ctxId, target.supersededBy, deps.clock().getTime())
+    cache.refreshStatus(target.ctxId, { supersededBy: target.supersededBy }, deps.clock().getTime())
     throw supersededTarget('already_superseded', 409, 'The target has already been superseded.')
   }
   return target
@@ -345,5 +354,7 @@ function toStoredContext(c: NewContext, leafIndex: number | null): StoredContext
     bodyText: c.bodyText,
     registryReceipt: c.registryReceipt,
     leafIndex,
+    retracted: false,
+    lifecycleEventsJson: null,
   }
 }

@@ -37,6 +37,20 @@ export interface ContextRetrievedEvent {
   at: string
 }
 
+/** An accepted lifecycle event (RFC-ACDP-0013): never emitted for an idempotent retry. */
+export interface ContextLifecycleEvent {
+  type: 'context_lifecycle'
+  event_type: 'retracted' | 'republished'
+  ctx_id: string
+  lineage_id: string
+  /** The producer DID, or this registry's DID for a registry-initiated event. */
+  actor: string
+  lifecycle_event_id: string
+  reason?: string
+  /** Registry time of the append, canonical milliseconds. */
+  at: string
+}
+
 /**
  * Every finished `POST /contexts`: `inserted`, `idempotent_replay`, or the wire error code that refused it.
  * The metrics counter `acdp_registry_publish_total{outcome}` is fed from this.
@@ -46,7 +60,7 @@ export interface PublishOutcomeEvent {
   outcome: string
 }
 
-export type RegistryEvent = ContextPublishedEvent | ContextRetrievedEvent | PublishOutcomeEvent
+export type RegistryEvent = ContextPublishedEvent | ContextRetrievedEvent | ContextLifecycleEvent | PublishOutcomeEvent
 export type RegistryEventType = RegistryEvent['type']
 type EventOf<T extends RegistryEventType> = Extract<RegistryEvent, { type: T }>
 type Listener<T extends RegistryEventType> = (event: EventOf<T>) => void

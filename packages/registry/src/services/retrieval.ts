@@ -14,7 +14,6 @@ import { formatTimestamp } from './timestamps.js'
 import { canRetrieve } from './visibility.js'
 
 const LINEAGE_ID = new RegExp(LINEAGE_ID_PATTERN)
-const EMPTY: ReadonlySet<string> = new Set()
 
 export interface RetrievalSettings {
   authority: string
@@ -86,10 +85,11 @@ export async function readLineage(
 }
 
 /**
- * `GET /lineages/{lineage_id}/current` (RFC-ACDP-0004 §5.2, §5.4): the newest version that is neither superseded
- * nor retracted and that the reader may retrieve; an expired head is served as `expired`. Never falls back to a superseded version.
+ * `GET /lineages/{lineage_id}/current` (RFC-ACDP-0004 §5.2, §5.4; RFC-ACDP-0013 §8.3): the newest version that is
+ * neither superseded nor retracted and that the reader may retrieve; an expired head is served as `expired`. Never
+ * falls back to a superseded version.
  *
- * @throws RegistryError not_found (unknown lineage, all versions superseded, or head invisible to the reader)
+ * @throws RegistryError not_found (unknown lineage, every version superseded or retracted, or head invisible)
  */
 export async function readLineageHead(
   deps: RegistryDeps,
@@ -99,12 +99,9 @@ export async function readLineageHead(
   assertLineageId(lineageId)
   const nowMs = deps.clock().getTime()
   const versions = await deps.store.listLineage(lineageId)
-  // RFC-ACDP-0013 §8.3: a retracted version is never the current head (the lifecycle layer owns that state).
-  const candidates = versions.filter((c) => c.supersededBy === null).map((c) => c.ctxId)
-  const retracted = candidates.length === 0 ? EMPTY : await deps.store.retraction.findRetracted(candidates)
   for (let i = versions.length - 1; i >= 0; i--) {
     const context = versions[i] as StoredContext
-    if (context.supersededBy !== null || retracted.has(context.ctxId)) continue
+    if (context.supersededBy !== null || context.retracted) continue
     if (!canRetrieve(context, reader.did)) continue
     emitRetrieved(deps, context.ctxId, reader)
     return { context, status: deriveStatus(context, nowMs) }
@@ -113,21 +110,23 @@ export async function readLineageHead(
 }
 
 /**
- * The full-retrieval envelope text `{"body":…,"registry_state":{"status":…}}` around the stored body text, with
- * the stored receipt as the top-level `registry_receipt` member when there is one (RFC-ACDP-0010 §7 rule 3:
- * outside `body` and `registry_state`). `extraMembers` is pre-serialized `,"name":value` text (head receipts).
+ * The full-retrieval envelope text `{"body":…,"registry_state":{"status":…,"lifecycle_events":[…]}}` around the
+ * stored body text, with the stored receipt as the top-level `registry_receipt` member when there is one
+ * (RFC-ACDP-0010 §7 rule 3: outside `body` and `registry_state`). `lifecycle_events` is omitted, never `[]`, for a
+ * context without events (RFC-ACDP-0013 §4.1). `extraMembers` is pre-serialized `,"name":value` text (head receipts).
  */
 export function renderContextEnvelope(
-  context: { bodyText: string; registryReceipt: string | null },
+  context: Pick<StoredContext, 'bodyText' | 'lifecycleEventsJson' | 'registryReceipt'>,
   status: string,
   extraMembers = '',
 ): string {
+  const events = context.lifecycleEventsJson === null ? '' : `,"lifecycle_events":${context.lifecycleEventsJson}`
   const receipt = context.registryReceipt === null ? '' : `,"registry_receipt":${context.registryReceipt}`
-  return `{"body":${context.bodyText},"registry_state":{"status":"${status}"}${receipt}${extraMembers}}`
+  return `{"body":${context.bodyText},"registry_state":{"status":"${status}"${events}}${receipt}${extraMembers}}`
 }
 
-/** Cached read with the status input refreshed when another process may have changed it. */
-async function loadContext(
+/** Cached read with the status inputs refreshed when another process may have changed them. */
+export async function loadContext(
   deps: RegistryDeps,
   cache: ContextCache,
   ctxId: string,
@@ -136,13 +135,13 @@ async function loadContext(
   const hit = cache.get(ctxId, nowMs)
   if (hit && !hit.stale) return hit.context
   if (hit) {
-    const current = await deps.store.findSupersededBy(ctxId)
+    const current = await deps.store.findStatusInputs(ctxId)
     if (!current) {
       cache.delete(ctxId)
       return undefined
     }
-    cache.refreshStatus(ctxId, current.supersededBy, nowMs)
-    return { ...hit.context, supersededBy: current.supersededBy }
+    cache.refreshStatus(ctxId, current, nowMs)
+    return { ...hit.context, ...current }
   }
   const context = await deps.store.findContext(ctxId)
   if (context) cache.set(context, nowMs)

@@ -84,14 +84,32 @@ export interface SearchExecutedFields {
   at: string
 }
 
+/**
+ * Variant fields of `context_retracted` / `context_republished` (registry lifecycle profile only): what the
+ * control plane's lifecycle projection reads. `reason` is omitted when the event has none.
+ */
+export interface ContextLifecycleFields {
+  type: 'context_retracted' | 'context_republished'
+  registry_authority: string
+  ctx_id: string
+  lineage_id: string
+  actor: string
+  lifecycle_event_id: string
+  reason?: string
+  at: string
+}
+
 /** One event's variant fields; the dispatcher adds `event_id` and `schema_version` to form the flat envelope. */
-export type RegistryWebhookEvent = ContextPublishedFields | ContextRetrievedFields | SearchExecutedFields
+export type RegistryWebhookEvent =
+  ContextPublishedFields | ContextRetrievedFields | SearchExecutedFields | ContextLifecycleFields
 
 /** `X-ACDP-Event` header value per body `type` (product spec "Events" table: the dotted form). */
 export const WEBHOOK_EVENT_HEADER_VALUES: Readonly<Record<RegistryWebhookEvent['type'], string>> = Object.freeze({
   context_published: 'context.published',
   context_retrieved: 'context.retrieved',
   search_executed: 'search.executed',
+  context_retracted: 'context.retracted',
+  context_republished: 'context.republished',
 })
 
 /**

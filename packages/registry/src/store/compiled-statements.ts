@@ -3,7 +3,7 @@
  * re-bound with fresh parameters on every call: building and compiling a Kysely query costs more than executing
  * it on SQLite. The Kysely store (PostgreSQL) and the raw SQLite paths run these same texts.
  */
-import { type Compilable, CompiledQuery, type Kysely } from 'kysely'
+import { type Compilable, CompiledQuery, type Insertable, type Kysely } from 'kysely'
 import { CONTEXT_COLUMNS } from './rows.js'
 import type { ContextTable, IdempotencyRecordTable, LogLeafTable, LogNodeTable, RegistryDatabase } from './schema.js'
 
@@ -34,11 +34,28 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
       )
       return CompiledQuery.raw(text, [ctxId])
     },
-    findSupersededBy(ctxId: string): CompiledQuery {
-      const text = sqlOf('find-superseded-by', () =>
-        db.selectFrom('context').select('superseded_by').where('ctx_id', '=', ctxId),
+    findStatusInputs(ctxId: string): CompiledQuery {
+      const text = sqlOf('find-status-inputs', () =>
+        db
+          .selectFrom('context')
+          .select(['superseded_by', 'retracted', 'lifecycle_events_json'])
+          .where('ctx_id', '=', ctxId),
       )
       return CompiledQuery.raw(text, [ctxId])
+    },
+    /**
+     * Appends lifecycle state only if the row still holds `expectedCount` events (compare-and-swap): 0 rows
+     * affected means another append won the race (or the context is gone).
+     */
+    appendLifecycleEvent(ctxId: string, expectedCount: number, eventsJson: string, retracted: boolean): CompiledQuery {
+      const text = sqlOf('append-lifecycle', () =>
+        db
+          .updateTable('context')
+          .set({ lifecycle_events_json: eventsJson, lifecycle_event_count: expectedCount + 1, retracted: 1 })
+          .where('ctx_id', '=', ctxId)
+          .where('lifecycle_event_count', '=', expectedCount),
+      )
+      return CompiledQuery.raw(text, [eventsJson, expectedCount + 1, retracted ? 1 : 0, ctxId, expectedCount])
     },
     findIdempotencyRecord(agentId: string, idempotencyKey: string, nowMs: number): CompiledQuery {
       const text = sqlOf('find-idempotency', () =>
@@ -89,7 +106,18 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
       )
       return CompiledQuery.raw(text, [successor, target])
     },
-    insertContext(row: ContextTable): CompiledQuery {
+    /** Key revocations by signer: the type index narrows to revocations, a handful per producer. */
+    listKeyRevocations(agentIds: readonly string[]): CompiledQuery {
+      const text = sqlOf(`key-revocations:${agentIds.length}`, () =>
+        db
+          .selectFrom('context')
+          .select(['ctx_id', 'agent_id', 'body_text'])
+          .where('context_type', '=', 'key-revocation')
+          .where('agent_id', 'in', [...agentIds]),
+      )
+      return CompiledQuery.raw(text, ['key-revocation', ...agentIds])
+    },
+    insertContext(row: Insertable<ContextTable>): CompiledQuery {
       return CompiledQuery.raw(
         sqlOf('context', () => db.insertInto('context').values(row)),
         Object.values(row),

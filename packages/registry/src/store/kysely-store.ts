@@ -27,6 +27,12 @@ import { SqlitePublishWriter } from './sqlite-publish-writer.js'
 import { SqliteStatements } from './sqlite-statements.js'
 import type { IdempotencyRecord, InsertContextResult, NewContext, RegistryStore } from './store.js'
 
+interface StatusInputsRow {
+  superseded_by: string | null
+  retracted: number
+  lifecycle_events_json: string | null
+}
+
 /** Thrown inside the transaction to roll it back with a known conflict. */
 class Conflict extends Error {
   constructor(readonly conflict: 'already_superseded' | 'idempotency_key') {
@@ -67,9 +73,45 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
       return row === undefined ? undefined : toStoredContext(row)
     },
 
-    async findSupersededBy(ctxId) {
-      const [row] = await readRows<{ superseded_by: string | null }>(statements.findSupersededBy(ctxId))
-      return row === undefined ? undefined : { supersededBy: row.superseded_by }
+    async findStatusInputs(ctxId) {
+      const [row] = await readRows<StatusInputsRow>(statements.findStatusInputs(ctxId))
+      return row === undefined
+        ? undefined
+        : {
+            supersededBy: row.superseded_by,
+            retracted: Number(row.retracted) === 1,
+            lifecycleEventsJson: row.lifecycle_events_json,
+          }
+    },
+
+    async findRetractionState(ctxId) {
+      const [row] = await readRows<StatusInputsRow>(statements.findStatusInputs(ctxId))
+      return row === undefined ? undefined : { retracted: Number(row.retracted) === 1 }
+    },
+
+    async appendLifecycleEvent({ ctxId, expectedCount, eventsJson, retracted }) {
+      // One autocommit statement: atomic on both dialects, and never inside the SQLite writer's transaction.
+      const query = statements.appendLifecycleEvent(ctxId, expectedCount, eventsJson, retracted)
+      const changed = sqlite ? sqlite.run(query) : Number((await db.executeQuery(query)).numAffectedRows ?? 0n)
+      return changed === 1
+    },
+
+    async hasLifecycleState() {
+      const row = await db
+        .selectFrom('context')
+        .select('ctx_id')
+        .where('lifecycle_event_count', '>', 0)
+        .limit(1)
+        .executeTakeFirst()
+      return row !== undefined
+    },
+
+    async listKeyRevocations(agentIds) {
+      if (agentIds.length === 0) return []
+      const rows = await readRows<{ ctx_id: string; agent_id: string; body_text: string }>(
+        statements.listKeyRevocations(agentIds),
+      )
+      return rows.map((row) => ({ ctxId: row.ctx_id, agentId: row.agent_id, bodyText: row.body_text }))
     },
 
     async listLineage(lineageId) {
@@ -97,11 +139,6 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
     async sweepIdempotencyRecords(nowMs) {
       const result = await db.deleteFrom('idempotency_record').where('expires_at_ms', '<=', nowMs).executeTakeFirst()
       return Number(result.numDeletedRows)
-    },
-
-    retraction: {
-      // Retraction state arrives with the lifecycle layer (its own migration); this schema stores none.
-      findRetracted: async () => new Set<string>(),
     },
 
     log: createLogStore(db, statements, sqlite),

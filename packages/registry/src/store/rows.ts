@@ -5,7 +5,7 @@
  * The row builders emit members in a fixed order with no `undefined` member, so `Object.values(row)` is exactly
  * the parameter list of an INSERT compiled from a row of the same shape (publish-statements.ts relies on it).
  */
-import type { Selectable } from 'kysely'
+import type { Insertable, Selectable } from 'kysely'
 import type { ContextTable, IdempotencyRecordTable } from './schema.js'
 import type { IdempotencyRecord, NewContext, StoredContext } from './store.js'
 
@@ -27,6 +27,8 @@ export const CONTEXT_COLUMNS = [
   'body_text',
   'registry_receipt',
   'leaf_index',
+  'lifecycle_events_json',
+  'retracted',
 ] as const
 
 export type ContextRow = Pick<Selectable<ContextTable>, (typeof CONTEXT_COLUMNS)[number]>
@@ -49,11 +51,13 @@ export function toStoredContext(row: ContextRow): StoredContext {
     bodyText: row.body_text,
     registryReceipt: row.registry_receipt,
     leafIndex: row.leaf_index === null ? null : Number(row.leaf_index),
+    retracted: Number(row.retracted) === 1,
+    lifecycleEventsJson: row.lifecycle_events_json,
   }
 }
 
-/** The `context` row of a new context, search columns derived; `leafIndex` is assigned in the transaction. */
-export function toContextRow(c: NewContext, leafIndex: number | null): ContextTable {
+/** The `context` row of a new context, search columns derived; `leafIndex` is assigned in the transaction, lifecycle columns take their defaults. */
+export function toContextRow(c: NewContext, leafIndex: number | null): Insertable<ContextTable> {
   return {
     ctx_id: c.ctxId,
     lineage_id: c.lineageId,

@@ -15,6 +15,8 @@
  *
  * Give the registry its own database (or PostgreSQL schema); table names are not prefixed.
  */
+import type { ColumnType } from 'kysely'
+
 export interface ContextTable {
   /** `acdp://<authority>/<uuid v4>`; primary key. */
   ctx_id: string
@@ -61,6 +63,15 @@ export interface ContextTable {
   registry_receipt: string | null
   /** Position of this publish's transparency-log leaf (log profile), else null. Immutable. */
   leaf_index: number | null
+  /**
+   * RFC-ACDP-0013 §4.1 `lifecycle_events`: a JSON array text of the accepted events in acceptance order, or null
+   * when there are none. Append-only: the lifecycle service only ever rewrites it as the old array plus one event.
+   */
+  lifecycle_events_json: ColumnType<string | null, string | null | undefined, string | null>
+  /** Events in `lifecycle_events_json`; the compare-and-swap guard of an append. Partially indexed (> 0). */
+  lifecycle_event_count: ColumnType<number, number | undefined, number>
+  /** Status input: 1 while the last retracted/republished event is `retracted` (RFC-ACDP-0013 §7.1), else 0. */
+  retracted: ColumnType<number, number | undefined, number>
 }
 
 /** One row per (context, audience DID): lets search put the visibility predicate in SQL. */

@@ -30,7 +30,7 @@ export interface ContextSearchFilter {
   dataPeriodEndBeforeMs?: number
   expiresAfterMs?: number
   expiresBeforeMs?: number
-  /** RFC-ACDP-0004 §4 status the matches must have now; `retracted` and unknown values match nothing here. */
+  /** RFC-ACDP-0004 §4 status the matches must have now (RFC-ACDP-0013 precedence); unknown values match nothing. */
   status: string
   /** The clock reading `expired` is judged against (RFC-ACDP-0004 §4: expired when now > expires_at). */
   nowMs: number
@@ -190,13 +190,15 @@ function visibleTo(eb: Eb, requesterDid: string | undefined) {
 }
 
 /**
- * RFC-ACDP-0004 §4 precedence `retracted > superseded > expired > active`, from the stored status inputs.
- * This build stores no lifecycle state, so nothing is retracted and `status=retracted` matches nothing.
+ * RFC-ACDP-0004 §4 precedence `retracted > superseded > expired > active` (RFC-ACDP-0013 §7.2, §8.2), from the
+ * stored status inputs: a retracted context matches only `status=retracted`, never active/superseded/expired.
  */
 function hasStatus(eb: Eb, status: string, nowMs: number) {
+  const notRetracted = eb('c.retracted', '=', 0)
   switch (status) {
     case 'active':
       return eb.and([
+        notRetracted,
         eb('c.superseded_by', 'is', null),
         // Unary plus keeps this comparison off the expiry index. Nearly every context is unexpired, so the
         // index only helps a planner without statistics into a bad plan: SQLite, seeing an EXISTS filter (tag,
@@ -205,9 +207,11 @@ function hasStatus(eb: Eb, status: string, nowMs: number) {
         eb.or([eb('c.expires_at_ms', 'is', null), sql<SqlBool>`+${eb.ref('c.expires_at_ms')} >= ${nowMs}`]),
       ])
     case 'superseded':
-      return eb('c.superseded_by', 'is not', null)
+      return eb.and([notRetracted, eb('c.superseded_by', 'is not', null)])
     case 'expired':
-      return eb.and([eb('c.superseded_by', 'is', null), eb('c.expires_at_ms', '<', nowMs)])
+      return eb.and([notRetracted, eb('c.superseded_by', 'is', null), eb('c.expires_at_ms', '<', nowMs)])
+    case 'retracted':
+      return eb('c.retracted', '=', 1)
     default:
       return sql<SqlBool>`1 = 0`
   }

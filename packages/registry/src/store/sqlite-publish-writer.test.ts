@@ -126,7 +126,11 @@ describe.each(testDatabaseTargets())('concurrent publishes on $name', (target) =
     expect(await store.findIdempotencyRecord(AGENT, 'late', 0)).toBeUndefined()
     expect(await store.findIdempotencyRecord(AGENT, 'duplicate', 0)).toBeUndefined()
     expect(await store.findIdempotencyRecord(AGENT, 'taken', 0)).toMatchObject({ ctxId: taken.ctxId })
-    expect(await store.findSupersededBy(head.ctxId)).toEqual({ supersededBy: successor.ctxId })
+    expect(await store.findStatusInputs(head.ctxId)).toEqual({
+      supersededBy: successor.ctxId,
+      retracted: false,
+      lifecycleEventsJson: null,
+    })
     // 4 contexts before, 4 new; 2 tags each; the 'taken' and 'fresh-0' records only.
     expect(await countRows(database, 'context')).toBe(8)
     expect(await countRows(database, 'context_tag')).toBe(16)

@@ -29,6 +29,36 @@ export interface StoredContext {
   registryReceipt: string | null
   /** Transparency-log leaf index (log profile), or null when the publish was not logged. */
   leafIndex: number | null
+  /** Status input (RFC-ACDP-0013 §7.1): the last retracted/republished event is `retracted`. */
+  retracted: boolean
+  /** The `lifecycle_events` array as JSON text, or null when the context has none (the member is then omitted). */
+  lifecycleEventsJson: string | null
+}
+
+/** The mutable status inputs of a context: what a cached copy re-reads when another process may have changed it. */
+export interface StatusInputs {
+  supersededBy: string | null
+  retracted: boolean
+  lifecycleEventsJson: string | null
+}
+
+/** An append to a context's lifecycle history (RFC-ACDP-0013 §4.1): the whole new array and the state it derives. */
+export interface LifecycleAppend {
+  ctxId: string
+  /** Events the caller read; the append happens only if the row still holds exactly this many. */
+  expectedCount: number
+  /** The previous array plus the new event, as JSON text. */
+  eventsJson: string
+  /** Retraction state after the append. */
+  retracted: boolean
+}
+
+/** A stored `key-revocation` context, as the publish and lifecycle checks read it (RFC-ACDP-0014). */
+export interface StoredKeyRevocation {
+  ctxId: string
+  /** The revocation's signer: the producer, or this registry for a registry-attested revocation. */
+  agentId: string
+  bodyText: string
 }
 
 /** What the publish transaction writes for a new context. */
@@ -110,8 +140,26 @@ export interface RegistryStore {
 
   findContext(ctxId: string): Promise<StoredContext | undefined>
 
-  /** Current `superseded_by` of a context (`undefined` if absent): the cheap refresh of a cached status input. */
-  findSupersededBy(ctxId: string): Promise<{ supersededBy: string | null } | undefined>
+  /** Current status inputs of a context (`undefined` if absent): the cheap refresh of a cached copy. */
+  findStatusInputs(ctxId: string): Promise<StatusInputs | undefined>
+
+  /**
+   * Retraction state of a context (RFC-ACDP-0013 §7.1), `undefined` if absent. The one question other features
+   * (lineage-head receipts, log views) ask about lifecycle state.
+   */
+  findRetractionState(ctxId: string): Promise<{ retracted: boolean } | undefined>
+
+  /**
+   * Appends a lifecycle event and sets the retraction flag in one atomic statement, only if the context still holds
+   * `expectedCount` events. Resolves false when it does not (a concurrent append won, or the context is gone).
+   */
+  appendLifecycleEvent(append: LifecycleAppend): Promise<boolean>
+
+  /** True when any context holds a lifecycle event (the startup refusal with `lifecycle.enabled = false`). */
+  hasLifecycleState(): Promise<boolean>
+
+  /** The `key-revocation` contexts published by any of `agentIds` (a handful per producer). */
+  listKeyRevocations(agentIds: readonly string[]): Promise<StoredKeyRevocation[]>
 
   /** Every version of a lineage, `version` ascending. */
   listLineage(lineageId: string): Promise<StoredContext[]>
@@ -132,20 +180,8 @@ export interface RegistryStore {
   /** Live idempotency records (for /admin/status). */
   countIdempotencyRecords(nowMs: number): Promise<number>
 
-  /** Retraction seam (see `RetractionStateReader`). */
-  readonly retraction: RetractionStateReader
-
   /** The transparency log's tables (all-or-nothing appends happen inside `insertContext`). */
   readonly log: LogStore
-}
-
-/**
- * The one place lineage reads learn which contexts are retracted (RFC-ACDP-0013 §7). The lifecycle layer owns
- * retraction state; until it stores any, no context is retracted and this answers the empty set.
- */
-export interface RetractionStateReader {
-  /** The ctx_ids among `ctxIds` that are currently retracted. */
-  findRetracted(ctxIds: readonly string[]): Promise<ReadonlySet<string>>
 }
 
 /** Reads of the RFC-ACDP-0012 transparency log. */

@@ -2,8 +2,13 @@
 import type { Migration } from '@acdp/storage'
 import { migration0001RegistryCore } from './0001-registry-core.js'
 import { migration0002RegistryTrust } from './0002-registry-trust.js'
+import { migration0003RegistryLifecycle } from './0003-registry-lifecycle.js'
 
-export const REGISTRY_MIGRATIONS: readonly Migration[] = [migration0001RegistryCore, migration0002RegistryTrust]
+export const REGISTRY_MIGRATIONS: readonly Migration[] = [
+  migration0001RegistryCore,
+  migration0002RegistryTrust,
+  migration0003RegistryLifecycle,
+]
 
 /** Name of the registry's migration bookkeeping table. */
 export const REGISTRY_MIGRATION_TABLE = 'registry_migration'

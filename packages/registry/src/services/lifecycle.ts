@@ -1,0 +1,327 @@
+/**
+ * Retraction and republication (RFC-ACDP-0013 §6; product spec "States and transitions", behaviour 6): the
+ * producer endpoints `POST /contexts/{ctx_id}/retract|republish` and the registry-initiated (admin) form.
+ *
+ * Producer events, in the RFC's order:
+ * 1. the context must be visible to the requester, else `not_found` (never leak existence). A non-public context
+ *    counts as visible *provisionally* when the event claims its producer as actor: the event signature is the
+ *    authentication. Until that signature verifies, every refusal on such a context is `not_found`, so an
+ *    unauthenticated caller learns nothing about a restricted or private context;
+ * 2. the envelope is closed (`{ "event": … }`): a `body` member or a member named after a body field is
+ *    `immutable_field`, anything else unknown `schema_violation`; the event's closed shape, `ctx_id` binding,
+ *    `occurred_at` skew, signature presence and `event_type` (matching the endpoint) are `schema_violation`;
+ * 3. actor ≠ producer is `not_authorized`;
+ * 4. an `event_id` already in the history answers a byte-identical retry with 200 (nothing appended) and anything
+ *    else with `schema_violation` — before any verification, so a timed-out producer never sees a spurious 409;
+ * 5. an actor already over its per-agent budget gets `rate_limited` (before any DID work);
+ * 6. the signature is verified through the publish pipeline (key_id under actor, assertionMethod, strict
+ *    Ed25519) and the key must not be revoked (RFC-ACDP-0014); from here the event is provably the producer's and
+ *    is charged to its budget on every outcome;
+ * 7. strict alternation (`invalid_lifecycle_transition`, 409), then the append: one compare-and-swap statement
+ *    on the event count, retried against fresh state when a concurrent append won.
+ */
+import {
+  canonicalize,
+  ContextBody,
+  computeLifecycleEventHash,
+  isLifecycleTransitionAllowed,
+  isProtocolError,
+  isRetracted,
+  type LifecycleEvent,
+  type LifecycleEventType,
+  type SigningKey,
+  signLifecycleEvent,
+  type UnsignedLifecycleEvent,
+  validateLifecycleEvent,
+} from '@acdp/protocol'
+import type { RegistryDeps } from '../deps.js'
+import { RegistryError } from '../errors.js'
+import type { StoredContext } from '../store/store.js'
+import type { AgentRateLimiter } from './agent-rate-limiter.js'
+import type { ContextCache } from './context-cache.js'
+import { authorityOf, formatUuidV4 } from './context-id.js'
+import { type ContextStatus, deriveStatus } from './context-status.js'
+import { verifyProducerSignature } from './producer-signature.js'
+import { loadContext, type Reader } from './retrieval.js'
+import { assertKeyNotRevoked } from './revoked-keys.js'
+import { formatTimestamp } from './timestamps.js'
+import { canRetrieve } from './visibility.js'
+
+/** The two endpoints and the event type each accepts (RFC-ACDP-0013 §6 step 2). */
+export type LifecycleAction = 'retract' | 'republish'
+const EVENT_TYPE_OF: Record<LifecycleAction, LifecycleEventType> = { retract: 'retracted', republish: 'republished' }
+
+/** Members that would alter body content: `body` itself and every body field (RFC-ACDP-0013 §6 step 2, lc-002). */
+const BODY_MEMBER_NAMES: ReadonlySet<string> = new Set(['body', ...Object.keys(ContextBody.properties)])
+
+/** Attempts at the compare-and-swap append before giving up (each loss means another append just won). */
+const MAX_APPEND_ATTEMPTS = 8
+
+export interface LifecycleSettings {
+  authority: string
+  /** `did:web:<authority>`: the actor of registry-initiated events. */
+  registryDid: string
+}
+
+export interface LifecycleDeps {
+  deps: RegistryDeps
+  cache: ContextCache
+  limiter: AgentRateLimiter
+  settings: LifecycleSettings
+}
+
+/** A context after an accepted (or idempotently retried) event, ready to render. */
+export interface LifecycleResult {
+  context: StoredContext
+  status: ContextStatus
+  /** False for an idempotent retry (nothing appended, no event emitted). */
+  appended: boolean
+}
+
+/**
+ * A producer-signed retract or republish (see the file comment for the order of checks).
+ *
+ * @param request attacker-controlled: the parsed request body.
+ * @throws RegistryError not_found | immutable_field | schema_violation | not_authorized | rate_limited |
+ *   invalid_signature | unsupported_algorithm | key_resolution_failed | key_resolution_unreachable |
+ *   key_not_authorized | invalid_lifecycle_transition
+ */
+export async function submitProducerEvent(
+  ld: LifecycleDeps,
+  input: { ctxId: string; action: LifecycleAction; request: unknown; reader: Reader },
+): Promise<LifecycleResult> {
+  const { deps, cache, limiter } = ld
+  const context = await findLocalContext(ld, input.ctxId)
+  const visible = context !== undefined && canRetrieve(context, input.reader.did)
+  const provisional = context !== undefined && !visible && claimedActor(input.request) === context.agentId
+  if (context === undefined || (!visible && !provisional)) throw notFound()
+
+  let verified = false
+  try {
+    const event = readEnvelope(input.request, input.ctxId, input.action, deps.clock())
+    if (event.actor !== context.agentId) {
+      throw new RegistryError('not_authorized', 'Only the producer of a context may retract or republish it.')
+    }
+    const nowMs = deps.clock().getTime()
+    const retry = findRetry(context, event)
+    if (retry === 'identical') {
+      limiter.charge(event.actor, nowMs)
+      return { context, status: deriveStatus(context, nowMs), appended: false }
+    }
+    const wait = limiter.retryAfterSeconds(event.actor, nowMs)
+    if (wait > 0) {
+      deps.metrics?.recordRateLimitRejection('lifecycle_per_agent')
+      throw new RegistryError('rate_limited', 'This agent has used its write budget; retry later.', {
+        retryAfterSeconds: wait,
+      })
+    }
+    await verifyEventSignature(ld, event)
+    verified = true
+    limiter.charge(event.actor, deps.clock().getTime())
+    return await appendEvent(deps, cache, context, event)
+  } catch (error) {
+    if (provisional && !verified) throw notFound()
+    throw error
+  }
+}
+
+/**
+ * A registry-initiated event (admin route; RFC-ACDP-0013 §6 "Registry-initiated events"): actor = the registry's
+ * DID, `event_id` and `occurred_at` minted here, signed with `signingKey` when the registry has one (RFC-ACDP-0013
+ * §5: SHOULD; MUST alongside receipts). Admins see every context; the transition rule is the same.
+ *
+ * @param request attacker-controlled: `{ "reason"?: string }`.
+ * @throws RegistryError not_found | immutable_field | schema_violation | invalid_lifecycle_transition
+ */
+export async function recordRegistryEvent(
+  ld: LifecycleDeps,
+  input: { ctxId: string; action: LifecycleAction; request: unknown; signingKey?: SigningKey | undefined },
+): Promise<LifecycleResult> {
+  const { deps, cache, settings } = ld
+  const context = await findLocalContext(ld, input.ctxId)
+  if (context === undefined) throw notFound()
+  const reason = readAdminRequest(input.request)
+  const unsigned: UnsignedLifecycleEvent = {
+    event_id: formatUuidV4(deps.random(16)),
+    ctx_id: input.ctxId,
+    event_type: EVENT_TYPE_OF[input.action],
+    occurred_at: formatTimestamp(deps.clock()),
+    actor: settings.registryDid,
+    ...(reason === undefined ? {} : { reason }),
+  }
+  const event: LifecycleEvent = input.signingKey ? signLifecycleEvent(unsigned, input.signingKey) : unsigned
+  return appendEvent(deps, cache, context, event)
+}
+
+/** The stored local context for a path ctx_id; foreign authorities are never ours to change. */
+async function findLocalContext(ld: LifecycleDeps, ctxId: string): Promise<StoredContext | undefined> {
+  if (authorityOf(ctxId) !== ld.settings.authority) return undefined
+  return loadContext(ld.deps, ld.cache, ctxId, ld.deps.clock().getTime())
+}
+
+/** `request.event.actor` read without trusting the shape (the full check comes later). */
+function claimedActor(request: unknown): string | undefined {
+  if (!isObject(request) || !isObject(request.event)) return undefined
+  return typeof request.event.actor === 'string' ? request.event.actor : undefined
+}
+
+/** RFC-ACDP-0013 §6 step 2 for a producer request. */
+function readEnvelope(request: unknown, ctxId: string, action: LifecycleAction, now: Date): LifecycleEvent {
+  if (!isObject(request)) throw schemaViolation('(root)', 'the request must be a JSON object')
+  refuseBodyMembers(request, ['event'])
+  if (!('event' in request)) throw schemaViolation('/event', 'is required')
+  let event: LifecycleEvent
+  try {
+    event = validateLifecycleEvent(request.event, { ctxId, now })
+  } catch (error) {
+    if (!isProtocolError(error)) throw error
+    const reason = typeof error.details?.reason === 'string' ? error.details.reason : 'schema_violation'
+    throw new RegistryError('schema_violation', 'The lifecycle event is not valid.', {
+      details: { reason, errors: [{ path: '/event', message: error.message }] },
+      cause: error,
+    })
+  }
+  if (event.event_type !== EVENT_TYPE_OF[action]) {
+    throw schemaViolation('/event/event_type', `must be "${EVENT_TYPE_OF[action]}" on /${action}`)
+  }
+  return event
+}
+
+/** The admin request: an optional `reason` (≤ 1024 characters, RFC-ACDP-0013 §4) and nothing else. */
+function readAdminRequest(request: unknown): string | undefined {
+  if (request === undefined || request === null) return undefined
+  if (!isObject(request)) throw schemaViolation('(root)', 'the request must be a JSON object')
+  refuseBodyMembers(request, ['reason'])
+  const reason = request.reason
+  if (reason === undefined) return undefined
+  if (typeof reason !== 'string' || reason.length > 1024) {
+    throw schemaViolation('/reason', 'must be a string of at most 1024 characters')
+  }
+  return reason
+}
+
+/** Body content first (`immutable_field`, the category error lc-002 pins), then other unknown members. */
+function refuseBodyMembers(request: Record<string, unknown>, allowed: readonly string[]): void {
+  const extra = Object.keys(request).filter((name) => !allowed.includes(name))
+  const bodyMember = extra.find((name) => BODY_MEMBER_NAMES.has(name))
+  if (bodyMember !== undefined) {
+    throw new RegistryError('immutable_field', 'Lifecycle requests cannot supply or change body content.', {
+      details: { member: bodyMember },
+    })
+  }
+  if (extra.length > 0) throw schemaViolation(`/${extra[0]}`, 'is not allowed')
+}
+
+/** An `event_id` already in the history: a byte-identical retry, or a conflicting reuse. */
+function findRetry(context: StoredContext, event: LifecycleEvent): 'identical' | undefined {
+  const existing = readEvents(context).find((e) => e.event_id === event.event_id)
+  if (existing === undefined) return undefined
+  if (canonicalize(existing) === canonicalize(event)) return 'identical'
+  throw new RegistryError('schema_violation', 'This event_id was already used for a different event.', {
+    details: { reason: 'duplicate_event_id', errors: [{ path: '/event/event_id', message: 'already used' }] },
+  })
+}
+
+/** RFC-ACDP-0013 §5: key_id under actor, the publish verification pipeline, and a key not revoked by now. */
+async function verifyEventSignature(ld: LifecycleDeps, event: LifecycleEvent): Promise<void> {
+  const signature = event.signature as NonNullable<LifecycleEvent['signature']>
+  const hash = signature.key_id.indexOf('#')
+  if (hash === -1 || signature.key_id.slice(0, hash) !== event.actor) {
+    throw new RegistryError('key_not_authorized', 'The DID of signature.key_id must equal the event actor.')
+  }
+  // The event hash is signed exactly like a content_hash: the ASCII bytes of the "sha256:<hex>" string.
+  const key = await verifyProducerSignature(ld.deps.resolver, signature, computeLifecycleEventHash(event))
+  await assertKeyNotRevoked(ld.deps.store, {
+    agentId: event.actor,
+    key,
+    atMs: ld.deps.clock().getTime(),
+    registryDid: ld.settings.registryDid,
+  })
+}
+
+/**
+ * The transition check and the compare-and-swap append, retried on fresh state when a concurrent append won;
+ * then the cache, the in-process event (webhooks) and the result. A retry that lost to its own twin is answered
+ * as the idempotent retry it is.
+ */
+async function appendEvent(
+  deps: RegistryDeps,
+  cache: ContextCache,
+  initial: StoredContext,
+  event: LifecycleEvent,
+): Promise<LifecycleResult> {
+  let context = initial
+  const eventJson = JSON.stringify(event)
+  for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
+    const events = readEvents(context)
+    if (findRetry(context, event) === 'identical') {
+      return { context, status: deriveStatus(context, deps.clock().getTime()), appended: false }
+    }
+    if (!isLifecycleTransitionAllowed(events, event.event_type as LifecycleEventType)) {
+      throw new RegistryError(
+        'invalid_lifecycle_transition',
+        event.event_type === 'retracted' ? 'The context is already retracted.' : 'The context is not retracted.',
+        { details: { current_state: isRetracted(events) ? 'retracted' : 'not_retracted' } },
+      )
+    }
+    const eventsJson =
+      context.lifecycleEventsJson === null
+        ? `[${eventJson}]`
+        : `${context.lifecycleEventsJson.slice(0, -1)},${eventJson}]`
+    const retracted = isRetracted([...events, event])
+    if (
+      await deps.store.appendLifecycleEvent({
+        ctxId: context.ctxId,
+        expectedCount: events.length,
+        eventsJson,
+        retracted,
+      })
+    ) {
+      const nowMs = deps.clock().getTime()
+      const updated: StoredContext = { ...context, retracted, lifecycleEventsJson: eventsJson }
+      cache.refreshStatus(context.ctxId, { retracted, lifecycleEventsJson: eventsJson }, nowMs)
+      emitLifecycle(deps, updated, event)
+      return { context: updated, status: deriveStatus(updated, nowMs), appended: true }
+    }
+    const fresh = await deps.store.findStatusInputs(context.ctxId)
+    if (fresh === undefined) throw notFound()
+    context = { ...context, ...fresh }
+    cache.refreshStatus(context.ctxId, fresh, deps.clock().getTime())
+  }
+  throw new RegistryError('internal_error', 'An unexpected error occurred.', {
+    cause: new Error('lifecycle append kept losing the compare-and-swap'),
+  })
+}
+
+function emitLifecycle(deps: RegistryDeps, context: StoredContext, event: LifecycleEvent): void {
+  if (!deps.events.has('context_lifecycle')) return
+  deps.events.emit({
+    type: 'context_lifecycle',
+    event_type: event.event_type as LifecycleEventType,
+    ctx_id: context.ctxId,
+    lineage_id: context.lineageId,
+    actor: event.actor,
+    lifecycle_event_id: event.event_id,
+    ...(event.reason === undefined ? {} : { reason: event.reason }),
+    at: formatTimestamp(deps.clock()),
+  })
+}
+
+/** The stored history (JSON text written only by this module). */
+function readEvents(context: StoredContext): LifecycleEvent[] {
+  return context.lifecycleEventsJson === null ? [] : (JSON.parse(context.lifecycleEventsJson) as LifecycleEvent[])
+}
+
+function schemaViolation(path: string, message: string): RegistryError {
+  return new RegistryError('schema_violation', 'The lifecycle request is not valid.', {
+    details: { errors: [{ path, message }] },
+  })
+}
+
+function notFound(): RegistryError {
+  return new RegistryError('not_found', 'No such context.')
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
