@@ -80,6 +80,8 @@ describe.skipIf(!hasConformance)('browser signature twins against sig-*', () => 
       const tampered = signature.slice()
       tampered[10] = (tampered[10] as number) ^ 1
       expect(browserP256.verifyP1363Signature(uncompressed, message, tampered)).toBe(false)
+      expect(nodeP256.verifyP1363Signature(uncompressed, message, signature)).toBe(true)
+      expect(nodeP256.verifyP1363Signature(uncompressed, message, tampered)).toBe(false)
       expect(browserP256.verifyP1363Signature(uncompressed.subarray(1), message, signature)).toBe(false)
     }
   })
