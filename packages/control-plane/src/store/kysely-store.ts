@@ -14,6 +14,7 @@ import {
   type AgentQuery,
   type AgentRecord,
   type ControlPlaneStore,
+  type ActivityBucket,
   type DashboardAggregates,
   type EnrollmentRecord,
   type EnrollmentUpsert,
@@ -387,6 +388,26 @@ class KyselyStore implements ControlPlaneStore {
       .where('webhook_secret_sealed', '=', expected)
       .executeTakeFirst()
     return Number(result.numUpdatedRows) === 1
+  }
+
+  async loadActivity(query: { tenantId: string; bucketSince: number }): Promise<ActivityBucket[]> {
+    const rows = await this.#db
+      .selectFrom('registry_activity')
+      .where('tenant_id', '=', query.tenantId)
+      .where('bucket_start', '>=', query.bucketSince)
+      .select((eb) => [
+        'bucket_start',
+        eb.fn.sum<number>('event_count').as('event_count'),
+        eb.fn.sum<number>('publish_count').as('publish_count'),
+      ])
+      .groupBy('bucket_start')
+      .orderBy('bucket_start', 'asc')
+      .execute()
+    return rows.map((r) => ({
+      bucketStart: Number(r.bucket_start),
+      eventCount: Number(r.event_count),
+      publishCount: Number(r.publish_count),
+    }))
   }
 
   async loadDashboard(query: { tenantId: string; since: number; bucketSince: number }): Promise<DashboardAggregates> {
