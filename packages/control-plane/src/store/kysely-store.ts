@@ -159,6 +159,8 @@ class KyselyStore implements ControlPlaneStore {
     let base = this.#db.selectFrom('runs').where('tenant_id', '=', query.tenantId)
     if (query.status !== undefined) base = base.where('status', '=', query.status)
     if (query.scenarioId !== undefined) base = base.where('scenario_id', '=', query.scenarioId)
+    if (query.startedFrom !== undefined) base = base.where('started_at', '>=', query.startedFrom)
+    if (query.startedBefore !== undefined) base = base.where('started_at', '<', query.startedBefore)
     const [rows, count] = await Promise.all([
       base
         .selectAll()

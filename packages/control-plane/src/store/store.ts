@@ -190,6 +190,10 @@ export interface RunQuery {
   tenantId: string
   status?: RunStatus
   scenarioId?: string
+  /** Runs started at or after this instant (epoch ms). */
+  startedFrom?: number
+  /** Runs started strictly before this instant (epoch ms). */
+  startedBefore?: number
   limit: number
   offset: number
 }
