@@ -61,7 +61,10 @@ describe('inspectContext', () => {
     const envelope = signedEnvelope()
     envelope['body'].title = 'tampered'
     const inspection = await inspectContext(envelope)
-    expect(inspection.items[0]).toMatchObject({ mark: 'not_verified', detail: expect.stringContaining('hash_mismatch') })
+    expect(inspection.items[0]).toMatchObject({
+      mark: 'not_verified',
+      detail: expect.stringContaining('hash_mismatch'),
+    })
     expect(inspection.items[1]).toMatchObject({ mark: 'not_verified' })
   })
 
