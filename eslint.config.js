@@ -20,4 +20,9 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  {
+    // The console runs in the browser.
+    files: ['packages/console/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
 )

@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources of sibling workspaces, not their build output.
     alias: {
+      '@acdp/protocol/verify': fileURLToPath(new URL('./packages/protocol/src/verify.ts', import.meta.url)),
       '@acdp/protocol': pkg('protocol'),
       '@acdp/storage': pkg('storage'),
       '@acdp/registry': pkg('registry'),

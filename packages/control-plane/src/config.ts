@@ -104,6 +104,12 @@ export interface ControlPlaneConfig {
     /** SWAGGER_PATH, default /docs. */
     readonly path: string
   }
+  readonly console: {
+    /** CONSOLE_ENABLED, default true: serve the web console's static build at /console (false → 404). */
+    readonly enabled: boolean
+    /** CONSOLE_ASSETS_DIR: directory of the console build; '' = packages/console/dist beside this package. */
+    readonly assetsDir: string
+  }
   readonly secrets: {
     /** SECRETS_ENCRYPTION_KEY: 32-byte AES-256-GCM key (base64 or hex); unset in development = key file. */
     readonly key: string | undefined
@@ -318,6 +324,7 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
       deliveredRetentionHours: read.integer('WEBHOOK_DELIVERED_RETENTION_HOURS', 168, 0, 87_600),
     },
     swagger: { enabled: read.boolean('SWAGGER_ENABLED', isDevelopment), path: swaggerPath },
+    console: { enabled: read.boolean('CONSOLE_ENABLED', true), assetsDir: read.string('CONSOLE_ASSETS_DIR') },
     secrets,
     outbound,
     witness,

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   AGENT_NOT_FOUND: 404,
   /** 404: no such context. */
   CONTEXT_NOT_FOUND: 404,
+  /** 404: CONSOLE_ENABLED=true but the console's static build is absent (run `npm run build`). */
+  CONSOLE_NOT_BUILT: 404,
   /** 404: no such route, or another missing resource without a dedicated code. */
   NOT_FOUND: 404,
   /** 400: the body is not JSON, nests too deeply, or lacks a required member. */

@@ -173,7 +173,20 @@ describe.each(testDatabaseTargets())('runs and events on $name', (target) => {
       expect(page.data.map((r: { runId: string }) => r.runId)).toEqual(['run-003', 'run-002'])
     })
 
+    it('filters by start time: startedAfter inclusive, startedBefore exclusive', async () => {
+      t = await openTestApp(target)
+      await seedRuns(5)
+      const at = (i: number) => encodeURIComponent(new Date(T0 + i * 1000).toISOString())
+      const ids = async (query: string) =>
+        (await get(t, `/runs?${query}`)).json().data.map((r: { runId: string }) => r.runId)
+      expect(await ids(`startedAfter=${at(3)}`)).toEqual(['run-004', 'run-003'])
+      expect(await ids(`startedBefore=${at(1)}`)).toEqual(['run-000'])
+      expect(await ids(`startedAfter=${at(1)}&startedBefore=${at(3)}&scenarioId=odd`)).toEqual(['run-001'])
+    })
+
     it.each([
+      ['startedAfter=yesterday', 400],
+      ['startedBefore=2026-13-01T00:00:00Z', 400],
       ['limit=0', 400],
       ['limit=1', 200],
       ['limit=200', 200],

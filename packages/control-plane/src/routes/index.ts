@@ -3,6 +3,7 @@
  * To add a feature's routes, append one entry (adapting a `register…Routes(app, deps)` function if needed).
  */
 import { agentRoutes } from './agents.js'
+import { consoleRoutes } from './console.js'
 import { dashboardRoutes } from './dashboard.js'
 import { registerDomainPackRoutes } from './domain-packs.js'
 import { eventRoutes } from './events.js'
@@ -12,6 +13,7 @@ import { registerMetricsRoutes } from './metrics.js'
 import { registryRoutes } from './registries.js'
 import { markRoutesPublic, type RoutePlugin } from './route-context.js'
 import { runRoutes } from './runs.js'
+import { sessionRoutes } from './session.js'
 import { registerStreamRoutes } from './streams.js'
 import { registerWebhookRoutes } from './webhooks.js'
 import { witnessPublicRoutes } from './witness-public.js'
@@ -53,4 +55,6 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   logWitnessRoutes,
   witnessPublicRoutes,
   // Further feature plugins are appended below this line, one entry each.
+  consoleRoutes,
+  sessionRoutes,
 ]

@@ -46,6 +46,8 @@ const RunListQuery = Type.Object(
       ]),
     ),
     scenarioId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    startedAfter: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    startedBefore: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   },
@@ -147,14 +149,15 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments })
       },
     },
     async (request) => {
-      const query = request.query as { status?: RunStatus; scenarioId?: string; limit?: number; offset?: number }
-      return listRuns(deps, {
-        tenantId: request.tenantId,
-        limit: query.limit ?? 50,
-        offset: query.offset ?? 0,
-        ...(query.status === undefined ? {} : { status: query.status }),
-        ...(query.scenarioId === undefined ? {} : { scenarioId: query.scenarioId }),
-      })
+      const { limit, offset, ...filters } = request.query as {
+        status?: RunStatus
+        scenarioId?: string
+        startedAfter?: string
+        startedBefore?: string
+        limit?: number
+        offset?: number
+      }
+      return listRuns(deps, { tenantId: request.tenantId, limit: limit ?? 50, offset: offset ?? 0, ...filters })
     },
   )
 

@@ -5,7 +5,7 @@
 import type { ControlPlaneDeps } from '../deps.js'
 import { ControlPlaneError } from '../errors.js'
 import { formatOptionalTimestamp, formatTimestamp, parseTimestamp } from '../http/wire-time.js'
-import type { RunRecord, RunStatus } from '../store/store.js'
+import type { RunQuery, RunRecord, RunStatus } from '../store/store.js'
 import { decodeEventCursor } from './event-cursor.js'
 import { type EventPage, readEventPage } from './events.js'
 
@@ -110,10 +110,30 @@ export async function completeRun(
 
 export async function listRuns(
   deps: ControlPlaneDeps,
-  query: { tenantId: string; status?: RunStatus; scenarioId?: string; limit: number; offset: number },
+  request: {
+    tenantId: string
+    status?: RunStatus
+    scenarioId?: string
+    /** RFC 3339; runs started at or after it (attacker-controlled text). */
+    startedAfter?: string
+    /** RFC 3339; runs started before it (attacker-controlled text). */
+    startedBefore?: string
+    limit: number
+    offset: number
+  },
 ): Promise<{ data: RunView[]; total: number; limit: number; offset: number }> {
+  const { startedAfter, startedBefore, ...rest } = request
+  const query: RunQuery = { ...rest }
+  if (startedAfter !== undefined) query.startedFrom = readRunTime('startedAfter', startedAfter)
+  if (startedBefore !== undefined) query.startedBefore = readRunTime('startedBefore', startedBefore)
   const { runs, total } = await deps.store.listRuns(query)
   return { data: runs.map(toRunView), total, limit: query.limit, offset: query.offset }
+}
+
+function readRunTime(name: string, value: string): number {
+  const ms = parseTimestamp(value)
+  if (ms === undefined) throw new ControlPlaneError('VALIDATION_ERROR', `${name} must be an RFC 3339 date-time`)
+  return ms
 }
 
 /** @throws ControlPlaneError RUN_NOT_FOUND when the run does not exist in the tenant. */

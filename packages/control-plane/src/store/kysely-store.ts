@@ -14,6 +14,7 @@ import {
   type AgentQuery,
   type AgentRecord,
   type ControlPlaneStore,
+  type ActivityBucket,
   type DashboardAggregates,
   type EnrollmentRecord,
   type EnrollmentUpsert,
@@ -158,6 +159,8 @@ class KyselyStore implements ControlPlaneStore {
     let base = this.#db.selectFrom('runs').where('tenant_id', '=', query.tenantId)
     if (query.status !== undefined) base = base.where('status', '=', query.status)
     if (query.scenarioId !== undefined) base = base.where('scenario_id', '=', query.scenarioId)
+    if (query.startedFrom !== undefined) base = base.where('started_at', '>=', query.startedFrom)
+    if (query.startedBefore !== undefined) base = base.where('started_at', '<', query.startedBefore)
     const [rows, count] = await Promise.all([
       base
         .selectAll()
@@ -387,6 +390,26 @@ class KyselyStore implements ControlPlaneStore {
       .where('webhook_secret_sealed', '=', expected)
       .executeTakeFirst()
     return Number(result.numUpdatedRows) === 1
+  }
+
+  async loadActivity(query: { tenantId: string; bucketSince: number }): Promise<ActivityBucket[]> {
+    const rows = await this.#db
+      .selectFrom('registry_activity')
+      .where('tenant_id', '=', query.tenantId)
+      .where('bucket_start', '>=', query.bucketSince)
+      .select((eb) => [
+        'bucket_start',
+        eb.fn.sum<number>('event_count').as('event_count'),
+        eb.fn.sum<number>('publish_count').as('publish_count'),
+      ])
+      .groupBy('bucket_start')
+      .orderBy('bucket_start', 'asc')
+      .execute()
+    return rows.map((r) => ({
+      bucketStart: Number(r.bucket_start),
+      eventCount: Number(r.event_count),
+      publishCount: Number(r.publish_count),
+    }))
   }
 
   async loadDashboard(query: { tenantId: string; since: number; bucketSince: number }): Promise<DashboardAggregates> {

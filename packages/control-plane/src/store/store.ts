@@ -190,6 +190,10 @@ export interface RunQuery {
   tenantId: string
   status?: RunStatus
   scenarioId?: string
+  /** Runs started at or after this instant (epoch ms). */
+  startedFrom?: number
+  /** Runs started strictly before this instant (epoch ms). */
+  startedBefore?: number
   limit: number
   offset: number
 }
@@ -203,6 +207,14 @@ export interface DashboardAggregates {
   byScenario: Array<{ scenarioId: string; runCount: number }>
   byRegistry: Array<{ registryAuthority: string; eventCount: number; publishCount: number; receiptCount: number }>
   didMethods: Array<{ method: string; publishCount: number }>
+}
+
+/** One rollup bucket of a tenant's activity, all registries summed. */
+export interface ActivityBucket {
+  /** Bucket start, epoch ms (a multiple of the rollup bucket length). */
+  bucketStart: number
+  eventCount: number
+  publishCount: number
 }
 
 /** Persistence of the core control plane. Every method is safe to call concurrently. */
@@ -255,6 +267,9 @@ export interface ControlPlaneStore {
   replaceSealedSecret(authority: string, expected: string, sealed: string): Promise<boolean>
 
   loadDashboard(query: { tenantId: string; since: number; bucketSince: number }): Promise<DashboardAggregates>
+
+  /** The tenant's rollup buckets starting at or after `bucketSince`, oldest first (empty buckets absent). */
+  loadActivity(query: { tenantId: string; bucketSince: number }): Promise<ActivityBucket[]>
 
   /** Round-trips to the database; throws when it does not answer. */
   ping(): Promise<void>

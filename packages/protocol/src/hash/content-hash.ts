@@ -52,7 +52,7 @@ export function extractProducerContent(body: Record<string, unknown>): Record<st
  * @throws ProtocolError `not_canonicalizable` when the content has no JCS form.
  */
 export function computeContentHash(body: Record<string, unknown>): string {
-  // Hashing the string lets node:crypto encode UTF-8 natively; canonicalize() has already refused
+  // Hashing the string lets the platform encode UTF-8 natively; canonicalize() has already refused
   // lone surrogates, so the bytes are exactly canonicalBytes().
   return sha256String(canonicalize(extractProducerContent(body)))
 }

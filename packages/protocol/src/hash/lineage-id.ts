@@ -1,7 +1,7 @@
 /**
  * Lineage identifier derivation (RFC-ACDP-0001 §5.6, fixture lin-001).
  */
-import { createHash } from 'node:crypto'
+import { digestSha256Hex } from './sha256-platform.js'
 
 /**
  * `lin:sha256:` + lowercase hex of SHA-256 over the UTF-8 bytes of the first version's full
@@ -13,5 +13,5 @@ export function deriveLineageId(firstVersionCtxId: string): string {
   if (typeof firstVersionCtxId !== 'string' || firstVersionCtxId.length === 0) {
     throw new TypeError('deriveLineageId expects the first version ctx_id')
   }
-  return 'lin:sha256:' + createHash('sha256').update(firstVersionCtxId, 'utf8').digest('hex')
+  return 'lin:sha256:' + digestSha256Hex(firstVersionCtxId)
 }

@@ -2,16 +2,15 @@
  * SHA-256 and the `sha256:<64 lowercase hex>` string form used for `content_hash`, key
  * fingerprints, receipt and root hashes (RFC-ACDP-0001 §5.7, RFC-ACDP-0010 §6).
  */
-import { createHash } from 'node:crypto'
 import { ProtocolError } from '../errors.js'
+import { digestSha256, digestSha256Hex } from './sha256-platform.js'
 
 const SHA256_STRING = /^sha256:[0-9a-f]{64}$/
 const PREFIX = 'sha256:'
 
 /** SHA-256 digest (32 bytes) of `bytes`, or of the UTF-8 encoding of a string. */
 export function sha256(bytes: Uint8Array | string): Uint8Array {
-  const digest = createHash('sha256').update(bytes).digest()
-  return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength)
+  return digestSha256(bytes)
 }
 
 /**
@@ -26,7 +25,7 @@ export function formatSha256(digest: Uint8Array): string {
 
 /** `sha256:` + lowercase hex of SHA-256(input); strings are hashed as UTF-8. */
 export function sha256String(input: Uint8Array | string): string {
-  return PREFIX + createHash('sha256').update(input).digest('hex')
+  return PREFIX + digestSha256Hex(input)
 }
 
 /** True when `value` is a string of exactly the form `sha256:` + 64 lowercase hex characters. */

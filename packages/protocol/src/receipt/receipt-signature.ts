@@ -5,7 +5,8 @@
  */
 import { isProtocolError, ProtocolError } from '../errors.js'
 import type { PublicKeyMaterial } from '../keys/index.js'
-import { type SignatureAlgorithm, signContentHash, verifyContentSignature } from '../signature/index.js'
+import type { SignatureAlgorithm } from '../signature/algorithm.js'
+import { signContentHash, verifyContentSignature } from '../signature/content-signature.js'
 import type { Signature } from '../wire/common.js'
 
 /**

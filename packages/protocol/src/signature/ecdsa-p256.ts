@@ -7,16 +7,11 @@
  * ACDP identifies content by `content_hash`, never by signature bytes. Signing emits low-S, which
  * every verifier accepts.
  */
-import { createPublicKey, type KeyObject, verify } from 'node:crypto'
 import { p256 } from '@noble/curves/nist.js'
-import { decompressP256PublicKey } from '../keys/p256-point.js'
-import { KeyObjectCache } from './key-object-cache.js'
+import { verifyP1363Signature } from './ecdsa-p256-platform.js'
 
 /** Group order n of P-256, big-endian. */
 const N_BYTES = Buffer.from('ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551', 'hex')
-const SPKI_PREFIX = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex')
-
-const publicKeys = new KeyObjectCache(512)
 
 /**
  * Verifies an IEEE 1363 r ‖ s signature (64 bytes) over SHA-256(`message`) under a SEC1 public key
@@ -27,13 +22,7 @@ const publicKeys = new KeyObjectCache(512)
 export function verifyEcdsaP256(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   if (signature.length !== 64) return false
   if (!isScalarInRange(signature, 0) || !isScalarInRange(signature, 32)) return false
-  const key = publicKeys.get(publicKey, importPublicKey)
-  if (key === null) return false
-  try {
-    return verify('sha256', message, { key, dsaEncoding: 'ieee-p1363' }, signature)
-  } catch {
-    return false
-  }
+  return verifyP1363Signature(publicKey, message, signature)
 }
 
 /**
@@ -60,16 +49,6 @@ export function p256PublicKeyFromPrivate(privateKey: Uint8Array, compressed = tr
 function assertPrivateKey(privateKey: Uint8Array): void {
   if (!(privateKey instanceof Uint8Array) || privateKey.length !== 32 || !p256.utils.isValidSecretKey(privateKey)) {
     throw new TypeError('a P-256 private key is a 32-byte scalar in [1, n - 1]')
-  }
-}
-
-function importPublicKey(raw: Uint8Array): KeyObject | null {
-  try {
-    // Validates the point (on curve, not infinity) and yields the uncompressed SPKI form.
-    const uncompressed = decompressP256PublicKey(raw)
-    return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, uncompressed]), format: 'der', type: 'spki' })
-  } catch {
-    return null
   }
 }
 

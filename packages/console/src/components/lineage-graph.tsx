@@ -1,0 +1,92 @@
+/**
+ * The run's lineage DAG in plain SVG (layout in lineage-layout.ts). Every node is a focusable button: Tab moves
+ * through contexts in publication order, Enter or Space opens the inspector.
+ */
+import type { Lineage } from '../api/types.js'
+import { layoutLineage, NODE_HEIGHT, NODE_WIDTH } from '../lineage-layout.js'
+
+export function LineageGraph({
+  lineage,
+  selected,
+  onSelect,
+}: {
+  lineage: Lineage
+  selected: string | undefined
+  onSelect(ctxId: string): void
+}) {
+  if (lineage.nodes.length === 0) return <p class="muted">No context has been published in this run yet.</p>
+  const layout = layoutLineage(lineage)
+  return (
+    <div class="graph-scroll">
+      <svg
+        class="lineage"
+        role="group"
+        aria-label={`Lineage graph: ${lineage.nodes.length} contexts, ${lineage.edges.length} derivations`}
+        width={layout.width}
+        height={layout.height}
+        viewBox={`0 0 ${layout.width} ${layout.height}`}
+        data-node-count={lineage.nodes.length}
+      >
+        <defs>
+          <marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto">
+            <path d="M0,0 L10,5 L0,10 z" class="edge-head" />
+          </marker>
+        </defs>
+        {layout.edges.map((edge) => (
+          <path
+            key={`${edge.from}->${edge.to}`}
+            class="edge"
+            marker-end="url(#arrow)"
+            d={`M${edge.x1},${edge.y1} C${edge.x1 + 36},${edge.y1} ${edge.x2 - 36},${edge.y2} ${edge.x2},${edge.y2}`}
+          />
+        ))}
+        {layout.nodes.map((placed) => {
+          const node = placed.node
+          const id = placed.ctxId.split('/').at(-1) ?? placed.ctxId
+          const label =
+            node === null
+              ? `External parent ${placed.ctxId}`
+              : `Context ${placed.ctxId}, ${node.contextType ?? 'untyped'}${node.retracted ? ', retracted' : ''}, by ${node.agentId}`
+          const classes = [
+            'node',
+            node === null ? 'node-external' : '',
+            node?.retracted ? 'node-retracted' : '',
+            selected === placed.ctxId ? 'node-selected' : '',
+          ]
+          return (
+            <g
+              key={placed.ctxId}
+              class={classes.filter(Boolean).join(' ')}
+              transform={`translate(${placed.x} ${placed.y})`}
+              role={node === null ? 'img' : 'button'}
+              tabIndex={node === null ? undefined : 0}
+              aria-label={label}
+              aria-pressed={node === null ? undefined : selected === placed.ctxId}
+              data-ctx-id={placed.ctxId}
+              onClick={node === null ? undefined : () => onSelect(placed.ctxId)}
+              onKeyDown={
+                node === null
+                  ? undefined
+                  : (event: KeyboardEvent) => {
+                      if (event.key === 'Enter' || event.key === ' ') {
+                        event.preventDefault()
+                        onSelect(placed.ctxId)
+                      }
+                    }
+              }
+            >
+              <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={6} />
+              <text x={10} y={19} class="node-title">
+                {node === null ? 'external parent' : (node.contextType ?? 'context')}
+                {node?.retracted ? ' (retracted)' : ''}
+              </text>
+              <text x={10} y={37} class="node-id">
+                {id.length > 26 ? `${id.slice(0, 25)}…` : id}
+              </text>
+            </g>
+          )
+        })}
+      </svg>
+    </div>
+  )
+}

@@ -1,0 +1,306 @@
+/**
+ * Registries: observed registries (GET /registries), enrollments (GET /registries/enrollments; secrets are never
+ * returned, only whether one is set), the enroll form for admins (POST /registries/enroll), and the log witness
+ * (GET /registries/log-witness/alerts, GET /registries/:authority/log-witness, POST …/ack) when this control plane
+ * serves it — a 404 there means the witness is not part of this server, and the section says so.
+ */
+import { useState } from 'preact/hooks'
+import { ApiError } from '../api/client.js'
+import type { Enrollment, ListOf, Registry } from '../api/types.js'
+import { ErrorPanel, Loading, Section, Time, Unavailable } from '../components/ui.js'
+import { useApi, useConsole } from '../use-api.js'
+
+export function RegistriesPage() {
+  const registries = useApi((client) => client.get<ListOf<Registry>>('/registries'), [])
+  const enrollments = useApi((client) => client.get<ListOf<Enrollment>>('/registries/enrollments'), [])
+  const { session } = useConsole()
+  return (
+    <>
+      <h1>Registries</h1>
+      <Section title="Observed registries">
+        {registries.error && <ErrorPanel error={registries.error} what="registries" />}
+        {registries.data === undefined ? (
+          !registries.error && <Loading what="registries" />
+        ) : registries.data.data.length === 0 ? (
+          <p class="muted">No registry has sent events yet.</p>
+        ) : (
+          <table>
+            <caption class="visually-hidden">Registries seen in ingested events</caption>
+            <thead>
+              <tr>
+                <th scope="col">Authority</th>
+                <th scope="col">Base URL</th>
+                <th scope="col">First seen</th>
+                <th scope="col">Last seen</th>
+                <th scope="col" class="num">
+                  Events
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {registries.data.data.map((r) => (
+                <tr key={r.authority}>
+                  <td>{r.authority}</td>
+                  <td>{r.baseUrl ?? '—'}</td>
+                  <td>
+                    <Time value={r.firstSeen} />
+                  </td>
+                  <td>
+                    <Time value={r.lastSeen} />
+                  </td>
+                  <td class="num">{r.eventCount}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Section>
+      <Section title="Enrollments">
+        {enrollments.error && <ErrorPanel error={enrollments.error} what="enrollments" />}
+        {enrollments.data === undefined ? (
+          !enrollments.error && <Loading what="enrollments" />
+        ) : (
+          <EnrollmentTable enrollments={enrollments.data.data} />
+        )}
+      </Section>
+      {session.isAdmin ? (
+        <EnrollForm onEnrolled={enrollments.reload} />
+      ) : (
+        <Section title="Enroll a registry">
+          <p class="muted">Enrolling needs an admin key; this key is not one.</p>
+        </Section>
+      )}
+      <WitnessSection enrollments={enrollments.data?.data ?? []} />
+    </>
+  )
+}
+
+function EnrollmentTable({ enrollments }: { enrollments: Enrollment[] }) {
+  if (enrollments.length === 0) return <p class="muted">No registry is enrolled.</p>
+  return (
+    <table data-testid="enrollments">
+      <caption class="visually-hidden">Enrolled registries</caption>
+      <thead>
+        <tr>
+          <th scope="col">Authority</th>
+          <th scope="col">Base URL</th>
+          <th scope="col">Registry DID</th>
+          <th scope="col">Enabled</th>
+          <th scope="col">Webhook secret</th>
+          <th scope="col">Updated</th>
+        </tr>
+      </thead>
+      <tbody>
+        {enrollments.map((e) => (
+          <tr key={e.authority} data-authority={e.authority}>
+            <td>{e.authority}</td>
+            <td>{e.baseUrl ?? '—'}</td>
+            <td>{e.registryDid ?? '—'}</td>
+            <td>{e.enabled ? 'yes' : 'no'}</td>
+            <td>{e.hasWebhookSecret ? 'set (never shown)' : 'not set'}</td>
+            <td>
+              <Time value={e.updatedAt} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+function EnrollForm({ onEnrolled }: { onEnrolled(): void }) {
+  const { client } = useConsole()
+  const empty = { authority: '', baseUrl: '', registryDid: '', webhookSecret: '', enabled: true }
+  const [form, setForm] = useState(empty)
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | undefined>(undefined)
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const body: Record<string, unknown> = { authority: form.authority.trim(), enabled: form.enabled }
+    if (form.baseUrl.trim() !== '') body['baseUrl'] = form.baseUrl.trim()
+    if (form.registryDid.trim() !== '') body['registryDid'] = form.registryDid.trim()
+    if (form.webhookSecret !== '') body['webhookSecret'] = form.webhookSecret
+    try {
+      const saved = await client.post<Enrollment>('/registries/enroll', body)
+      // The secret leaves the page's memory as soon as the server has it.
+      setForm(empty)
+      setMessage({ ok: true, text: `Enrolled ${saved.authority}.` })
+      onEnrolled()
+    } catch (error) {
+      setMessage({
+        ok: false,
+        text: error instanceof ApiError ? `${error.errorCode}: ${error.message}` : String(error),
+      })
+    }
+  }
+  const field = (name: keyof typeof empty) => (e: Event) =>
+    setForm({ ...form, [name]: (e.target as HTMLInputElement).value })
+  return (
+    <Section title="Enroll a registry">
+      <form class="stacked" onSubmit={submit}>
+        <label>
+          Authority (host or host:port)
+          <input type="text" required value={form.authority} onInput={field('authority')} />
+        </label>
+        <label>
+          Base URL
+          <input type="url" value={form.baseUrl} onInput={field('baseUrl')} placeholder="https://registry.example" />
+        </label>
+        <label>
+          Registry DID
+          <input
+            type="text"
+            value={form.registryDid}
+            onInput={field('registryDid')}
+            placeholder="did:web:registry.example"
+          />
+        </label>
+        <label>
+          Webhook secret (at least 16 characters; write-only)
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={form.webhookSecret}
+            onInput={field('webhookSecret')}
+          />
+        </label>
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked={form.enabled}
+            onChange={(e) => setForm({ ...form, enabled: (e.target as HTMLInputElement).checked })}
+          />{' '}
+          Enabled
+        </label>
+        <button type="submit">Enroll</button>
+        {message && (
+          <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+            {message.text}
+          </p>
+        )}
+      </form>
+    </Section>
+  )
+}
+
+interface WitnessAlert {
+  authority?: string
+  registryAuthority?: string
+  reason?: string
+  detectedAt?: string
+  acknowledged?: boolean
+  [member: string]: unknown
+}
+
+function WitnessSection({ enrollments }: { enrollments: Enrollment[] }) {
+  const { client, session } = useConsole()
+  const alerts = useApi(
+    (c) =>
+      c.get<{ data?: WitnessAlert[] } | WitnessAlert[]>('/registries/log-witness/alerts', {
+        includeAcknowledged: true,
+      }),
+    [],
+  )
+  const [note, setNote] = useState<string | undefined>(undefined)
+  if (alerts.error?.isNotFound) {
+    return (
+      <Section title="Log witness">
+        <Unavailable feature="The transparency-log witness" />
+      </Section>
+    )
+  }
+  const list = alerts.data === undefined ? [] : Array.isArray(alerts.data) ? alerts.data : (alerts.data.data ?? [])
+  const acknowledge = async (authority: string) => {
+    try {
+      await client.post(`/registries/${encodeURIComponent(authority)}/log-witness/ack`)
+      setNote(`Acknowledged the alert for ${authority}.`)
+      alerts.reload()
+    } catch (error) {
+      setNote(error instanceof ApiError ? `${error.errorCode}: ${error.message}` : String(error))
+    }
+  }
+  return (
+    <Section title="Log witness">
+      {alerts.error && <ErrorPanel error={alerts.error} what="witness alerts" />}
+      {alerts.loading && alerts.data === undefined && <Loading what="witness alerts" />}
+      {alerts.data !== undefined && list.length === 0 && <p class="muted">No witness alerts.</p>}
+      {list.length > 0 && (
+        <table>
+          <caption class="visually-hidden">Witness alerts</caption>
+          <thead>
+            <tr>
+              <th scope="col">Registry</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Detected</th>
+              <th scope="col">State</th>
+              <th scope="col">Action</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((alert, i) => {
+              const authority = String(alert.authority ?? alert.registryAuthority ?? '')
+              return (
+                <tr key={`${authority}-${i}`}>
+                  <td>{authority}</td>
+                  <td>{String(alert.reason ?? '')}</td>
+                  <td>
+                    <Time value={typeof alert.detectedAt === 'string' ? alert.detectedAt : null} />
+                  </td>
+                  <td>{alert.acknowledged ? 'acknowledged' : 'active'}</td>
+                  <td>
+                    {session.isAdmin && !alert.acknowledged && authority !== '' ? (
+                      <button type="button" onClick={() => acknowledge(authority)}>
+                        Acknowledge {authority}
+                      </button>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                </tr>
+              )
+            })}
+          </tbody>
+        </table>
+      )}
+      {note && <p role="status">{note}</p>}
+      <WitnessHeads authorities={enrollments.map((e) => e.authority)} />
+    </Section>
+  )
+}
+
+function WitnessHeads({ authorities }: { authorities: string[] }) {
+  const heads = useApi(
+    (client) =>
+      Promise.all(
+        authorities.map((authority) =>
+          client.get<unknown>(`/registries/${encodeURIComponent(authority)}/log-witness`).then(
+            (state) => ({ authority, state }),
+            (error: unknown) => ({
+              authority,
+              state: error instanceof ApiError && error.isNotFound ? null : undefined,
+            }),
+          ),
+        ),
+      ),
+    [authorities.join(',')],
+  )
+  if (heads.data === undefined || heads.data.length === 0) return null
+  return (
+    <>
+      <h3>Witnessed heads</h3>
+      <ul>
+        {heads.data.map(({ authority, state }) => (
+          <li key={authority}>
+            <strong>{authority}</strong>:{' '}
+            {state === null ? (
+              'not witnessed'
+            ) : state === undefined ? (
+              'unavailable'
+            ) : (
+              <code>{JSON.stringify(state)}</code>
+            )}
+          </li>
+        ))}
+      </ul>
+    </>
+  )
+}

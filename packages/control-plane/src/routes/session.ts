@@ -1,0 +1,22 @@
+/**
+ * GET /session: who the caller is, as the API sees it — the resolved tenant, whether admin routes will accept the
+ * credential, and how it authenticated. The console shows the tenant and hides admin-only forms from callers the
+ * API would refuse anyway (the API still decides; this only avoids offering doomed actions). No secret, key
+ * digest or token content is returned.
+ */
+import { Type } from 'typebox'
+import type { RoutePlugin } from './route-context.js'
+
+const SessionShape = Type.Object({
+  tenantId: Type.String(),
+  isAdmin: Type.Boolean(),
+  credential: Type.Union([Type.Literal('api_key'), Type.Literal('jwt'), Type.Literal('development')]),
+})
+
+export const sessionRoutes: RoutePlugin = async (app) => {
+  app.get('/session', { schema: { tags: ['session'], response: { 200: SessionShape } } }, async (request) => ({
+    tenantId: request.tenantId,
+    isAdmin: request.principal?.isAdmin ?? false,
+    credential: request.principal?.kind ?? 'api_key',
+  }))
+}

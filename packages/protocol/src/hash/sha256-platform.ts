@@ -1,0 +1,17 @@
+/**
+ * SHA-256 on Node: node:crypto (native speed on the hot paths: content hashes, Merkle nodes). `sha256.ts` builds the
+ * protocol's string forms on top; a browser bundle swaps in `sha256-platform.browser.ts` (package.json "browser"
+ * map), which exports the same functions.
+ */
+import { createHash } from 'node:crypto'
+
+/** SHA-256 digest (32 bytes) of `input`; strings are hashed as UTF-8. */
+export function digestSha256(input: Uint8Array | string): Uint8Array {
+  const digest = createHash('sha256').update(input).digest()
+  return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength)
+}
+
+/** Lowercase hex of SHA-256(`input`); strings are hashed as UTF-8. */
+export function digestSha256Hex(input: Uint8Array | string): string {
+  return createHash('sha256').update(input).digest('hex')
+}
