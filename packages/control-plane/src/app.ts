@@ -5,6 +5,7 @@
  */
 
 import type { Server } from 'node:http'
+import { createOutboundClient } from '@acdp/protocol'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, LogController } from 'fastify'
 import { createApiKeyVerifier } from './auth/api-keys.js'
@@ -20,6 +21,7 @@ import { createReadiness, type Readiness } from './services/readiness.js'
 import { resealEnrollmentSecrets } from './services/registries.js'
 import { SseHub } from './services/sse.js'
 import { createEventHistory } from './services/sse-history.js'
+import { createTokenFeature } from './services/token-feature.js'
 import { createWebhookFeature } from './services/webhook-delivery-setup.js'
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
 
@@ -68,9 +70,22 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   })
   app.decorate('readiness', readiness)
 
+  // One SSRF-safe client for the federation proxy, trusted issuers' JWKS and revocation feeds.
+  const outbound =
+    deps.outbound ??
+    createOutboundClient({
+      allowCidrs: [...config.outbound.allowCidrs],
+      allowHttpForAllowlisted: config.outbound.allowHttpForAllowlisted,
+      userAgent: 'acdp-control-plane',
+    })
+  if (deps.outbound === undefined) app.addHook('onClose', async () => outbound.close())
+  const tokens = await createTokenFeature({ config, deps, outbound, log: app.log })
+  app.addHook('onReady', async () => tokens.start())
+  app.addHook('onClose', async () => tokens.close())
+
   installRouteAuthentication(app, {
     auth: config.auth,
-    chain: [...(deps.credentialVerifiers ?? []), createApiKeyVerifier(config.auth)],
+    chain: [...(deps.credentialVerifiers ?? []), tokens.verifier, createApiKeyVerifier(config.auth)],
   })
 
   if (config.swagger.enabled) await registerApiDocs(app, config)
@@ -112,7 +127,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   const appDeps: ControlPlaneDeps = { ...deps, webhookOutbox: deps.webhookOutbox ?? webhooks.outbox }
 
   for (const plugin of ROUTE_PLUGINS) {
-    await app.register(plugin, { config, deps: appDeps, readiness, sse, enrollments, webhooks })
+    await app.register(plugin, { config, deps: appDeps, readiness, sse, enrollments, webhooks, tokens })
   }
   return app
 }

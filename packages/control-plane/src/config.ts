@@ -7,6 +7,7 @@
  * combinations are refused outright (STYLE rule 9). Only this file and `main.ts` touch `process.env`.
  */
 import { isIP } from 'node:net'
+import { readTokenConfig, type TokenConfig } from './auth/token-settings.js'
 
 /** Runtime environment. Anything else is refused so a typo ("prod") cannot silently enable development bypasses. */
 export type NodeEnv = 'development' | 'test' | 'production'
@@ -114,6 +115,8 @@ export interface ControlPlaneConfig {
     /** OUTBOUND_ALLOW_HTTP: plain http to allowlisted destinations only. */
     readonly allowHttpForAllowlisted: boolean
   }
+  /** Token authentication: issuance, pinned keys, trusted issuers, revocation (auth/token-settings.ts). */
+  readonly tokens: TokenConfig
   readonly lifecycle: {
     /** SHUTDOWN_TIMEOUT_MS, default 10000: hard deadline of a graceful shutdown. */
     readonly shutdownTimeoutMs: number
@@ -151,7 +154,7 @@ const MIN_SECRET_LENGTH = 16
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
 
 /** Collects problems while reading variables, so every mistake is reported in one run. */
-class EnvReader {
+export class EnvReader {
   readonly problems: string[] = []
 
   constructor(private readonly env: Environment) {}
@@ -268,6 +271,7 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
     swagger: { enabled: read.boolean('SWAGGER_ENABLED', isDevelopment), path: swaggerPath },
     secrets,
     outbound,
+    tokens: readTokenConfig(read, isDevelopment),
     lifecycle: {
       shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 2_147_483_647),
       shutdownDrainDelayMs: read.integer('SHUTDOWN_DRAIN_DELAY_MS', 0, 0, 600_000),

@@ -11,7 +11,8 @@ import type { Database } from '@acdp/storage'
 import { migrateToLatest, openDatabase } from '@acdp/storage'
 import type { FastifyBaseLogger } from 'fastify'
 import type { CredentialVerifier } from './auth/credentials.js'
-import type { ControlPlaneConfig } from './config.js'
+import type { OutboundClient } from '@acdp/protocol'
+import type { ControlPlaneConfig, Environment } from './config.js'
 import { type ControlPlaneMetrics, createMetrics } from './metrics.js'
 import { loadSecretKeyring } from './secret-keyring.js'
 import { type DomainPackRegistry, loadDomainPacks } from './services/domain-packs.js'
@@ -57,8 +58,18 @@ export interface ControlPlaneDeps {
   domainPacks: DomainPackRegistry
   /** Webhook outbox hook; absent = no outbound webhooks. */
   webhookOutbox?: WebhookOutbox
-  /** Extra bearer verifiers tried before API keys (JWT verifiers of the token-auth feature). */
+  /** Extra bearer verifiers tried before the JWT and API-key verifiers. */
   credentialVerifiers?: readonly CredentialVerifier[]
+  /**
+   * The live environment, re-read by POST /admin/pinned-keys/reload (main.ts passes `process.env`); when absent
+   * the reload re-applies the boot value.
+   */
+  readEnvironment?: () => Environment
+  /**
+   * SSRF-safe client of the federation proxy, trusted issuers' JWKS and revocation feeds; when absent buildApp
+   * builds one from config.outbound and closes it with the app. An injected one is closed by its owner.
+   */
+  outbound?: OutboundClient
 }
 
 /**

@@ -3,6 +3,7 @@
  * To add a feature's routes, append one entry (adapting a `register…Routes(app, deps)` function if needed).
  */
 import { agentRoutes } from './agents.js'
+import { authRoutes } from './auth.js'
 import { dashboardRoutes } from './dashboard.js'
 import { registerDomainPackRoutes } from './domain-packs.js'
 import { eventRoutes } from './events.js'
@@ -49,4 +50,5 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   domainPackRoutes,
   webhookRoutes,
   // Further feature plugins are appended below this line, one entry each.
+  authRoutes,
 ]

@@ -8,6 +8,7 @@ import type { ControlPlaneDeps } from '../deps.js'
 import type { EnrollmentDirectory } from '../services/enrollment-directory.js'
 import type { Readiness } from '../services/readiness.js'
 import type { SseHub } from '../services/sse.js'
+import type { TokenFeature } from '../services/token-feature.js'
 import type { WebhookFeature } from '../services/webhook-delivery-setup.js'
 
 export interface RouteContext {
@@ -20,6 +21,8 @@ export interface RouteContext {
   enrollments: EnrollmentDirectory
   /** The outbound webhook feature (subscription routes). */
   webhooks: WebhookFeature
+  /** Token authentication (auth routes, capabilities' pinned keys). */
+  tokens: TokenFeature
 }
 
 /** A route plugin: registers routes (and only routes or route-scoped hooks) on the instance it is given. */
