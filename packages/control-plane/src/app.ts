@@ -12,10 +12,11 @@ import { createApiKeyVerifier } from './auth/api-keys.js'
 import { installRouteAuthentication } from './auth/route-auth.js'
 import type { ControlPlaneConfig } from './config.js'
 import type { ControlPlaneDeps } from './deps.js'
-import { installErrorHandlers } from './errors.js'
+import { installErrorHandlers, sendError, toControlPlaneError } from './errors.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
+import { createAccessGates } from './services/access-gates.js'
 import { createEnrollmentDirectory } from './services/enrollment-directory.js'
 import { createReadiness, type Readiness } from './services/readiness.js'
 import { resealEnrollmentSecrets } from './services/registries.js'
@@ -55,6 +56,10 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
     trustProxy: toTrustProxy(config.server.trustProxy),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
+    // Router-level failures (a malformed percent-encoding in the path) get the service's envelope too.
+    frameworkErrors: (error, _request, reply) => {
+      void sendError(reply, toControlPlaneError(error))
+    },
   }
   const app = Fastify(options)
   app.setValidatorCompiler(TypeBoxValidatorCompiler)
@@ -82,6 +87,9 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   const tokens = await createTokenFeature({ config, deps, outbound, log: app.log })
   app.addHook('onReady', async () => tokens.start())
   app.addHook('onClose', async () => tokens.close())
+
+  const gates = createAccessGates({ config, authStore: tokens.authStore, clock: deps.clock, log: app.log })
+  const federation = { outbound }
 
   installRouteAuthentication(app, {
     auth: config.auth,
@@ -127,7 +135,17 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   const appDeps: ControlPlaneDeps = { ...deps, webhookOutbox: deps.webhookOutbox ?? webhooks.outbox }
 
   for (const plugin of ROUTE_PLUGINS) {
-    await app.register(plugin, { config, deps: appDeps, readiness, sse, enrollments, webhooks, tokens })
+    await app.register(plugin, {
+      config,
+      deps: appDeps,
+      readiness,
+      sse,
+      enrollments,
+      webhooks,
+      tokens,
+      gates,
+      federation,
+    })
   }
   return app
 }

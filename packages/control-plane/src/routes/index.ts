@@ -4,6 +4,7 @@
  */
 import { agentRoutes } from './agents.js'
 import { authRoutes } from './auth.js'
+import { contextRoutes } from './contexts.js'
 import { dashboardRoutes } from './dashboard.js'
 import { registerDomainPackRoutes } from './domain-packs.js'
 import { eventRoutes } from './events.js'
@@ -51,4 +52,5 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   webhookRoutes,
   // Further feature plugins are appended below this line, one entry each.
   authRoutes,
+  contextRoutes,
 ]
