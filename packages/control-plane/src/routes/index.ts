@@ -4,6 +4,7 @@
  */
 import { agentRoutes } from './agents.js'
 import { authRoutes } from './auth.js'
+import { capabilityRoutes } from './capabilities.js'
 import { contextRoutes } from './contexts.js'
 import { dashboardRoutes } from './dashboard.js'
 import { registerDomainPackRoutes } from './domain-packs.js'
@@ -53,4 +54,5 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   // Further feature plugins are appended below this line, one entry each.
   authRoutes,
   contextRoutes,
+  capabilityRoutes,
 ]

@@ -61,7 +61,7 @@ export interface AuthStore {
   setFeedCursor(issuer: string, cursorMs: number, now: number): Promise<void>
 
   /** Inserts unless (tenant, agent, URI) exists; returns the stored row (the original on a re-declaration). */
-  declareCapability(record: CapabilityRecord): Promise<CapabilityRecord>
+  declareCapability(record: CapabilityRecord): Promise<{ record: CapabilityRecord; created: boolean }>
   /** Capabilities of a tenant with this URI, oldest first. */
   findCapabilities(tenantId: string, capabilityUri: string, limit: number): Promise<CapabilityRecord[]>
   /** Capabilities of one agent in a tenant, by URI. */
@@ -181,7 +181,7 @@ export function createAuthStore(database: { db: Kysely<unknown>; kind: DatabaseK
     },
 
     async declareCapability(record) {
-      await db
+      const inserted = await db
         .insertInto('agent_capabilities')
         .values({
           tenant_id: record.tenantId,
@@ -194,7 +194,7 @@ export function createAuthStore(database: { db: Kysely<unknown>; kind: DatabaseK
           created_at: record.createdAt,
         })
         .onConflict((conflict) => conflict.columns(['tenant_id', 'agent_did', 'capability_uri']).doNothing())
-        .execute()
+        .executeTakeFirst()
       const row = await db
         .selectFrom('agent_capabilities')
         .selectAll()
@@ -202,7 +202,7 @@ export function createAuthStore(database: { db: Kysely<unknown>; kind: DatabaseK
         .where('agent_did', '=', record.agentDid)
         .where('capability_uri', '=', record.capabilityUri)
         .executeTakeFirstOrThrow()
-      return toCapability(row)
+      return { record: toCapability(row), created: Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0 }
     },
 
     async findCapabilities(tenantId, capabilityUri, limit) {
