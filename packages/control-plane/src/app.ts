@@ -5,21 +5,24 @@
  */
 
 import type { Server } from 'node:http'
+import { createOutboundClient } from '@acdp/protocol'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, LogController } from 'fastify'
 import { createApiKeyVerifier } from './auth/api-keys.js'
 import { installRouteAuthentication } from './auth/route-auth.js'
 import type { ControlPlaneConfig } from './config.js'
 import type { ControlPlaneDeps } from './deps.js'
-import { installErrorHandlers } from './errors.js'
+import { installErrorHandlers, sendError, toControlPlaneError } from './errors.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
+import { createAccessGates } from './services/access-gates.js'
 import { createEnrollmentDirectory } from './services/enrollment-directory.js'
 import { createReadiness, type Readiness } from './services/readiness.js'
 import { resealEnrollmentSecrets } from './services/registries.js'
 import { SseHub } from './services/sse.js'
 import { createEventHistory } from './services/sse-history.js'
+import { createTokenFeature } from './services/token-feature.js'
 import { createWebhookFeature } from './services/webhook-delivery-setup.js'
 import { createWitnessFeature, type WitnessFeature } from './services/witness-setup.js'
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
@@ -56,6 +59,10 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
     trustProxy: toTrustProxy(config.server.trustProxy),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
+    // Router-level failures (a malformed percent-encoding in the path) get the service's envelope too.
+    frameworkErrors: (error, _request, reply) => {
+      void sendError(reply, toControlPlaneError(error))
+    },
   }
   const app = Fastify(options)
   app.setValidatorCompiler(TypeBoxValidatorCompiler)
@@ -71,9 +78,25 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   })
   app.decorate('readiness', readiness)
 
+  // One SSRF-safe client for every outbound feature (federation proxy, JWKS, revocation feeds, witness, webhooks).
+  const outbound =
+    deps.outbound ??
+    createOutboundClient({
+      allowCidrs: [...config.outbound.allowCidrs],
+      allowHttpForAllowlisted: config.outbound.allowHttpForAllowlisted,
+      userAgent: 'acdp-control-plane',
+    })
+  if (deps.outbound === undefined) app.addHook('onClose', async () => outbound.close())
+  const tokens = await createTokenFeature({ config, deps, outbound, log: app.log })
+  app.addHook('onReady', async () => tokens.start())
+  app.addHook('onClose', async () => tokens.close())
+
+  const gates = createAccessGates({ config, authStore: tokens.authStore, clock: deps.clock, log: app.log })
+  const federation = { outbound }
+
   installRouteAuthentication(app, {
     auth: config.auth,
-    chain: [...(deps.credentialVerifiers ?? []), createApiKeyVerifier(config.auth)],
+    chain: [...(deps.credentialVerifiers ?? []), tokens.verifier, createApiKeyVerifier(config.auth)],
   })
 
   if (config.swagger.enabled) await registerApiDocs(app, config)
@@ -115,13 +138,24 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   const appDeps: ControlPlaneDeps = { ...deps, webhookOutbox: deps.webhookOutbox ?? webhooks.outbox }
 
   // Transparency-log witness: polls after the app is ready; its alerts fan out through the same outbox and bus.
-  const witness = createWitnessFeature({ config, deps: appDeps, log: app.log })
+  const witness = createWitnessFeature({ config, deps: { ...appDeps, outbound }, log: app.log })
   app.decorate('witness', witness)
   app.addHook('onReady', async () => witness.start())
   app.addHook('onClose', async () => witness.close())
 
   for (const plugin of ROUTE_PLUGINS) {
-    await app.register(plugin, { config, deps: appDeps, readiness, sse, enrollments, webhooks, witness })
+    await app.register(plugin, {
+      config,
+      deps: appDeps,
+      readiness,
+      sse,
+      enrollments,
+      webhooks,
+      tokens,
+      gates,
+      federation,
+      witness,
+    })
   }
   return app
 }

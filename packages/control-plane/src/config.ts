@@ -8,6 +8,8 @@
  */
 import { createPrivateKey } from 'node:crypto'
 import { isIP } from 'node:net'
+import { readTokenConfig, type TokenConfig } from './auth/token-settings.js'
+import { type PolicyConfig, readPolicyConfig } from './policy/policy-settings.js'
 
 /** Runtime environment. Anything else is refused so a typo ("prod") cannot silently enable development bypasses. */
 export type NodeEnv = 'development' | 'test' | 'production'
@@ -123,6 +125,21 @@ export interface ControlPlaneConfig {
     readonly allowHttpForAllowlisted: boolean
   }
   readonly witness: WitnessConfig
+  /** Token authentication: issuance, pinned keys, trusted issuers, revocation (auth/token-settings.ts). */
+  readonly tokens: TokenConfig
+  /** Policy rules and quotas of the gated actions (policy/policy-settings.ts). */
+  readonly policy: PolicyConfig
+  readonly federation: {
+    /**
+     * FEDERATION_VERIFY_CONTEXTS, default false: before relaying a 2xx, verify the producer signature (and the
+     * registry receipt when present) of the context; failures answer 502 CONTEXT_BINDING_UNVERIFIABLE.
+     */
+    readonly verifyContexts: boolean
+  }
+  readonly routing: {
+    /** BANDIT_EXPLORATION_FRACTION, default 0.05: share of routing decisions drawn uniformly. */
+    readonly explorationFraction: number
+  }
   readonly lifecycle: {
     /** SHUTDOWN_TIMEOUT_MS, default 10000: hard deadline of a graceful shutdown. */
     readonly shutdownTimeoutMs: number
@@ -207,7 +224,7 @@ const MIN_SECRET_LENGTH = 16
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
 
 /** Collects problems while reading variables, so every mistake is reported in one run. */
-class EnvReader {
+export class EnvReader {
   readonly problems: string[] = []
 
   constructor(private readonly env: Environment) {}
@@ -328,6 +345,10 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
     secrets,
     outbound,
     witness,
+    tokens: readTokenConfig(read, isDevelopment),
+    policy: readPolicyConfig(read),
+    federation: { verifyContexts: read.boolean('FEDERATION_VERIFY_CONTEXTS', false) },
+    routing: { explorationFraction: readFraction(read, 'BANDIT_EXPLORATION_FRACTION', 0.05) },
     lifecycle: {
       shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 2_147_483_647),
       shutdownDrainDelayMs: read.integer('SHUTDOWN_DRAIN_DELAY_MS', 0, 0, 600_000),
@@ -568,6 +589,17 @@ function isCidr(value: string): boolean {
   if (prefix === undefined) return true
   if (!/^\d{1,3}$/.test(prefix)) return false
   return Number(prefix) <= (family === 4 ? 32 : 128)
+}
+
+function readFraction(read: EnvReader, name: string, fallback: number): number {
+  const value = read.string(name)
+  if (value === '') return fallback
+  const n = Number(value)
+  if (!/^\d*\.?\d+$/.test(value) || n < 0 || n > 1) {
+    read.refuse(`${name} must be a number between 0 and 1, got "${value}"`)
+    return fallback
+  }
+  return n
 }
 
 function dedupe(read: EnvReader, name: string, values: string[]): string[] {

@@ -12,7 +12,8 @@ import type { Database } from '@acdp/storage'
 import { migrateToLatest, openDatabase } from '@acdp/storage'
 import type { FastifyBaseLogger } from 'fastify'
 import type { CredentialVerifier } from './auth/credentials.js'
-import type { ControlPlaneConfig } from './config.js'
+import type { OutboundClient } from '@acdp/protocol'
+import type { ControlPlaneConfig, Environment } from './config.js'
 import { type ControlPlaneMetrics, createMetrics } from './metrics.js'
 import { loadSecretKeyring } from './secret-keyring.js'
 import { type DomainPackRegistry, loadDomainPacks } from './services/domain-packs.js'
@@ -58,13 +59,20 @@ export interface ControlPlaneDeps {
   domainPacks: DomainPackRegistry
   /** Webhook outbox hook; absent = no outbound webhooks. */
   webhookOutbox?: WebhookOutbox
+  /** Extra bearer verifiers tried before the JWT and API-key verifiers. */
+  credentialVerifiers?: readonly CredentialVerifier[]
   /**
-   * SSRF-safe outbound client for the witness's registry and DID reads; absent = one built from
-   * config.outbound (tests inject one trusting their test CA and resolving their fake hosts).
+   * The live environment, re-read by POST /admin/pinned-keys/reload (main.ts passes `process.env`); when absent
+   * the reload re-applies the boot value.
+   */
+  readEnvironment?: () => Environment
+  /**
+   * The one SSRF-safe client of every outbound feature (federation proxy, trusted issuers' JWKS, revocation feeds,
+   * witness registry and DID reads, outbound webhooks); when absent buildApp builds one from config.outbound and
+   * closes it with the app. An injected one (tests trusting their CA and resolving their fake hosts) is closed by
+   * its owner.
    */
   outbound?: OutboundClient
-  /** Extra bearer verifiers tried before API keys (JWT verifiers of the token-auth feature). */
-  credentialVerifiers?: readonly CredentialVerifier[]
 }
 
 /**

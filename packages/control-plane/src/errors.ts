@@ -54,6 +54,16 @@ export const ERROR_STATUS = {
   REGISTRY_NOT_ENROLLED: 403,
   /** 403: the authority's enrollment has `enabled: false`. */
   REGISTRY_DISABLED: 403,
+  /** 403: a token of a TRUSTED_ISSUERS entry flagged read_only on a method that writes. */
+  ISSUER_READ_ONLY: 403,
+  /** 403: the policy engine denied the action (body also carries `code` and `reason`). */
+  POLICY_DENIED: 403,
+  /** 429: a per-tenant or per-agent quota is used up (Retry-After set). */
+  QUOTA_EXCEEDED: 429,
+  /** 502: the federation upstream served a context whose ctx_id is not the one asked for. */
+  CONTEXT_ID_MISMATCH: 502,
+  /** 502: FEDERATION_VERIFY_CONTEXTS is on and the relayed context's signature or receipt does not verify. */
+  CONTEXT_BINDING_UNVERIFIABLE: 502,
   /** 429: a throttle refused the request (Retry-After set). */
   RATE_LIMITED: 429,
   /** 502: the federation upstream failed. */

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     }
     throw error
   }
-  const running = await startControlPlane(config)
+  const running = await startControlPlane(config, { readEnvironment: () => process.env })
   running.app.log.info({ url: running.url, database: config.database.kind }, 'control plane listening')
   const stop = (signal: NodeJS.Signals) => {
     running.app.log.info({ signal }, 'shutting down')

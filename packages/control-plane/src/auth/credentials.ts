@@ -20,6 +20,10 @@ export interface Principal {
   mayAssertTenant: boolean
   /** JWT subject (agent DID), for self-service routes. */
   subject?: string
+  /** JWT identity (issuer, id, expiry in unix seconds), for revocation and introspection. */
+  token?: { iss: string; jti: string; exp: number }
+  /** Token of a TRUSTED_ISSUERS entry flagged read_only: only safe methods (and POST /auth/introspect). */
+  readOnly?: boolean
 }
 
 /** One link of the chain. */

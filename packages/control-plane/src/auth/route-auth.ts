@@ -64,8 +64,19 @@ export function installRouteAuthentication(
     }
     request.principal = principal
     request.tenantId = resolveTenant(principal, readTenantHeader(request.headers['x-tenant-id']), auth.requireTenant)
+    if (principal.readOnly === true && !isSafeRequest(request)) {
+      throw new ControlPlaneError('ISSUER_READ_ONLY', 'tokens of this issuer may only read')
+    }
     if (mode === 'admin' && !principal.isAdmin) {
       throw new ControlPlaneError('ADMIN_REQUIRED', 'this route needs an admin key')
     }
   })
+}
+
+/** Methods a read-only issuer's token may use; introspection is a read despite being a POST. */
+function isSafeRequest(request: FastifyRequest): boolean {
+  const method = request.method
+  return (
+    method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || request.routeOptions.url === '/auth/introspect'
+  )
 }

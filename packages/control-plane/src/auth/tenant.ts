@@ -33,6 +33,10 @@ export function resolveTenant(principal: Principal, header: string | undefined, 
     throw new ControlPlaneError('TENANT_RESERVED', 'the tenant "default" cannot be asserted')
   }
   let tenant: string = DEFAULT_TENANT
+  if (principal.boundTenant === DEFAULT_TENANT) {
+    // A token claiming the reserved tenant is refused like a header asserting it (rule 6).
+    throw new ControlPlaneError('TENANT_RESERVED', 'the tenant "default" cannot be asserted')
+  }
   if (principal.boundTenant !== undefined) {
     if (header !== undefined && header !== principal.boundTenant) {
       throw new ControlPlaneError('TENANT_MISMATCH', 'X-Tenant-Id does not match the tenant of the credential')

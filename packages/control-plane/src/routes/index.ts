@@ -4,6 +4,9 @@
  */
 import { agentRoutes } from './agents.js'
 import { consoleRoutes } from './console.js'
+import { authRoutes } from './auth.js'
+import { capabilityRoutes } from './capabilities.js'
+import { contextRoutes } from './contexts.js'
 import { dashboardRoutes } from './dashboard.js'
 import { registerDomainPackRoutes } from './domain-packs.js'
 import { eventRoutes } from './events.js'
@@ -57,4 +60,7 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   // Further feature plugins are appended below this line, one entry each.
   consoleRoutes,
   sessionRoutes,
+  authRoutes,
+  contextRoutes,
+  capabilityRoutes,
 ]

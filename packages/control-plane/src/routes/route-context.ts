@@ -5,9 +5,12 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { ControlPlaneConfig } from '../config.js'
 import type { ControlPlaneDeps } from '../deps.js'
+import type { AccessGates } from '../services/access-gates.js'
 import type { EnrollmentDirectory } from '../services/enrollment-directory.js'
+import type { FederationDeps } from '../services/federation-proxy.js'
 import type { Readiness } from '../services/readiness.js'
 import type { SseHub } from '../services/sse.js'
+import type { TokenFeature } from '../services/token-feature.js'
 import type { WebhookFeature } from '../services/webhook-delivery-setup.js'
 import type { WitnessFeature } from '../services/witness-setup.js'
 
@@ -23,6 +26,12 @@ export interface RouteContext {
   webhooks: WebhookFeature
   /** The transparency-log witness (state, alerts, cosignatures). */
   witness: WitnessFeature
+  /** Token authentication (auth routes, capabilities' pinned keys). */
+  tokens: TokenFeature
+  /** Policy engine and quotas of the gated actions. */
+  gates: AccessGates
+  /** The federation proxy's outbound client and optional envelope verification. */
+  federation: Pick<FederationDeps, 'outbound' | 'verifyEnvelope'>
 }
 
 /** A route plugin: registers routes (and only routes or route-scoped hooks) on the instance it is given. */

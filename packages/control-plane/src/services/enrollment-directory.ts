@@ -20,6 +20,8 @@ export interface ResolvedEnrollment {
   authority: string
   tenantId: string
   enabled: boolean
+  /** Base URL the federation proxy forwards to, or null. */
+  baseUrl: string | null
   /** The per-registry secret, or undefined when the global WEBHOOK_SECRET applies. */
   webhookSecret: string | undefined
 }
@@ -64,6 +66,7 @@ export function createEnrollmentDirectory(options: {
               authority: record.authority,
               tenantId: record.tenantId,
               enabled: record.enabled,
+              baseUrl: record.baseUrl,
               webhookSecret:
                 record.webhookSecretSealed === null
                   ? undefined

@@ -1,0 +1,54 @@
+/**
+ * This service's own token key (JWT_SIGNING_ALG): HS256 with JWT_SECRET, or EdDSA with the Ed25519 key in
+ * JWT_PRIVATE_KEY_PEM, whose public half is published at GET /.well-known/jwks.json.
+ */
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
+import { calculateJwkThumbprint, exportJWK, type JWK, type JWTPayload, SignJWT } from 'jose'
+import type { TokenConfig } from './token-settings.js'
+
+export interface JwtSigner {
+  readonly algorithm: 'HS256' | 'EdDSA'
+  readonly kid: string | undefined
+  /** Key that verifies tokens of this issuer. */
+  readonly verificationKey: KeyObject | Uint8Array
+  /** Raw 32-byte Ed25519 public key (EdDSA) for the strict-verification pre-check; undefined under HS256. */
+  readonly rawPublicKey: Uint8Array | undefined
+  sign(claims: JWTPayload): Promise<string>
+  /** The JWKS document: `{ keys: [] }` under HS256 (a shared secret is never published). */
+  jwks(): { keys: JWK[] }
+}
+
+/** Builds the signer, or undefined when no key is configured. */
+export async function createJwtSigner(tokens: TokenConfig): Promise<JwtSigner | undefined> {
+  if (tokens.signingAlg === 'HS256') {
+    if (tokens.secret === '') return undefined
+    const secret = new TextEncoder().encode(tokens.secret)
+    const kid = tokens.kid === '' ? undefined : tokens.kid
+    return {
+      algorithm: 'HS256',
+      kid,
+      verificationKey: secret,
+      rawPublicKey: undefined,
+      sign: (claims) => new SignJWT(claims).setProtectedHeader(header('HS256', kid)).sign(secret),
+      jwks: () => ({ keys: [] }),
+    }
+  }
+  if (tokens.privateKeyPem === '') return undefined
+  const privateKey = createPrivateKey({ key: tokens.privateKeyPem, format: 'pem' })
+  const publicKey = createPublicKey(privateKey)
+  const jwk = await exportJWK(publicKey)
+  const kid = tokens.kid === '' ? await calculateJwkThumbprint(jwk) : tokens.kid
+  const published: JWK = { ...jwk, kid, alg: 'EdDSA', use: 'sig' }
+  return {
+    algorithm: 'EdDSA',
+    kid,
+    verificationKey: publicKey,
+    rawPublicKey: new Uint8Array(Buffer.from(jwk.x ?? '', 'base64url')),
+    sign: (claims) => new SignJWT(claims).setProtectedHeader(header('EdDSA', kid)).sign(privateKey),
+    jwks: () => ({ keys: [published] }),
+  }
+}
+
+function header(alg: string, kid: string | undefined): { alg: string; typ: string; kid?: string } {
+  return kid === undefined ? { alg, typ: 'JWT' } : { alg, typ: 'JWT', kid }
+}

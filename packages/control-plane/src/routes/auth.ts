@@ -1,0 +1,166 @@
+/**
+ * Token authentication routes (product spec "Auth endpoints"): the agent challenge/token exchange (public, per-IP
+ * throttled), introspection and revocation (key/JWT), the revocation feed and the pinned-key reload (admin), and the
+ * JWKS document (public, cacheable).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { type Static, Type } from 'typebox'
+import { ControlPlaneError } from '../errors.js'
+import { exchangeToken, issueChallenge } from '../services/agent-tokens.js'
+import type { TokenFeature } from '../services/token-feature.js'
+import {
+  introspectToken,
+  readRevocationFeed,
+  REVOKE_REASONS,
+  type RevokeReason,
+  revokeToken,
+} from '../services/token-revocation.js'
+import type { RoutePlugin } from './route-context.js'
+
+const Did = Type.String({ minLength: 8, maxLength: 2048, pattern: '^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$' })
+const Token = Type.String({ minLength: 1, maxLength: 8192 })
+
+const ChallengeBody = Type.Object({ agent_id: Did }, { additionalProperties: false })
+const TokenBody = Type.Object(
+  {
+    agent_id: Did,
+    key_id: Type.String({ minLength: 1, maxLength: 2200 }),
+    nonce: Type.String({ minLength: 1, maxLength: 128 }),
+    expires_at: Type.Integer({ minimum: 0 }),
+    algorithm: Type.String({ minLength: 1, maxLength: 32 }),
+    signature: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { additionalProperties: false },
+)
+const IntrospectBody = Type.Object({ token: Token }, { additionalProperties: false })
+const RevokeBody = Type.Object(
+  { token: Token, reason: Type.Optional(Type.Union(REVOKE_REASONS.map((reason) => Type.Literal(reason)))) },
+  { additionalProperties: false },
+)
+const FeedQuery = Type.Object(
+  {
+    since: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+  },
+  { additionalProperties: false },
+)
+const FeedShape = Type.Object({
+  entries: Type.Array(
+    Type.Object({
+      jti: Type.String(),
+      sub: Type.String(),
+      iss: Type.String(),
+      exp: Type.Integer(),
+      revoked_at_ms: Type.Integer(),
+    }),
+  ),
+  next_cursor: Type.Union([Type.Integer(), Type.Null()]),
+})
+
+export const authRoutes: RoutePlugin = async (app, { config, deps, tokens }) => {
+  const issuance = (): Parameters<typeof issueChallenge>[0] => {
+    if (!config.tokens.issuanceEnabled || tokens.signer === undefined) {
+      throw new ControlPlaneError('NOT_FOUND', 'token issuance is not enabled')
+    }
+    return {
+      tokens: config.tokens,
+      authStore: tokens.authStore,
+      pinned: tokens.pinned,
+      signer: tokens.signer,
+      clock: deps.clock,
+      random: deps.random,
+      log: app.log,
+    }
+  }
+  const throttle = throttleHook(tokens, () => deps.clock().getTime())
+  const admin = {
+    verifier: tokens.verifier,
+    revocations: tokens.revocations,
+    authStore: tokens.authStore,
+    clock: deps.clock,
+  }
+
+  app.post(
+    '/auth/challenge',
+    { config: { auth: 'public' }, onRequest: throttle, schema: { tags: ['auth'], body: ChallengeBody } },
+    async (request) => issueChallenge(issuance(), (request.body as Static<typeof ChallengeBody>).agent_id),
+  )
+
+  app.post(
+    '/auth/token',
+    { config: { auth: 'public' }, onRequest: throttle, schema: { tags: ['auth'], body: TokenBody } },
+    async (request) => exchangeToken(issuance(), request.body as Static<typeof TokenBody>),
+  )
+
+  app.post('/auth/introspect', { schema: { tags: ['auth'], body: IntrospectBody } }, async (request) =>
+    introspectToken(
+      admin,
+      principalOf(request),
+      request.tenantId,
+      (request.body as Static<typeof IntrospectBody>).token,
+    ),
+  )
+
+  app.post(
+    '/auth/token/revoke',
+    { schema: { tags: ['auth'], body: RevokeBody, response: { 200: Type.Object({ revoked: Type.Boolean() }) } } },
+    async (request) => {
+      const body = request.body as Static<typeof RevokeBody>
+      return revokeToken(admin, principalOf(request), body.token, (body.reason ?? 'unspecified') as RevokeReason)
+    },
+  )
+
+  app.get(
+    '/auth/revocations',
+    { config: { auth: 'admin' }, schema: { tags: ['auth'], querystring: FeedQuery, response: { 200: FeedShape } } },
+    async (request) => {
+      const query = request.query as Static<typeof FeedQuery>
+      return readRevocationFeed(admin, query.since ?? 0, query.limit ?? 200)
+    },
+  )
+
+  app.get(
+    '/.well-known/jwks.json',
+    { config: { auth: 'public' }, schema: { tags: ['auth'] } },
+    async (_request, reply) => {
+      void reply.header('cache-control', 'public, max-age=300')
+      return tokens.signer?.jwks() ?? { keys: [] }
+    },
+  )
+
+  app.post(
+    '/admin/pinned-keys/reload',
+    {
+      config: { auth: 'admin' },
+      schema: { tags: ['auth'], response: { 200: Type.Object({ ok: Type.Boolean(), count: Type.Integer() }) } },
+    },
+    async () => {
+      const result = tokens.reloadPinnedKeys()
+      if ('problems' in result) {
+        throw new ControlPlaneError(
+          'VALIDATION_ERROR',
+          `CONTROL_PLANE_PINNED_KEYS is invalid, the previous keys stay active: ${result.problems.join('; ')}`,
+        )
+      }
+      return { ok: true, count: result.count }
+    },
+  )
+}
+
+function principalOf(request: FastifyRequest): NonNullable<FastifyRequest['principal']> {
+  if (request.principal === undefined)
+    throw new ControlPlaneError('UNAUTHORIZED', 'a valid bearer credential is required')
+  return request.principal
+}
+
+/** The per-IP throttle of the token routes (rule 9), run before the body is read. */
+function throttleHook(tokens: TokenFeature, now: () => number) {
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const retryAfter = tokens.throttle.hit(request.ip, now())
+    if (retryAfter > 0) {
+      throw new ControlPlaneError('RATE_LIMITED', 'too many token requests from this address', {
+        headers: { 'retry-after': String(retryAfter) },
+      })
+    }
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The federation proxy against a loopback HTTPS registry (test CA), on every dialect: each row of the product
+ * spec's response table, the ctx_id binding, the policy gate, and SSRF refusals made before any connection.
+ */
+import { testDatabaseTargets } from '@acdp/storage'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { OutboundClient } from '@acdp/protocol'
+import { type HttpsUpstream, startHttpsUpstream, type UpstreamAnswer } from './support/https-upstream.js'
+import { ADMIN_KEY, bearer, openTestApp, type TestApp, USER_KEY } from './support/test-app.js'
+
+const UUID = '0b6b1b7e-1d5c-4c3e-9a57-3f1f7f3f2a10'
+const CTX = `acdp://reg-a.test/${UUID}`
+const ENVELOPE = `{"body":{"ctx_id":"${CTX}","context_type":"note"},"registry_state":{"status":"active"}}`
+
+const user = bearer(USER_KEY)
+const admin = bearer(ADMIN_KEY)
+
+describe.each(testDatabaseTargets())('federation proxy on $name', (target) => {
+  let upstream: HttpsUpstream
+  let client: OutboundClient
+  let t: TestApp
+
+  beforeAll(async () => {
+    upstream = await startHttpsUpstream(['reg-a.test', 'reg-b.test', 'evil.test'])
+    client = upstream.client()
+  })
+  afterAll(async () => {
+    await upstream.close()
+  })
+  beforeEach(() => {
+    upstream.seen.length = 0
+    upstream.handle(() => ({ status: 200, headers: { 'content-type': 'application/acdp+json' }, body: ENVELOPE }))
+  })
+  afterEach(async () => {
+    await t?.close()
+  })
+
+  async function open(env: Record<string, string> = {}, outbound: OutboundClient = client) {
+    t = await openTestApp(target, env, { outbound })
+    await enroll('reg-a.test', { baseUrl: upstream.origin('reg-a.test') })
+  }
+  async function enroll(authority: string, body: Record<string, unknown>) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/registries/enroll',
+      headers: admin,
+      payload: { authority, ...body },
+    })
+    expect(res.statusCode).toBe(200)
+  }
+  const get = (path: string, headers: Record<string, string> = user) =>
+    t.app.inject({ method: 'GET', url: path, headers })
+
+  it('relays a 2xx verbatim (status, content-type, body bytes), for a raw or percent-encoded ctxId', async () => {
+    await open()
+    for (const path of [`/contexts/${CTX}`, `/contexts/${encodeURIComponent(CTX)}`]) {
+      const res = await get(path)
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['content-type']).toBe('application/acdp+json')
+      expect(res.body).toBe(ENVELOPE)
+    }
+    expect(upstream.seen.map((s) => [s.host, s.path])).toEqual([
+      ['reg-a.test', `/contexts/${encodeURIComponent(CTX)}`],
+      ['reg-a.test', `/contexts/${encodeURIComponent(CTX)}`],
+    ])
+  })
+
+  it.each([404, 403, 410, 400])('relays an upstream %i verbatim', async (status) => {
+    await open()
+    const body = `{"error":{"code":"not_found","message":"upstream says ${status}"}}`
+    upstream.handle(() => ({ status, headers: { 'content-type': 'application/json' }, body }))
+    const res = await get(`/contexts/${CTX}`)
+    expect(res.statusCode).toBe(status)
+    expect(res.headers['content-type']).toBe('application/json')
+    expect(res.body).toBe(body)
+  })
+
+  it('turns an upstream 429 into 503 FEDERATION_UPSTREAM_RATE_LIMITED without relaying Retry-After', async () => {
+    await open()
+    upstream.handle(() => ({ status: 429, headers: { 'retry-after': '120' }, body: 'slow down' }))
+    const res = await get(`/contexts/${CTX}`)
+    expect(res.statusCode).toBe(503)
+    expect(res.json()).toMatchObject({ statusCode: 503, errorCode: 'FEDERATION_UPSTREAM_RATE_LIMITED' })
+    expect(res.headers['retry-after']).toBeUndefined()
+  })
+
+  it.each([500, 503])('answers 502 for an upstream %i', async (status) => {
+    await open()
+    upstream.handle(() => ({ status, body: 'internal details that must not leak' }))
+    const res = await get(`/contexts/${CTX}`)
+    expect(res.statusCode).toBe(502)
+    expect(res.json()).toMatchObject({ errorCode: 'FEDERATION_UPSTREAM_ERROR' })
+    expect(res.body).not.toContain('internal details')
+  })
+
+  it('answers 404 for an unknown authority, another tenant’s enrollment, a disabled one, or one without baseUrl', async () => {
+    await open()
+    await enroll('reg-b.test', { baseUrl: upstream.origin('reg-b.test'), tenantId: 'acme' })
+    await enroll('evil.test', { baseUrl: upstream.origin('evil.test'), enabled: false })
+    await enroll('nobase.test', {})
+    for (const authority of ['unknown.test', 'reg-b.test', 'evil.test', 'nobase.test']) {
+      const res = await get(`/contexts/acdp://${authority}/${UUID}`)
+      expect(res.statusCode).toBe(404)
+      expect(res.json()).toMatchObject({ statusCode: 404, errorCode: 'REGISTRY_NOT_FOUND' })
+    }
+    // The owning tenant reaches it.
+    const acme = await get(`/contexts/acdp://reg-b.test/${UUID}`, { ...user, 'x-tenant-id': 'acme' })
+    expect(acme.statusCode).toBe(502) // reg-b serves reg-a's ctx_id here: the binding check refuses it
+    expect(acme.json()).toMatchObject({ errorCode: 'CONTEXT_ID_MISMATCH' })
+    expect(upstream.seen.map((s) => s.host)).toEqual(['reg-b.test'])
+  })
+
+  it.each([
+    'reg-a.test/' + UUID,
+    `https://reg-a.test/${UUID}`,
+    `acdp://reg-a.test/${UUID}/extra`,
+    `acdp://reg-a.test/${UUID.toUpperCase()}`,
+    `acdp://reg-a.test/not-a-uuid`,
+    `acdp://127.0.0.1/${UUID}`,
+    `acdp://[::1]/${UUID}`,
+    `acdp://user@reg-a.test/${UUID}`,
+    `acdp://reg-a.test/${UUID}%2F..%2Fadmin`,
+    '%E0%A4%A',
+  ])('answers 400 for the malformed ctxId %s', async (ctxId) => {
+    await open()
+    const res = await get(`/contexts/${ctxId}`)
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toMatchObject({ errorCode: 'VALIDATION_ERROR' })
+    expect(upstream.seen).toEqual([])
+  })
+
+  it('answers 502 for a body over 1 MiB', async () => {
+    await open()
+    upstream.handle(() => ({ status: 200, body: Buffer.alloc(1024 * 1024 + 1, 0x20) }))
+    expect((await get(`/contexts/${CTX}`)).statusCode).toBe(502)
+  })
+
+  it('follows up to 3 same-authority redirects, and refuses a 4th or a cross-authority one with 502', async () => {
+    await open()
+    upstream.handle((path): UpstreamAnswer => {
+      const hop = Number(/hop=(\d)/.exec(path)?.[1] ?? '0')
+      if (hop < 3) return { status: 302, headers: { location: `/moved?hop=${hop + 1}` } }
+      return { status: 200, headers: { 'content-type': 'application/acdp+json' }, body: ENVELOPE }
+    })
+    expect((await get(`/contexts/${CTX}`)).statusCode).toBe(200)
+    upstream.handle((path) => {
+      const hop = Number(/hop=(\d)/.exec(path)?.[1] ?? '0')
+      return { status: 302, headers: { location: `/moved?hop=${hop + 1}` } }
+    })
+    const tooMany = await get(`/contexts/${CTX}`)
+    expect(tooMany.statusCode).toBe(502)
+    expect(tooMany.json()).toMatchObject({ errorCode: 'FEDERATION_UPSTREAM_ERROR' })
+    upstream.seen.length = 0
+    upstream.handle(() => ({ status: 302, headers: { location: `${upstream.origin('evil.test')}/steal` } }))
+    expect((await get(`/contexts/${CTX}`)).statusCode).toBe(502)
+    expect(upstream.seen.map((s) => s.host)).toEqual(['reg-a.test'])
+  })
+
+  it('refuses a 2xx for another ctx_id (CONTEXT_ID_MISMATCH) or without a readable one (CONTEXT_BINDING_UNVERIFIABLE)', async () => {
+    await open()
+    upstream.handle(() => ({ status: 200, body: ENVELOPE.replace(UUID, '1b6b1b7e-1d5c-4c3e-9a57-3f1f7f3f2a10') }))
+    expect((await get(`/contexts/${CTX}`)).json()).toMatchObject({ statusCode: 502, errorCode: 'CONTEXT_ID_MISMATCH' })
+    upstream.handle(() => ({ status: 200, body: 'not json' }))
+    expect((await get(`/contexts/${CTX}`)).json()).toMatchObject({
+      statusCode: 502,
+      errorCode: 'CONTEXT_BINDING_UNVERIFIABLE',
+    })
+  })
+
+  it.each([
+    ['loopback', ['127.0.0.1']],
+    ['private', ['10.1.2.3']],
+    ['link-local metadata', ['169.254.169.254']],
+    ['mixed public and private', ['93.184.216.34', '127.0.0.1']],
+  ])('refuses a %s address before any connection (502)', async (_name, addresses) => {
+    await open({}, upstream.client({ allowLoopback: false, answers: { 'reg-a.test': addresses } }))
+    const res = await get(`/contexts/${CTX}`)
+    expect(res.statusCode).toBe(502)
+    expect(upstream.seen).toEqual([])
+  })
+
+  it('refuses a plain http base URL before any connection (502)', async () => {
+    t = await openTestApp(target, {}, { outbound: upstream.client({ allowLoopback: false }) })
+    await enroll('reg-a.test', { baseUrl: `http://reg-a.test:${upstream.port}` })
+    expect((await get(`/contexts/${CTX}`)).statusCode).toBe(502)
+    expect(upstream.seen).toEqual([])
+  })
+
+  it('applies the context.retrieve policy: 403 { message, code, reason } before forwarding', async () => {
+    await open({
+      POLICY_RULES: JSON.stringify([
+        {
+          action: 'context.retrieve',
+          effect: 'deny',
+          resources: ['acdp://reg-a.test/*'],
+          code: 'registry_blocked',
+          reason: 'reg-a is quarantined',
+        },
+      ]),
+    })
+    const res = await get(`/contexts/${CTX}`)
+    expect(res.statusCode).toBe(403)
+    expect(res.json()).toEqual({
+      statusCode: 403,
+      errorCode: 'POLICY_DENIED',
+      message: 'policy denied',
+      code: 'registry_blocked',
+      reason: 'reg-a is quarantined',
+    })
+    expect(upstream.seen).toEqual([])
+  })
+
+  it('needs a credential', async () => {
+    await open()
+    expect((await t.app.inject({ method: 'GET', url: `/contexts/${CTX}` })).statusCode).toBe(401)
+  })
+
+  it('serves over a real socket', async () => {
+    await open()
+    const address = await t.app.listen({ host: '127.0.0.1', port: 0 })
+    const res = await fetch(`${address}/contexts/${encodeURIComponent(CTX)}`, { headers: user })
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe(ENVELOPE)
+  })
+})
