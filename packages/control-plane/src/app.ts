@@ -11,7 +11,8 @@ import { createApiKeyVerifier } from './auth/api-keys.js'
 import { installRouteAuthentication } from './auth/route-auth.js'
 import type { ControlPlaneConfig } from './config.js'
 import type { ControlPlaneDeps } from './deps.js'
-import { installErrorHandlers } from './errors.js'
+import { installErrorHandlers, sendError, toControlPlaneError } from './errors.js'
+import { answerClientError } from './http/client-error.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
@@ -52,6 +53,12 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
     bodyLimit: config.server.maxBodyBytes,
     trustProxy: toTrustProxy(config.server.trustProxy),
     return503OnClosing: true,
+    // Requests the HTTP parser refuses (never routed) still get the service's envelope.
+    clientErrorHandler: answerClientError,
+    // Malformed URLs are refused by the router before any route (and the error handler) runs.
+    frameworkErrors: (error, _request, reply) => {
+      sendError(reply, toControlPlaneError(error))
+    },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
   }
   const app = Fastify(options)
