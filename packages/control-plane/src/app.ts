@@ -113,7 +113,12 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   })
 
   // Outbound webhooks: the outbox hook runs inside the ingest transaction; the dispatcher runs while the app does.
-  const webhooks = createWebhookFeature({ config, deps, log: app.log })
+  const webhooks = createWebhookFeature({
+    config,
+    deps,
+    log: app.log,
+    ...(deps.outbound === undefined ? {} : { outbound: deps.outbound }),
+  })
   app.addHook('onReady', async () => webhooks.start())
   app.addHook('onClose', async () => webhooks.close())
   const appDeps: ControlPlaneDeps = { ...deps, webhookOutbox: deps.webhookOutbox ?? webhooks.outbox }

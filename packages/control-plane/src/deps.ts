@@ -7,6 +7,7 @@
  * starts the bus (in-process on SQLite; LISTEN/NOTIFY relay on PostgreSQL).
  */
 import { randomBytes } from 'node:crypto'
+import type { OutboundClient } from '@acdp/protocol'
 import type { Database } from '@acdp/storage'
 import { migrateToLatest, openDatabase } from '@acdp/storage'
 import type { FastifyBaseLogger } from 'fastify'
@@ -57,6 +58,11 @@ export interface ControlPlaneDeps {
   domainPacks: DomainPackRegistry
   /** Webhook outbox hook; absent = no outbound webhooks. */
   webhookOutbox?: WebhookOutbox
+  /**
+   * SSRF-safe client of the webhook feature (URL checks at subscription time and deliveries); absent = one built
+   * from config.outbound with the system resolver. Injected by tests and the fuzzer to keep DNS off the network.
+   */
+  outbound?: OutboundClient
   /** Extra bearer verifiers tried before API keys (JWT verifiers of the token-auth feature). */
   credentialVerifiers?: readonly CredentialVerifier[]
 }
