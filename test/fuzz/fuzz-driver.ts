@@ -99,6 +99,7 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
       if (answer.status < 200 || answer.status >= 300) report.failedControls++
     }
     const done = offset + count
+    report.seconds = Number(process.hrtime.bigint() - started) / 1e9
     if (options.onProgress && done % (options.progressEvery ?? 10_000) < BATCH) options.onProgress(done, report)
   }
   report.findings = [...findings.values()].sort((a, b) => b.count - a.count)
