@@ -14,6 +14,7 @@ import type { ControlPlaneDeps } from './deps.js'
 import { installErrorHandlers, sendError, toControlPlaneError } from './errors.js'
 import { answerClientError } from './http/client-error.js'
 import { installJsonBodyParser } from './http/json-body.js'
+import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
 import { createEnrollmentDirectory } from './services/enrollment-directory.js'
@@ -62,6 +63,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
   }
   const app = Fastify(options)
+  applyRequestTimeouts(app.server, config.server)
   app.setValidatorCompiler(TypeBoxValidatorCompiler)
   installErrorHandlers(app)
   installJsonBodyParser(app, { maxDepth: config.ingest.maxJsonDepth })

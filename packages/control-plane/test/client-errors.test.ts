@@ -27,8 +27,8 @@ async function rawExchange(port: number, raw: string): Promise<{ status: number;
   return { status: Number(head.slice(9, 12)), head, body }
 }
 
-async function listening(): Promise<number> {
-  current = await openTestApp(sqlite as NonNullable<typeof sqlite>)
+async function listening(env: Record<string, string> = {}): Promise<number> {
+  current = await openTestApp(sqlite as NonNullable<typeof sqlite>, env)
   await current.app.listen({ host: '127.0.0.1', port: 0 })
   const address = current.app.server.address()
   return typeof address === 'object' && address !== null ? address.port : 0
@@ -58,5 +58,25 @@ describe('refusals before any route runs', () => {
     const answer = await current.app.inject({ method: 'GET', url: '/healthz/%zz' })
     expect(answer.statusCode).toBe(400)
     expect(answer.json()).toMatchObject({ statusCode: 400, errorCode: 'VALIDATION_ERROR' })
+  })
+})
+
+describe('slow senders', () => {
+  const fast = { HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' }
+
+  it('closes a connection whose headers never finish with 408 in the envelope (slowloris)', async () => {
+    const port = await listening(fast)
+    const answer = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a')
+    expect(answer.status).toBe(408)
+    expect(JSON.parse(answer.body)).toMatchObject({ statusCode: 408, errorCode: 'INVALID_PAYLOAD' })
+  })
+
+  it('closes a connection whose body trickles past the request timeout with 408', async () => {
+    const port = await listening(fast)
+    const answer = await rawExchange(
+      port,
+      'POST /ingest/acdp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"ev',
+    )
+    expect(answer.status).toBe(408)
   })
 })

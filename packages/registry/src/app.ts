@@ -12,6 +12,7 @@ import type { RegistryDeps } from './deps.js'
 import { ACDP_MEDIA_TYPE, installErrorHandling, RegistryError, sendRegistryError, toRegistryError } from './errors.js'
 import { answerClientError } from './http/client-error.js'
 import { installJsonBodyParser } from './http/json-body.js'
+import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { createRequestIdGenerator } from './http/request-id.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { registerContextRoutes } from './routes/contexts.js'
@@ -76,6 +77,10 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
       sendRegistryError(reply as never, toRegistryError(error))
     },
   }) as unknown as FastifyInstance
+  applyRequestTimeouts(app.server, {
+    headersTimeoutMs: config.limits.headers_timeout_seconds * 1000,
+    requestTimeoutMs: config.limits.request_timeout_seconds * 1000,
+  })
   deps.events.setErrorLog(app.log)
 
   app.setValidatorCompiler(({ schema }) => {

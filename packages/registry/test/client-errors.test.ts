@@ -21,8 +21,8 @@ async function rawExchange(port: number, raw: string): Promise<{ status: number;
   return { status: Number(head.slice(9, 12)), head, body }
 }
 
-async function listening() {
-  const registry = await start()
+async function listening(limits: { headers_timeout_seconds?: number; request_timeout_seconds?: number } = {}) {
+  const registry = await start({ config: { limits } })
   await registry.app.listen({ host: '127.0.0.1', port: 0 })
   const address = registry.app.server.address()
   return typeof address === 'object' && address !== null ? address.port : 0
@@ -54,5 +54,23 @@ describe('parser-level refusals', () => {
     )
     expect(answer.status).toBe(400)
     expect(JSON.parse(answer.body).error.code).toBe('schema_violation')
+  })
+})
+
+describe('slow senders', () => {
+  it('closes a connection whose headers never finish with 408 in the envelope (slowloris)', async () => {
+    const port = await listening({ headers_timeout_seconds: 1, request_timeout_seconds: 2 })
+    const answer = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a')
+    expect(answer.status).toBe(408)
+    expect(JSON.parse(answer.body).error.code).toBe('schema_violation')
+  })
+
+  it('closes a connection whose body trickles past the request timeout with 408', async () => {
+    const port = await listening({ headers_timeout_seconds: 1, request_timeout_seconds: 2 })
+    const answer = await rawExchange(
+      port,
+      'POST /contexts HTTP/1.1\r\nHost: x\r\nContent-Type: application/acdp+json\r\nContent-Length: 100\r\n\r\n{"ver',
+    )
+    expect(answer.status).toBe(408)
   })
 })
