@@ -13,7 +13,9 @@ import { installRouteAuthentication } from './auth/route-auth.js'
 import type { ControlPlaneConfig } from './config.js'
 import type { ControlPlaneDeps } from './deps.js'
 import { installErrorHandlers, sendError, toControlPlaneError } from './errors.js'
+import { answerClientError } from './http/client-error.js'
 import { installJsonBodyParser } from './http/json-body.js'
+import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
 import { createAccessGates } from './services/access-gates.js'
@@ -58,13 +60,16 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
     bodyLimit: config.server.maxBodyBytes,
     trustProxy: toTrustProxy(config.server.trustProxy),
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
-    // Router-level failures (a malformed percent-encoding in the path) get the service's envelope too.
+    // Requests the HTTP parser refuses (never routed) still get the service's envelope.
+    clientErrorHandler: answerClientError,
+    // Malformed URLs (bad percent-encoding) are refused by the router before any route (and the error handler) runs.
     frameworkErrors: (error, _request, reply) => {
-      void sendError(reply, toControlPlaneError(error))
+      sendError(reply, toControlPlaneError(error))
     },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
   }
   const app = Fastify(options)
+  applyRequestTimeouts(app.server, config.server)
   app.setValidatorCompiler(TypeBoxValidatorCompiler)
   installErrorHandlers(app)
   installJsonBodyParser(app, { maxDepth: config.ingest.maxJsonDepth })
@@ -132,7 +137,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   })
 
   // Outbound webhooks: the outbox hook runs inside the ingest transaction; the dispatcher runs while the app does.
-  const webhooks = createWebhookFeature({ config, deps, log: app.log })
+  const webhooks = createWebhookFeature({ config, deps, log: app.log, outbound })
   app.addHook('onReady', async () => webhooks.start())
   app.addHook('onClose', async () => webhooks.close())
   const appDeps: ControlPlaneDeps = { ...deps, webhookOutbox: deps.webhookOutbox ?? webhooks.outbox }

@@ -105,6 +105,11 @@ describe('loadConfig', () => {
       /also bound/,
     ],
     ['duplicate API key', { AUTH_API_KEYS: 'k,k' }, /lists the same entry twice/],
+    [
+      'headers timeout above the request timeout',
+      { HTTP_HEADERS_TIMEOUT_MS: '40000' },
+      /HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS/,
+    ],
   ])('refuses %s with a one-line reason', (_name, env, reason) => {
     const problems = problemsOf(env)
     expect(problems.some((p) => reason.test(p))).toBe(true)

@@ -42,6 +42,10 @@ export interface ControlPlaneConfig {
     readonly logLevel: string
     /** HTTP_MAX_BODY_BYTES: body cap of every JSON route except the HMAC routes, default 1 MiB. */
     readonly maxBodyBytes: number
+    /** HTTP_HEADERS_TIMEOUT_MS, default 10000: a request's headers must arrive within this (slowloris bound). */
+    readonly headersTimeoutMs: number
+    /** HTTP_REQUEST_TIMEOUT_MS, default 30000: a whole request (headers and body) must arrive within this. */
+    readonly requestTimeoutMs: number
   }
   readonly database: Readonly<DatabaseConfig>
   /** DATA_DIR, default ./data: the SQLite file and the development secrets key live here. */
@@ -321,6 +325,7 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
       trustProxy: readTrustProxy(read),
       logLevel,
       maxBodyBytes: read.integer('HTTP_MAX_BODY_BYTES', MIB, 1024, 64 * MIB),
+      ...readRequestTimeouts(read),
     },
     database,
     dataDir,
@@ -358,6 +363,14 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return deepFreeze(config)
+}
+
+function readRequestTimeouts(read: EnvReader): { headersTimeoutMs: number; requestTimeoutMs: number } {
+  const headersTimeoutMs = read.integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1000, 3_600_000)
+  const requestTimeoutMs = read.integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000)
+  if (headersTimeoutMs > requestTimeoutMs)
+    read.refuse('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
+  return { headersTimeoutMs, requestTimeoutMs }
 }
 
 function readDatabase(read: EnvReader, dataDir: string, isProduction: boolean): DatabaseConfig {

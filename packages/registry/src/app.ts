@@ -10,7 +10,9 @@ import { Compile } from 'typebox/compile'
 import type { RegistryConfig } from './config.js'
 import type { RegistryDeps } from './deps.js'
 import { ACDP_MEDIA_TYPE, installErrorHandling, RegistryError, sendRegistryError, toRegistryError } from './errors.js'
+import { answerClientError } from './http/client-error.js'
 import { installJsonBodyParser } from './http/json-body.js'
+import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { createRequestIdGenerator } from './http/request-id.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { registerAdminLogRoute } from './routes/admin-log.js'
@@ -74,12 +76,18 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
     bodyLimit: config.limits.max_payload_bytes,
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: true,
+    // Requests the HTTP parser refuses (never routed) still get the ACDP envelope.
+    clientErrorHandler: answerClientError,
     // Malformed URLs are refused by the router before any route runs; they still get the ACDP envelope.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id)
       sendRegistryError(reply as never, toRegistryError(error))
     },
   }) as unknown as FastifyInstance
+  applyRequestTimeouts(app.server, {
+    headersTimeoutMs: config.limits.headers_timeout_seconds * 1000,
+    requestTimeoutMs: config.limits.request_timeout_seconds * 1000,
+  })
   deps.events.setErrorLog(app.log)
 
   app.setValidatorCompiler(({ schema }) => {

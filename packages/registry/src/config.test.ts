@@ -116,6 +116,11 @@ describe('loading', () => {
     ],
     ['non-boolean', { ACDP_REGISTRY_AUTH__ENABLED: 'maybe' }, /expected true or false for auth.enabled/],
     ['a whole section', { ACDP_REGISTRY_REGISTRY: 'x' }, /registry is a section/],
+    [
+      'headers timeout above the request timeout',
+      { ACDP_REGISTRY_LIMITS__HEADERS_TIMEOUT_SECONDS: '40' },
+      /limits.headers_timeout_seconds must not exceed limits.request_timeout_seconds/,
+    ],
   ])('refuses a bad environment value: %s', (_name, env, pattern) => {
     expect(() => loadConfig({ env: { ACDP_REGISTRY_REGISTRY__AUTHORITY: 'env.example.org', ...env } })).toThrow(pattern)
   })

@@ -128,6 +128,14 @@ const LimitsSection = Type.Object(
     idempotency_key_ttl_seconds: Int('Idempotency-Key retention', { minimum: 86400, maximum: 604800 }),
     publish_rate_per_minute: Int('per-agent publish budget; 0 disables', { minimum: 0 }),
     challenge_rate_per_minute: Int('per-agent /auth/challenge budget; 0 disables', { minimum: 0 }),
+    headers_timeout_seconds: Int("a request's headers must arrive within this (slowloris bound)", {
+      minimum: 1,
+      maximum: 3600,
+    }),
+    request_timeout_seconds: Int('a whole request (headers and body) must arrive within this', {
+      minimum: 1,
+      maximum: 3600,
+    }),
   },
   closed,
 )
@@ -297,6 +305,8 @@ export const DEFAULT_CONFIG: Omit<RegistryConfig, 'registry'> & {
     idempotency_key_ttl_seconds: 86_400,
     publish_rate_per_minute: 60,
     challenge_rate_per_minute: 60,
+    headers_timeout_seconds: 10,
+    request_timeout_seconds: 30,
   },
   rate_limit: {
     enabled: true,
@@ -489,6 +499,11 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
     'storage.postgres_url is required when storage.backend = "postgres"',
   )
   refuse(c.storage.backend === 'sqlite' && c.storage.sqlite_path.trim() === '', 'storage.sqlite_path must not be empty')
+
+  refuse(
+    c.limits.headers_timeout_seconds > c.limits.request_timeout_seconds,
+    'limits.headers_timeout_seconds must not exceed limits.request_timeout_seconds',
+  )
 
   // Limits fixed by the protocol.
   refuse(c.limits.max_embedded_bytes !== 65536, 'limits.max_embedded_bytes is fixed by RFC-ACDP-0002 §6.3 at 65536')

@@ -1,0 +1,187 @@
+/**
+ * Registry crash scenario: did:key producers publish signed contexts back to back (each with a unique title,
+ * half with an Idempotency-Key), interleaved with publishes whose signature is broken (a dedicated producer,
+ * always refused). Invariants after each restart:
+ *   - every publish answered 201/200 is retrievable and its body is the request text byte for byte (with the
+ *     registry's members appended after the producer's, as RFC-ACDP-0004 serves it);
+ *   - nothing refused is stored, and every stored context of the run was sent and not refused;
+ *   - Idempotency-Key records of acknowledged publishes survive (a replay answers 200 with the same ctx_id).
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  didKeyProducer,
+  minimalUnsigned,
+  type Producer,
+  signRequest,
+} from '../../packages/registry/test/support/registry-harness.js'
+import type { CrashBackend } from './backends.js'
+import type { CrashScenario } from './crash-scenario.js'
+import { BINS } from './service-process.js'
+
+const MEDIA_TYPE = 'application/acdp+json'
+
+type Outcome = 'pending' | 'acked' | 'refused' | 'unknown'
+
+interface SentPublish {
+  title: string
+  bodyText: string
+  idempotencyKey: string | undefined
+  outcome: Outcome
+  ctxId?: string
+  verified?: boolean
+}
+
+export function registryCrashScenario(): CrashScenario {
+  const producers: Producer[] = Array.from({ length: 4 }, () => didKeyProducer())
+  const forger = didKeyProducer()
+  const sent = new Map<string, SentPublish>()
+  let counter = 0
+
+  const post = async (baseUrl: string, entry: SentPublish): Promise<void> => {
+    sent.set(entry.title, entry)
+    try {
+      const answer = await fetch(`${baseUrl}/contexts`, {
+        method: 'POST',
+        headers: {
+          'content-type': MEDIA_TYPE,
+          ...(entry.idempotencyKey === undefined ? {} : { 'idempotency-key': entry.idempotencyKey }),
+        },
+        body: entry.bodyText,
+      })
+      const text = await answer.text()
+      if (answer.status === 201 || answer.status === 200) {
+        entry.outcome = 'acked'
+        entry.ctxId = (JSON.parse(text) as { ctx_id: string }).ctx_id
+      } else {
+        entry.outcome = 'refused'
+      }
+    } catch (error) {
+      entry.outcome = 'unknown'
+      throw error
+    }
+  }
+
+  return {
+    spec(backend: CrashBackend, port: number) {
+      const storage =
+        backend.kind === 'sqlite'
+          ? `backend = "sqlite"\nsqlite_path = "${backend.sqlitePath}"`
+          : `backend = "postgres"\npostgres_url = "${backend.postgresUrl}"`
+      const configPath = join(backend.dir, 'registry.toml')
+      writeFileSync(
+        configPath,
+        `[registry]\nauthority = "crash.registry.test"\nport = ${port}\nbind = "127.0.0.1"\nlog_level = "warn"\n` +
+          `profiles = ["acdp-registry-core", "acdp-registry-discovery"]\n\n[storage]\n${storage}\n\n` +
+          '[limits]\npublish_rate_per_minute = 0\n',
+      )
+      return { bin: BINS.registry, args: ['--config', configPath], env: { NODE_ENV: 'production' }, port }
+    },
+
+    async connection(baseUrl, round, index, isStopped) {
+      while (!isStopped()) {
+        counter++
+        const title = `crash r${round} c${index} #${counter}`
+        const forged = counter % 10 === 0
+        const producer = forged ? forger : (producers[counter % producers.length] as Producer)
+        const request = signRequest(producer, minimalUnsigned(producer, { title, tags: ['crash'] }))
+        if (forged) {
+          const signature = request.signature as { value: string }
+          signature.value = `${signature.value.startsWith('A') ? 'B' : 'A'}${signature.value.slice(1)}`
+        }
+        const entry: SentPublish = {
+          title,
+          bodyText: JSON.stringify(request),
+          idempotencyKey: counter % 2 === 0 ? `crash-key-${counter}` : undefined,
+          outcome: 'pending',
+        }
+        try {
+          await post(baseUrl, entry)
+        } catch {
+          return
+        }
+      }
+    },
+
+    invariants: [
+      {
+        name: 'every acknowledged publish is stored byte for byte',
+        async check(baseUrl, { final }) {
+          const problems: string[] = []
+          for (const entry of sent.values()) {
+            if (entry.outcome !== 'acked' || (entry.verified && !final)) continue
+            const answer = await fetch(`${baseUrl}/contexts/${encodeURIComponent(entry.ctxId as string)}/body`)
+            const text = await answer.text()
+            if (answer.status !== 200) problems.push(`${entry.ctxId}: GET body answered ${answer.status}`)
+            // The stored body is the request text, byte for byte, with the registry's members appended.
+            else if (!text.startsWith(`${entry.bodyText.slice(0, -1)},"ctx_id":${JSON.stringify(entry.ctxId)},`)) {
+              problems.push(`${entry.ctxId}: stored body differs from the request text`)
+            } else entry.verified = true
+          }
+          return problems
+        },
+      },
+      {
+        name: 'nothing refused is stored; everything stored was sent',
+        async check(baseUrl) {
+          const problems: string[] = []
+          const forged = await searchAll(baseUrl, forger.did)
+          if (forged.length > 0) problems.push(`${forged.length} contexts of refused (forged) publishes are stored`)
+          for (const producer of producers) {
+            for (const match of await searchAll(baseUrl, producer.did)) {
+              const entry = sent.get(match.title)
+              if (entry === undefined) problems.push(`stored context ${match.ctx_id} was never sent`)
+              else if (entry.outcome === 'refused') problems.push(`refused publish "${entry.title}" is stored`)
+              else if (entry.outcome === 'acked' && entry.ctxId !== match.ctx_id) {
+                problems.push(`"${entry.title}" stored as ${match.ctx_id}, acknowledged as ${entry.ctxId}`)
+              }
+            }
+          }
+          return problems
+        },
+      },
+      {
+        name: 'idempotency records of acknowledged publishes survive',
+        async check(baseUrl) {
+          const problems: string[] = []
+          const keyed = [...sent.values()].filter((e) => e.outcome === 'acked' && e.idempotencyKey !== undefined)
+          // The most recent ones: those written just before the kill are the ones at risk.
+          for (const entry of keyed.slice(-25)) {
+            const answer = await fetch(`${baseUrl}/contexts`, {
+              method: 'POST',
+              headers: { 'content-type': MEDIA_TYPE, 'idempotency-key': entry.idempotencyKey as string },
+              body: entry.bodyText,
+            })
+            const body = (await answer.json()) as { ctx_id?: string }
+            if (answer.status !== 200 || body.ctx_id !== entry.ctxId) {
+              problems.push(`replay of "${entry.title}" answered ${answer.status} ${body.ctx_id ?? ''}`)
+            }
+          }
+          return problems
+        },
+      },
+    ],
+
+    tally() {
+      const counts: Record<string, number> = { sent: sent.size, acked: 0, refused: 0, unknown: 0, pending: 0 }
+      for (const entry of sent.values()) counts[entry.outcome] = (counts[entry.outcome] ?? 0) + 1
+      return counts
+    },
+  }
+}
+
+/** Every current context of `agentId`, through the search API's cursor pages. */
+async function searchAll(baseUrl: string, agentId: string): Promise<Array<{ ctx_id: string; title: string }>> {
+  const out: Array<{ ctx_id: string; title: string }> = []
+  let cursor: string | undefined
+  do {
+    const query = new URLSearchParams({ agent_id: agentId, limit: '100' })
+    if (cursor !== undefined) query.set('cursor', cursor)
+    const answer = await fetch(`${baseUrl}/contexts/search?${query}`)
+    if (answer.status !== 200) throw new Error(`search answered ${answer.status}: ${await answer.text()}`)
+    const page = (await answer.json()) as { matches: Array<{ ctx_id: string; title: string }>; next_cursor?: string }
+    out.push(...page.matches)
+    cursor = page.next_cursor
+  } while (cursor !== undefined)
+  return out
+}

@@ -1,0 +1,88 @@
+/**
+ * HTTP fuzzing of both services over real loopback sockets (docs/performance.md "## Fuzzing"). FUZZ_REQUESTS
+ * sets the total request count, split between the services (default 2,000 here; `npm run fuzz:ci` sends 20,000
+ * and `npm run fuzz` 1,000,000); FUZZ_SEED fixes the run seed (default: a fresh one, printed) so any finding is
+ * reproduced from the printed seed and request index.
+ *
+ * The bar for every answer: no 5xx, no stack trace or internal path, errors in the service's envelope; for the
+ * run: every control request between batches answered 2xx (the service never died) and peak RSS reported.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type FuzzReport, runFuzz } from './fuzz-driver.js'
+import { buildSeedRequest } from './mutations.js'
+import { exchange } from './raw-http.js'
+import type { FuzzTarget } from './seed.js'
+import { startControlPlaneTarget } from './targets/control-plane-target.js'
+import { startRegistryTarget } from './targets/registry-target.js'
+
+const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 2000)
+const PER_SERVICE = Math.ceil(TOTAL / 2)
+const RUN_SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
+/** Generous: a slow shared machine must not fail the run; the per-request deadline bounds hangs. */
+const RUN_TIMEOUT_MS = 120_000 + PER_SERVICE * 50
+/** Peak RSS bound of the whole test process (fuzzer and service together). */
+const MAX_RSS_BYTES = 1536 * 1024 * 1024
+
+const TARGETS: Array<[string, () => Promise<FuzzTarget>]> = [
+  ['registry', startRegistryTarget],
+  ['control plane', startControlPlaneTarget],
+]
+
+describe.each(TARGETS)('HTTP fuzz: %s', (_name, start) => {
+  let target: FuzzTarget
+  beforeAll(async () => {
+    target = await start()
+  })
+  afterAll(async () => {
+    await target?.close()
+  })
+
+  it('has a seed for every route the app serves', () => {
+    const seeded = new Set(target.seeds.map((s) => s.route))
+    expect(target.routes.filter((route) => !seeded.has(route))).toEqual([])
+  })
+
+  it('answers every unmutated seed with success (seeds reach the handlers)', async () => {
+    for (const seed of target.seeds) {
+      const answer = await exchange(target.port, buildSeedRequest(seed), 10_000)
+      const ok =
+        seed.expectStatus === undefined
+          ? answer.status >= 200 && answer.status < 300
+          : answer.status === seed.expectStatus
+      expect(ok, `${seed.route} ${seed.path}: ${answer.status} ${answer.body.toString().slice(0, 300)}`).toBe(true)
+    }
+  })
+
+  it(
+    `survives ${PER_SERVICE} mutated requests: no 5xx, no leaks, every error in its envelope`,
+    async () => {
+      const report = await runFuzz(target, {
+        requests: PER_SERVICE,
+        seed: RUN_SEED,
+        onProgress: (done, r) => console.log(`[fuzz ${target.name}] ${done} requests, ${summary(r)}`),
+        progressEvery: 50_000,
+      })
+      console.log(`[fuzz ${target.name}] seed ${RUN_SEED}: ${summary(report)}`)
+      for (const finding of report.findings.slice(0, 10)) {
+        console.log(
+          `[fuzz ${target.name}] ${finding.count}× ${finding.key}\n  request #${finding.example.index}: ${finding.example.request}\n  answer: ${finding.example.answer}`,
+        )
+      }
+      expect(report.findings.map((f) => `${f.count}× ${f.key}`)).toEqual([])
+      expect(report.failedControls).toBe(0)
+      expect(report.requests).toBe(PER_SERVICE)
+      expect(report.peakRssBytes).toBeLessThan(MAX_RSS_BYTES)
+    },
+    RUN_TIMEOUT_MS,
+  )
+})
+
+function summary(report: FuzzReport): string {
+  const statuses = Object.entries(report.statuses)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')
+  return (
+    `${report.requests} requests in ${report.seconds.toFixed(1)} s (${statuses}; ${report.timeouts} timeouts), ` +
+    `${report.findings.length} finding kinds, peak RSS ${(report.peakRssBytes / 1048576).toFixed(0)} MiB`
+  )
+}

@@ -1,0 +1,150 @@
+/**
+ * The registry under fuzz: the real app (real store on a temporary SQLite file, real signature checks, the
+ * DID resolver on in-memory did:web hosting, so nothing leaves the machine), listening on 127.0.0.1 port 0, with
+ * one valid seed per route. Publish seeds re-sign mutated requests so they reach the validators.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '@acdp/storage'
+import {
+  createTestRegistry,
+  didKeyProducer,
+  didWebProducer,
+  FakeDidWeb,
+  minimalUnsigned,
+  publish,
+  signRequest,
+} from '../../../packages/registry/test/support/registry-harness.js'
+import { createRegistryMetrics } from '../../../packages/registry/src/metrics.js'
+import type { FuzzSeed, FuzzTarget } from '../seed.js'
+
+export async function startRegistryTarget(): Promise<FuzzTarget> {
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-fuzz-registry-'))
+  const dids = new FakeDidWeb()
+  const webProducer = didWebProducer('did:web:agents.example.com')
+  dids.host([webProducer])
+  const keyProducer = didKeyProducer()
+  const p256Producer = didKeyProducer('ecdsa-p256')
+  const registry = await createTestRegistry({
+    dids,
+    openDatabase: () => openDatabase({ kind: 'sqlite', path: join(dir, 'registry.db') }),
+    config: {
+      registry: { profiles: ['acdp-registry-core', 'acdp-registry-discovery'] },
+      limits: { publish_rate_per_minute: 0 },
+      metrics: { enabled: true },
+    },
+    deps: { metrics: createRegistryMetrics() },
+  })
+  // Real time: the fuzz run is long and idempotency records should expire the normal way.
+  const first = await publish(
+    registry.app,
+    signRequest(keyProducer, minimalUnsigned(keyProducer, { title: 'fuzz parent', tags: ['fuzz', 'parent'] })),
+  )
+  if (first.statusCode !== 201) throw new Error(`registry fuzz setup: publish answered ${first.statusCode}`)
+  const parent = first.json() as { ctx_id: string; lineage_id: string }
+  const encoded = encodeURIComponent(parent.ctx_id)
+
+  const reseal = (producer: typeof keyProducer) => (value: Record<string, unknown>) => signRequest(producer, value)
+  const publishSeed = (
+    producer: typeof keyProducer,
+    overrides: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): FuzzSeed => ({
+    route: 'POST /contexts',
+    method: 'POST',
+    path: '/contexts',
+    headers: { 'content-type': 'application/acdp+json', ...headers },
+    body: signRequest(producer, minimalUnsigned(producer, overrides)),
+    sealValue: reseal(producer),
+  })
+
+  const seeds: FuzzSeed[] = [
+    { route: 'GET /healthz', method: 'GET', path: '/healthz', headers: {} },
+    { route: 'GET /.well-known/acdp.json', method: 'GET', path: '/.well-known/acdp.json', headers: {} },
+    publishSeed(keyProducer, { title: 'fuzz minimal' }),
+    publishSeed(
+      webProducer,
+      {
+        title: 'fuzz full',
+        summary: 'every optional member',
+        tags: ['a', 'b'],
+        derived_from: [parent.ctx_id],
+        data_refs: [
+          { type: 'primary_result', format: 'application/json', embedded: { encoding: 'json', content: { x: [1] } } },
+          { type: 'raw_data', location: 'https://data.example.com/x.csv', size_bytes: 10 },
+        ],
+      },
+      { 'idempotency-key': 'fuzz-key-1', 'x-run-id': 'run-fuzz-1' },
+    ),
+    publishSeed(p256Producer, { title: 'fuzz p256', visibility: 'public', type: 'analysis' }),
+    publishSeed(keyProducer, {
+      title: 'fuzz superseding',
+      version: 2,
+      supersedes: parent.ctx_id,
+    }),
+    { route: 'GET /contexts/*', method: 'GET', path: `/contexts/${encoded}`, headers: {} },
+    { route: 'GET /contexts/*', method: 'GET', path: `/contexts/${encoded}/body`, headers: {} },
+    {
+      route: 'GET /contexts/search',
+      method: 'GET',
+      path: `/contexts/search?q=fuzz&agent_id=${encodeURIComponent(keyProducer.did)}&tags=fuzz&limit=5`,
+      headers: {},
+    },
+    { route: 'GET /contexts/search', method: 'GET', path: '/contexts/search?type=data_snapshot', headers: {} },
+    { route: 'GET /lineages/:lineage_id', method: 'GET', path: `/lineages/${parent.lineage_id}`, headers: {} },
+    {
+      route: 'GET /lineages/:lineage_id/current',
+      method: 'GET',
+      path: `/lineages/${parent.lineage_id}/current`,
+      headers: {},
+    },
+    { route: 'GET /metrics', method: 'GET', path: '/metrics', headers: {} },
+    { route: 'GET /openapi.json', method: 'GET', path: '/openapi.json', headers: {} },
+  ]
+
+  const routes = listRoutes(registry.app.printRoutes({ commonPrefix: false }))
+  await registry.app.listen({ host: '127.0.0.1', port: 0 })
+  const address = registry.app.server.address()
+  return {
+    name: 'registry',
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+    seeds,
+    routes,
+    checkErrorEnvelope: (status, body) => {
+      const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error
+      if (typeof error !== 'object' || error === null) return `${status} without {"error":{…}}`
+      if (typeof error.code !== 'string' || typeof error.message !== 'string')
+        return `${status} error lacks code/message`
+      return undefined
+    },
+    async close() {
+      await registry.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * `METHOD /path` of every route from Fastify's route tree print-out (`commonPrefix: false`): each line holds a
+ * path segment and, when a route ends there, its methods in parentheses.
+ */
+export function listRoutes(tree: string): string[] {
+  const routes: string[] = []
+  const stack: string[] = []
+  for (const line of tree.split('\n')) {
+    const match = /^([│ ]*)(?:[└├]── )(.*?)(?: \(([^)]*)\))?$/.exec(line)
+    if (!match) continue
+    const depth = (match[1] as string).length / 4
+    stack.length = depth
+    const segment = match[2] as string
+    // A wildcard child prints as `*` under its parent's prefix, which lacks the separating slash.
+    stack.push(segment.startsWith('*') && !stack.join('').endsWith('/') ? `/${segment}` : segment)
+    if (match[3]) {
+      for (const method of match[3].split(', ')) {
+        if (method !== 'HEAD') routes.push(`${method} ${stack.join('')}`)
+      }
+    }
+  }
+  return [...new Set(routes)].sort()
+}
