@@ -21,6 +21,7 @@ import { resealEnrollmentSecrets } from './services/registries.js'
 import { SseHub } from './services/sse.js'
 import { createEventHistory } from './services/sse-history.js'
 import { createWebhookFeature } from './services/webhook-delivery-setup.js'
+import { openRunTraceExport } from './telemetry/run-traces.js'
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
 
 declare module 'fastify' {
@@ -109,7 +110,15 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   const webhooks = createWebhookFeature({ config, deps, log: app.log })
   app.addHook('onReady', async () => webhooks.start())
   app.addHook('onClose', async () => webhooks.close())
-  const appDeps: ControlPlaneDeps = { ...deps, webhookOutbox: deps.webhookOutbox ?? webhooks.outbox }
+  // Runs as OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (the SDK is loaded only then).
+  const runTraces =
+    deps.runTraces ?? (await openRunTraceExport(config.telemetry, { metrics: deps.metrics, log: app.log }))
+  if (runTraces !== undefined && deps.runTraces === undefined) app.addHook('onClose', async () => runTraces.close())
+  const appDeps: ControlPlaneDeps = {
+    ...deps,
+    webhookOutbox: deps.webhookOutbox ?? webhooks.outbox,
+    ...(runTraces !== undefined ? { runTraces } : {}),
+  }
 
   for (const plugin of ROUTE_PLUGINS) {
     await app.register(plugin, { config, deps: appDeps, readiness, sse, enrollments, webhooks })
