@@ -114,6 +114,12 @@ export interface ControlPlaneConfig {
     /** OUTBOUND_ALLOW_HTTP: plain http to allowlisted destinations only. */
     readonly allowHttpForAllowlisted: boolean
   }
+  readonly dashboard: {
+    /** DASHBOARD_CACHE_MS, default 1000: how long an overview is reused per (tenant, window); 0 = no cache. */
+    readonly cacheMs: number
+    /** DASHBOARD_CACHE_MAX_ENTRIES, default 1024: (tenant, window) overviews kept at most. */
+    readonly cacheMaxEntries: number
+  }
   /** OpenTelemetry export of runs (telemetry/); `undefined` when OTEL_EXPORTER_OTLP_ENDPOINT is unset. */
   readonly telemetry: Readonly<TelemetryConfig> | undefined
   readonly lifecycle: {
@@ -292,6 +298,10 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
     swagger: { enabled: read.boolean('SWAGGER_ENABLED', isDevelopment), path: swaggerPath },
     secrets,
     outbound,
+    dashboard: {
+      cacheMs: read.integer('DASHBOARD_CACHE_MS', 1000, 0, 60_000),
+      cacheMaxEntries: read.integer('DASHBOARD_CACHE_MAX_ENTRIES', 1024, 1, 1_000_000),
+    },
     telemetry,
     lifecycle: {
       shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 2_147_483_647),

@@ -4,6 +4,7 @@
  */
 import { Type } from 'typebox'
 import { type DashboardWindow, getDashboardOverview } from '../services/dashboard.js'
+import { createDashboardCache } from '../services/dashboard-cache.js'
 import type { RoutePlugin } from './route-context.js'
 import { RunShape } from './wire-schemas.js'
 
@@ -37,7 +38,12 @@ const OverviewShape = Type.Object({
   }),
 })
 
-export const dashboardRoutes: RoutePlugin = async (app, { deps }) => {
+export const dashboardRoutes: RoutePlugin = async (app, { config, deps }) => {
+  const cache = createDashboardCache({
+    ttlMs: config.dashboard.cacheMs,
+    maxEntries: config.dashboard.cacheMaxEntries,
+    now: () => deps.clock().getTime(),
+  })
   app.get(
     '/dashboard/overview',
     {
@@ -48,8 +54,9 @@ export const dashboardRoutes: RoutePlugin = async (app, { deps }) => {
       },
     },
     async (request) => {
-      const { window } = request.query as { window?: DashboardWindow }
-      return getDashboardOverview(deps, request.tenantId, window ?? '24h')
+      const window = (request.query as { window?: DashboardWindow }).window ?? '24h'
+      const tenantId = request.tenantId
+      return cache.get(tenantId, window, () => getDashboardOverview(deps, tenantId, window))
     },
   )
 }
