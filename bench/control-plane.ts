@@ -8,20 +8,28 @@
  *      event_id (no dedup hits), closed loop with autocannon; on SQLite and, when reachable, PostgreSQL (a
  *      throwaway database created and dropped by the bench);
  *   2. ingest latency at a fixed rate (autocannon overallRate), same databases;
- *   3. SSE fan-out (SQLite): BENCH_SSE_CLIENTS raw HTTP stream connections held by BENCH_SSE_CLIENT_PROCS client
+ *   3. ingest at BENCH_HIGH_CONNECTIONS (64) connections: on the empty databases of phase 1, and on SQLite with
+ *      BENCH_LARGE_EVENTS (1,000,000) events bulk-loaded first (the `large` phase: one set-based INSERT … SELECT
+ *      per table, projections and rollups included, so the store sees a table of that size);
+ *   4. dashboard (`dashboard` phase): GET /dashboard/overview at 16 connections over BENCH_DASHBOARD_EVENTS
+ *      (315,000) bulk-loaded events spread over the last 23 hours, on SQLite and PostgreSQL, first with the
+ *      overview cache off (DASHBOARD_CACHE_MS=0: every request runs the queries), then with the default cache;
+ *   5. SSE fan-out (SQLite): BENCH_SSE_CLIENTS raw HTTP stream connections held by BENCH_SSE_CLIENT_PROCS client
  *      processes, while this process ingests BENCH_SSE_RATE events/s for BENCH_SSE_SECONDS; each event carries its
  *      send time (created_at → the stream event's `ts`), and the clients histogram receive time − send time.
  *
- * Targets: ingest ≥ 3,000/s on SQLite and ≥ 1,500/s on PostgreSQL; SSE p99 delivery ≤ 200 ms.
+ * Targets: ingest ≥ 3,000/s on SQLite (also at 64 connections over 1,000,000 stored events) and ≥ 1,500/s on
+ * PostgreSQL; dashboard ≥ 1,000 req/s on PostgreSQL; SSE p99 delivery ≤ 200 ms.
  * Environment: BENCH_SECONDS (per ingest phase, default 10), BENCH_CONNECTIONS (32), BENCH_FIXED_RATE (1000),
  * BENCH_PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres; 'off' skips PostgreSQL), BENCH_SSE_CLIENTS
- * (2000), BENCH_SSE_CLIENT_PROCS (2), BENCH_SSE_RATE (100), BENCH_SSE_SECONDS (10), BENCH_ONLY (comma list of
- * sqlite, postgres, sse), BENCH_CPU_PROF=1|server|client (child processes write .cpuprofile files into $TMPDIR/acdp-bench-profiles),
+ * (2000), BENCH_SSE_CLIENT_PROCS (2), BENCH_SSE_RATE (100), BENCH_SSE_SECONDS (10), BENCH_HIGH_CONNECTIONS (64),
+ * BENCH_LARGE_EVENTS (1000000), BENCH_DASHBOARD_EVENTS (315000), BENCH_DASHBOARD_WINDOW (24h), BENCH_ONLY (comma
+ * list of sqlite, postgres, large, dashboard, sse), BENCH_CPU_PROF=1|server|client (child processes write .cpuprofile files into $TMPDIR/acdp-bench-profiles),
  * BENCH_OUT=<file> (results as JSON). Loopback only; every phase is bounded in time.
  */
 import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { Agent, request as httpRequest } from 'node:http'
 import { connect as netConnect, type Socket } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -37,7 +45,13 @@ const SSE_CLIENTS = Number(process.env['BENCH_SSE_CLIENTS'] ?? 2000)
 const SSE_CLIENT_PROCS = Number(process.env['BENCH_SSE_CLIENT_PROCS'] ?? 2)
 const SSE_RATE = Number(process.env['BENCH_SSE_RATE'] ?? 100)
 const SSE_SECONDS = Number(process.env['BENCH_SSE_SECONDS'] ?? 10)
-const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'sqlite,postgres,sse').split(',').map((s) => s.trim()))
+const HIGH_CONNECTIONS = Number(process.env['BENCH_HIGH_CONNECTIONS'] ?? 64)
+const LARGE_EVENTS = Number(process.env['BENCH_LARGE_EVENTS'] ?? 1_000_000)
+const DASHBOARD_EVENTS = Number(process.env['BENCH_DASHBOARD_EVENTS'] ?? 315_000)
+const DASHBOARD_WINDOW = process.env['BENCH_DASHBOARD_WINDOW'] ?? '24h'
+const ONLY = new Set(
+  (process.env['BENCH_ONLY'] ?? 'sqlite,postgres,large,dashboard,sse').split(',').map((s) => s.trim()),
+)
 
 const AUTHORITY = 'bench.registry.test'
 const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789abcdef'
@@ -95,8 +109,9 @@ const AUTOCANNON_MODULE: string = 'autocannon'
 // ---------------------------------------------------------------------------------------------------------------
 // Child: the control plane
 
-async function serve(kind: 'sqlite' | 'postgres', target: string): Promise<void> {
+async function serve(kind: 'sqlite' | 'postgres', target: string, preload: number): Promise<void> {
   const { loadConfig, startControlPlane } = await import('@acdp/control-plane')
+  const extraEnv = JSON.parse(process.env['BENCH_CHILD_ENV'] ?? '{}') as Record<string, string>
   const env: Record<string, string> = {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
@@ -109,11 +124,18 @@ async function serve(kind: 'sqlite' | 'postgres', target: string): Promise<void>
     ...(kind === 'postgres'
       ? { DATABASE_URL: target, DB_POOL_MAX: '16' }
       : { SQLITE_PATH: join(target, 'control-plane.db') }),
+    ...extraEnv,
   }
   const running = await startControlPlane(loadConfig(env))
+  let preloadMs = 0
+  if (preload > 0) {
+    const started = performance.now()
+    await bulkLoadEvents(running.deps.database, preload, Date.now())
+    preloadMs = Math.round(performance.now() - started)
+  }
   const loopDelay = monitorEventLoopDelay({ resolution: 10 })
   loopDelay.enable()
-  process.send?.({ ready: true, url: running.url })
+  process.send?.({ ready: true, url: running.url, preloadMs })
   process.on('message', (message) => {
     if (message === 'cpu') {
       const { user, system } = process.cpuUsage()
@@ -134,17 +156,97 @@ async function serve(kind: 'sqlite' | 'postgres', target: string): Promise<void>
   })
 }
 
+/**
+ * Forks the control plane child on `target`. `preload` events are bulk-loaded before it reports ready; `env`
+ * adds to (or overrides) its production environment.
+ */
 async function startChild(
   kind: 'sqlite' | 'postgres',
   target: string,
-): Promise<{ process: ChildProcess; url: string }> {
+  options: { preload?: number; env?: Record<string, string> } = {},
+): Promise<{ process: ChildProcess; url: string; preloadMs: number }> {
   const execArgv = [...process.execArgv, ...profileArgv('server')]
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', kind, target], { execArgv, stdio: 'inherit' })
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m: { url?: string }) => (m.url ? resolve(m.url) : reject(new Error('child did not start'))))
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', kind, target, String(options.preload ?? 0)], {
+    execArgv,
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_CHILD_ENV: JSON.stringify(options.env ?? {}) },
+  })
+  const ready = await new Promise<{ url: string; preloadMs: number }>((resolve, reject) => {
+    child.once('message', (m: { url?: string; preloadMs?: number }) =>
+      m.url ? resolve({ url: m.url, preloadMs: m.preloadMs ?? 0 }) : reject(new Error('child did not start')),
+    )
     child.once('exit', (code) => reject(new Error(`control plane child exited with ${code}`)))
   })
-  return { process: child, url }
+  return { process: child, ...ready }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bulk load: a large table without paying an HTTP round per event
+
+/**
+ * Inserts `count` context_published events of one registry, 50 agents, runs of 20 events, a lineage edge for every
+ * 5th event, receipts on every other event, spread evenly over the 23 hours before `nowMs` — and everything the
+ * ingest transaction would have written with them (runs and their registry sets, lineage edges, agents, the
+ * registry row, the 5-minute dashboard rollups) — with one set-based INSERT … SELECT per table. Event bodies are
+ * registry-shaped (≈ 600 bytes). Runs before any ingest, on an empty, migrated database.
+ */
+async function bulkLoadEvents(
+  database: { db: unknown; kind: 'sqlite' | 'postgres' },
+  count: number,
+  nowMs: number,
+): Promise<void> {
+  const { sql } = await import('kysely')
+  const db = database.db as Parameters<ReturnType<typeof sql.raw>['execute']>[0]
+  const run = (text: string) => sql.raw(text).execute(db)
+  const spanMs = 23 * 3_600_000
+  const time = `(${nowMs - spanMs} + (n * ${spanMs}) / ${count})`
+  const numbers =
+    database.kind === 'postgres'
+      ? `SELECT CAST(g AS BIGINT) AS n FROM generate_series(1, ${count}) AS g`
+      : `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${count}) SELECT n FROM s`
+  const payload = publishedBody(new Date(nowMs).toISOString()).replace(/'/g, "''")
+  const ctx = `'acdp://${AUTHORITY}/bulk-'`
+  await run(`
+    INSERT INTO context_events (tenant_id, dedup_key, event_id, event_type, event_ts, received_at, run_id, ctx_id,
+      lineage_id, agent_id, context_type, visibility, version, derived_from, registry_authority, scenario_id,
+      key_fingerprint, receipt_present, raw_payload)
+    SELECT 'default', 'evt:bulk-' || n, 'bulk-' || n, 'context_published', ${time}, ${time}, 'bulk-run-' || (n / 20),
+      ${ctx} || n, 'lin:bulk', 'did:key:z6MkBenchAgent' || (n % 50), 'analysis', 'public', 1,
+      CASE WHEN n % 5 = 0 THEN '["acdp://${AUTHORITY}/bulk-' || (n - 1) || '"]' ELSE '[]' END,
+      '${AUTHORITY}', 'scenario-' || ((n / 20) % 7), NULL, n % 2, '${payload}'
+    FROM (${numbers}) AS numbers`)
+  await run(`
+    INSERT INTO lineage_edges (tenant_id, from_ctx_id, to_ctx_id, run_id, created_at)
+    SELECT 'default', ${ctx} || (n - 1), ${ctx} || n, 'bulk-run-' || (n / 20), ${time}
+    FROM (${numbers}) AS numbers WHERE n % 5 = 0`)
+  await run(`
+    INSERT INTO runs (tenant_id, run_id, scenario_id, status, started_at, completed_at, inputs, result, events_count,
+      contexts_count, created_at, updated_at)
+    SELECT tenant_id, run_id, MIN(scenario_id), 'running', MIN(event_ts), NULL, NULL, NULL, COUNT(*), COUNT(*),
+      MIN(received_at), MAX(received_at)
+    FROM context_events GROUP BY tenant_id, run_id`)
+  await run(`INSERT INTO run_registries (tenant_id, run_id, registry_authority)
+    SELECT tenant_id, run_id, '${AUTHORITY}' FROM runs`)
+  await run(`
+    INSERT INTO agents (tenant_id, agent_did, first_seen, last_seen, registry_authority, event_count, context_count)
+    SELECT tenant_id, agent_id, MIN(received_at), MAX(received_at), '${AUTHORITY}', COUNT(*), COUNT(*)
+    FROM context_events GROUP BY tenant_id, agent_id`)
+  await run(`
+    INSERT INTO registries (tenant_id, authority, base_url, first_seen, last_seen, event_count)
+    SELECT 'default', '${AUTHORITY}', 'https://${AUTHORITY}', MIN(received_at), MAX(received_at), COUNT(*)
+    FROM context_events`)
+  await run(`
+    INSERT INTO registry_activity (tenant_id, bucket_start, registry_authority, event_count, publish_count,
+      receipt_count)
+    SELECT tenant_id, (received_at / 300000) * 300000, registry_authority, COUNT(*), COUNT(*), SUM(receipt_present)
+    FROM context_events GROUP BY tenant_id, (received_at / 300000) * 300000, registry_authority`)
+  await run(`
+    INSERT INTO did_method_activity (tenant_id, bucket_start, method, publish_count)
+    SELECT tenant_id, (received_at / 300000) * 300000, 'key', COUNT(*)
+    FROM context_events GROUP BY tenant_id, (received_at / 300000) * 300000`)
+  // What autovacuum (PostgreSQL) would soon do; a huge WAL left by the load is checkpointed away (SQLite).
+  if (database.kind === 'postgres') await run('ANALYZE')
+  else await run('PRAGMA wal_checkpoint(TRUNCATE)')
 }
 
 /** CPU time (user + system, µs) the child has used so far. */
@@ -219,11 +321,19 @@ async function signer(): Promise<(body: string) => string> {
 // ---------------------------------------------------------------------------------------------------------------
 // Ingest phases
 
-async function ingestPhases(label: string, child: { process: ChildProcess; url: string }): Promise<PhaseResult[]> {
+/** Closed loop at BENCH_CONNECTIONS, closed loop at BENCH_HIGH_CONNECTIONS, fixed rate BENCH_FIXED_RATE. */
+type IngestPhase = 'closed' | 'high' | 'fixed'
+
+async function ingestPhases(
+  label: string,
+  child: { process: ChildProcess; url: string },
+  phases: readonly IngestPhase[] = ['closed', 'high', 'fixed'],
+): Promise<PhaseResult[]> {
   const url = child.url
   const autocannon = ((await import(AUTOCANNON_MODULE)) as { default: Autocannon }).default
   const sign = await signer()
-  const needed = Math.ceil(8000 * (SECONDS + 2) + FIXED_RATE * (SECONDS + 2) + 2000)
+  const closedLoops = phases.filter((p) => p !== 'fixed').length
+  const needed = Math.ceil(8000 * (closedLoops * SECONDS + 2) + FIXED_RATE * (SECONDS + 2) + 2000)
   const createdAt = new Date().toISOString()
   const prepared: Array<{ body: string; signature: string }> = []
   for (let i = 0; i < needed; i++) {
@@ -273,9 +383,24 @@ async function ingestPhases(label: string, child: { process: ChildProcess; url: 
   }
   // Warm-up: JIT, prepared statements, page cache.
   await run('warm-up', { duration: 2 })
-  const saturated = await run(`ingest closed loop, ${CONNECTIONS} connections`, { duration: SECONDS })
-  const fixed = await run(`ingest at ${FIXED_RATE}/s`, { duration: SECONDS, connections: 16, overallRate: FIXED_RATE })
-  return [saturated, fixed]
+  const results: PhaseResult[] = []
+  for (const phase of phases) {
+    if (phase === 'closed') {
+      results.push(await run(`ingest closed loop, ${CONNECTIONS} connections`, { duration: SECONDS }))
+    } else if (phase === 'high') {
+      results.push(
+        await run(`ingest closed loop, ${HIGH_CONNECTIONS} connections`, {
+          duration: SECONDS,
+          connections: HIGH_CONNECTIONS,
+        }),
+      )
+    } else {
+      results.push(
+        await run(`ingest at ${FIXED_RATE}/s`, { duration: SECONDS, connections: 16, overallRate: FIXED_RATE }),
+      )
+    }
+  }
+  return results
 }
 
 async function benchSqlite(): Promise<PhaseResult[]> {
@@ -291,6 +416,22 @@ async function benchSqlite(): Promise<PhaseResult[]> {
 }
 
 async function benchPostgres(): Promise<PhaseResult[] | string> {
+  return withPostgresDatabase(async (url, name) => {
+    const child = await startChild('postgres', url)
+    try {
+      console.log(`control plane child pid ${child.process.pid} at ${child.url} (PostgreSQL database ${name})`)
+      return await ingestPhases('PostgreSQL', child)
+    } finally {
+      await stopChild(child.process)
+    }
+  })
+}
+
+/**
+ * Runs `body` on a throwaway PostgreSQL database (created, then dropped with every connection to it); returns a
+ * reason string instead when PostgreSQL is off or unreachable.
+ */
+async function withPostgresDatabase<T>(body: (url: string, name: string) => Promise<T>): Promise<T | string> {
   if (PG_ADMIN_URL === 'off') return 'skipped (BENCH_PG_ADMIN_URL=off)'
   const { default: pg } = await import('pg')
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 2000 })
@@ -304,17 +445,94 @@ async function benchPostgres(): Promise<PhaseResult[] | string> {
   const url = new URL(PG_ADMIN_URL)
   url.pathname = `/${name}`
   try {
-    const child = await startChild('postgres', url.href)
-    try {
-      console.log(`control plane child pid ${child.process.pid} at ${child.url} (PostgreSQL database ${name})`)
-      return await ingestPhases('PostgreSQL', child)
-    } finally {
-      await stopChild(child.process)
-    }
+    return await body(url.href, name)
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     await admin.end()
   }
+}
+
+/** Ingest at 64 (and 32) connections on SQLite over BENCH_LARGE_EVENTS bulk-loaded events. */
+async function benchLarge(): Promise<PhaseResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-cp-large-'))
+  try {
+    const child = await startChild('sqlite', dir, { preload: LARGE_EVENTS })
+    try {
+      const size = statSync(join(dir, 'control-plane.db')).size
+      console.log(
+        `control plane child pid ${child.process.pid} at ${child.url} (SQLite, ${LARGE_EVENTS} events bulk-loaded ` +
+          `in ${(child.preloadMs / 1000).toFixed(1)} s, database ${(size / 1024 / 1024).toFixed(0)} MiB)`,
+      )
+      return await ingestPhases(`SQLite, ${LARGE_EVENTS.toLocaleString('en')} stored events`, child, ['high', 'closed'])
+    } finally {
+      await stopChild(child.process)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** GET /dashboard/overview, 16 connections, for SECONDS (after a 2 s warm-up). */
+async function dashboardRun(name: string, child: { process: ChildProcess; url: string }): Promise<PhaseResult> {
+  const autocannon = ((await import(AUTOCANNON_MODULE)) as { default: Autocannon }).default
+  const options = {
+    url: `${child.url}/dashboard/overview?window=${DASHBOARD_WINDOW}`,
+    connections: 16,
+    pipelining: 1,
+    headers: { authorization: `Bearer ${API_KEY}` },
+  }
+  await autocannon({ ...options, duration: 2 })
+  const cpuBefore = await childCpuMicros(child.process)
+  const result = await autocannon({ ...options, duration: SECONDS })
+  return {
+    name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    cpuMicrosPerRequest: Math.round(
+      ((await childCpuMicros(child.process)) - cpuBefore) / Math.max(1, result.requests.total),
+    ),
+  }
+}
+
+/**
+ * The dashboard over BENCH_DASHBOARD_EVENTS bulk-loaded events on `kind`: once with the overview cache off (every
+ * request runs the queries), then, on the same data, with the default cache.
+ */
+async function benchDashboard(kind: 'sqlite' | 'postgres'): Promise<PhaseResult[] | string> {
+  const label = `${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} dashboard, ${DASHBOARD_EVENTS.toLocaleString('en')} events, window ${DASHBOARD_WINDOW}`
+  const measure = async (target: string): Promise<PhaseResult[]> => {
+    const results: PhaseResult[] = []
+    const uncached = await startChild(kind, target, { preload: DASHBOARD_EVENTS, env: { DASHBOARD_CACHE_MS: '0' } })
+    try {
+      console.log(
+        `control plane child pid ${uncached.process.pid} (${label}: bulk load ${(uncached.preloadMs / 1000).toFixed(1)} s)`,
+      )
+      results.push(await dashboardRun(`${label}, no cache`, uncached))
+    } finally {
+      await stopChild(uncached.process)
+    }
+    const cached = await startChild(kind, target)
+    try {
+      results.push(await dashboardRun(`${label}, DASHBOARD_CACHE_MS=1000 (default)`, cached))
+    } finally {
+      await stopChild(cached.process)
+    }
+    return results
+  }
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-cp-dash-'))
+    try {
+      return await measure(dir)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  return withPostgresDatabase((url) => measure(url))
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -587,6 +805,14 @@ async function main(): Promise<void> {
     if (typeof pg === 'string') results.postgres = pg
     else results.ingest.push(...pg)
   }
+  if (ONLY.has('large')) results.ingest.push(...(await benchLarge()))
+  if (ONLY.has('dashboard')) {
+    for (const kind of ['sqlite', 'postgres'] as const) {
+      const dashboard = await benchDashboard(kind)
+      if (typeof dashboard === 'string') results.postgres = `dashboard ${dashboard}`
+      else results.ingest.push(...dashboard)
+    }
+  }
   if (ONLY.has('sse')) results.sse = await benchSse()
 
   console.log('')
@@ -615,7 +841,7 @@ async function main(): Promise<void> {
 
 // Dispatch last: every module-level binding above is initialised by now.
 if (process.argv[2] === '--serve') {
-  await serve(process.argv[3] as 'sqlite' | 'postgres', process.argv[4] as string)
+  await serve(process.argv[3] as 'sqlite' | 'postgres', process.argv[4] as string, Number(process.argv[5] ?? 0))
 } else if (process.argv[2] === '--sse-clients') {
   await runSseClients(process.argv[3] as string, Number(process.argv[4]))
 } else {

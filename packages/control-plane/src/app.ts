@@ -27,6 +27,7 @@ import { createEventHistory } from './services/sse-history.js'
 import { createTokenFeature } from './services/token-feature.js'
 import { createWebhookFeature } from './services/webhook-delivery-setup.js'
 import { createWitnessFeature, type WitnessFeature } from './services/witness-setup.js'
+import { openRunTraceExport } from './telemetry/run-traces.js'
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
 
 declare module 'fastify' {
@@ -140,7 +141,15 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   const webhooks = createWebhookFeature({ config, deps, log: app.log, outbound })
   app.addHook('onReady', async () => webhooks.start())
   app.addHook('onClose', async () => webhooks.close())
-  const appDeps: ControlPlaneDeps = { ...deps, webhookOutbox: deps.webhookOutbox ?? webhooks.outbox }
+  // Runs as OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (the SDK is loaded only then).
+  const runTraces =
+    deps.runTraces ?? (await openRunTraceExport(config.telemetry, { metrics: deps.metrics, log: app.log }))
+  if (runTraces !== undefined && deps.runTraces === undefined) app.addHook('onClose', async () => runTraces.close())
+  const appDeps: ControlPlaneDeps = {
+    ...deps,
+    webhookOutbox: deps.webhookOutbox ?? webhooks.outbox,
+    ...(runTraces !== undefined ? { runTraces } : {}),
+  }
 
   // Transparency-log witness: polls after the app is ready; its alerts fan out through the same outbox and bus.
   const witness = createWitnessFeature({ config, deps: { ...appDeps, outbound }, log: app.log })

@@ -151,6 +151,69 @@ describe('loadConfig', () => {
   })
 })
 
+describe('loadConfig: OpenTelemetry export', () => {
+  it('is off without an endpoint, and off when OTEL_SDK_DISABLED=true', () => {
+    expect(loadConfig({}).telemetry).toBeUndefined()
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).telemetry,
+    ).toBeUndefined()
+  })
+
+  it('appends /v1/traces to the base endpoint and takes the traces endpoint as given', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).telemetry).toMatchObject({
+      tracesUrl: 'http://collector:4318/v1/traces',
+      serviceName: 'acdp-control-plane',
+      maxQueueSize: 2048,
+      maxExportBatchSize: 512,
+      scheduleDelayMs: 5000,
+      exportTimeoutMs: 10_000,
+    })
+    const traces = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector.example/otlp/traces',
+    })
+    expect(traces.telemetry?.tracesUrl).toBe('https://collector.example/otlp/traces')
+  })
+
+  it('parses headers (percent-decoded, traces headers win) without echoing a malformed one', () => {
+    const config = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20abc,x-team=ops',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-team=traces',
+    })
+    expect(config.telemetry?.headers).toEqual({ authorization: 'Bearer abc', 'x-team': 'traces' })
+    const problems = problemsOf({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: 'ok=1,secret-without-equals',
+    })
+    expect(problems).toEqual(['OTEL_EXPORTER_OTLP_HEADERS entry 2 must have the form key=value'])
+  })
+
+  it.each([
+    ['a non-URL endpoint', { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT must be/],
+    ['a non-http scheme', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://c/v1/traces' }, /_TRACES_ENDPOINT must be/],
+    ['credentials in the URL', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://u:p@c:4318' }, /must not carry credentials/],
+    [
+      'another OTLP encoding',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      /must be http\/json/,
+    ],
+    [
+      'a batch larger than the queue',
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+        OTEL_BSP_MAX_QUEUE_SIZE: '10',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '20',
+      },
+      /must not exceed OTEL_BSP_MAX_QUEUE_SIZE/,
+    ],
+  ])('refuses %s', (_name, env, message) => {
+    const problems = problemsOf(env)
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(message)
+  })
+})
+
 describe('decodeKey', () => {
   it.each([
     ['base64', Buffer.alloc(32, 2).toString('base64'), true],

@@ -144,6 +144,14 @@ export interface ControlPlaneConfig {
     /** BANDIT_EXPLORATION_FRACTION, default 0.05: share of routing decisions drawn uniformly. */
     readonly explorationFraction: number
   }
+  readonly dashboard: {
+    /** DASHBOARD_CACHE_MS, default 1000: how long an overview is reused per (tenant, window); 0 = no cache. */
+    readonly cacheMs: number
+    /** DASHBOARD_CACHE_MAX_ENTRIES, default 1024: (tenant, window) overviews kept at most. */
+    readonly cacheMaxEntries: number
+  }
+  /** OpenTelemetry export of runs (telemetry/); `undefined` when OTEL_EXPORTER_OTLP_ENDPOINT is unset. */
+  readonly telemetry: Readonly<TelemetryConfig> | undefined
   readonly lifecycle: {
     /** SHUTDOWN_TIMEOUT_MS, default 10000: hard deadline of a graceful shutdown. */
     readonly shutdownTimeoutMs: number
@@ -201,6 +209,27 @@ export interface WitnessConfig {
     /** WITNESS_QUORUM_MAX_CLOCK_SKEW_SECONDS, default 120: a cosignature dated further ahead is refused. */
     readonly maxClockSkewSeconds: number
   }
+}
+
+/**
+ * Where and how runs are exported as OpenTelemetry traces (OTLP/HTTP, JSON encoding). The standard OTEL_* names
+ * of the OpenTelemetry SDK environment specification, read here like every other variable.
+ */
+export interface TelemetryConfig {
+  /** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  readonly tracesUrl: string
+  /** OTEL_EXPORTER_OTLP_HEADERS then OTEL_EXPORTER_OTLP_TRACES_HEADERS (`k=v,…`, values URL-decoded). Secret. */
+  readonly headers: Readonly<Record<string, string>>
+  /** OTEL_SERVICE_NAME, default acdp-control-plane. */
+  readonly serviceName: string
+  /** OTEL_BSP_MAX_QUEUE_SIZE, default 2048: spans waiting or in flight; more are dropped (and counted). */
+  readonly maxQueueSize: number
+  /** OTEL_BSP_MAX_EXPORT_BATCH_SIZE, default 512 (at most the queue size). */
+  readonly maxExportBatchSize: number
+  /** OTEL_BSP_SCHEDULE_DELAY, default 5000: ms between two exports of a partial batch. */
+  readonly scheduleDelayMs: number
+  /** OTEL_EXPORTER_OTLP_TIMEOUT (or the _TRACES_ form), default 10000: ms per export request, retries included. */
+  readonly exportTimeoutMs: number
 }
 
 /** Thrown by {@link loadConfig}; `problems` holds one line per refused variable. */
@@ -308,6 +337,7 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
   const outbound = readOutbound(read, isProduction)
   const publicHost = read.string('PUBLIC_HOST')
   const witness = readWitness(read, publicHost)
+  const telemetry = readTelemetry(read)
 
   const swaggerPathRaw = read.string('SWAGGER_PATH', 'docs') || 'docs'
   const swaggerPath = `/${swaggerPathRaw.replace(/^\/+|\/+$/g, '')}`
@@ -354,6 +384,11 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
     policy: readPolicyConfig(read),
     federation: { verifyContexts: read.boolean('FEDERATION_VERIFY_CONTEXTS', false) },
     routing: { explorationFraction: readFraction(read, 'BANDIT_EXPLORATION_FRACTION', 0.05) },
+    dashboard: {
+      cacheMs: read.integer('DASHBOARD_CACHE_MS', 1000, 0, 60_000),
+      cacheMaxEntries: read.integer('DASHBOARD_CACHE_MAX_ENTRIES', 1024, 1, 1_000_000),
+    },
+    telemetry,
     lifecycle: {
       shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 2_147_483_647),
       shutdownDrainDelayMs: read.integer('SHUTDOWN_DRAIN_DELAY_MS', 0, 0, 600_000),
@@ -573,6 +608,81 @@ function readEd25519Seed(read: EnvReader, pem: string): Uint8Array | undefined {
     read.refuse('WITNESS_SIGNING_PRIVATE_KEY_PEM is not a readable PEM private key')
     return undefined
   }
+}
+
+/**
+ * OTEL_* variables (OpenTelemetry SDK environment specification). Export is on only when an endpoint is given and
+ * OTEL_SDK_DISABLED is not true; only the http/json protocol is offered (every OTLP/HTTP receiver accepts it).
+ */
+function readTelemetry(read: EnvReader): TelemetryConfig | undefined {
+  const base = read.string('OTEL_EXPORTER_OTLP_ENDPOINT')
+  const traces = read.string('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
+  const isDisabled = read.boolean('OTEL_SDK_DISABLED', false)
+  if ((base === '' && traces === '') || isDisabled) return undefined
+  const name = traces !== '' ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT'
+  const tracesUrl = traces !== '' ? traces : `${base.replace(/\/+$/, '')}/v1/traces`
+  let url: URL | undefined
+  try {
+    url = new URL(tracesUrl)
+  } catch {
+    read.refuse(`${name} must be an http:// or https:// URL`)
+  }
+  if (url !== undefined) {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') read.refuse(`${name} must be an http:// or https:// URL`)
+    if (url.username !== '' || url.password !== '') {
+      read.refuse(`${name} must not carry credentials; put them in OTEL_EXPORTER_OTLP_HEADERS`)
+    }
+  }
+  for (const protocolName of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
+    const protocol = read.string(protocolName)
+    if (protocol !== '' && protocol !== 'http/json') {
+      read.refuse(`${protocolName} must be http/json (the only OTLP encoding this service exports), got "${protocol}"`)
+    }
+  }
+  const headers = {
+    ...readOtlpHeaders(read, 'OTEL_EXPORTER_OTLP_HEADERS'),
+    ...readOtlpHeaders(read, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+  }
+  const maxQueueSize = read.integer('OTEL_BSP_MAX_QUEUE_SIZE', 2048, 1, 1_000_000)
+  const maxExportBatchSize = read.integer('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1, 100_000)
+  if (maxExportBatchSize > maxQueueSize) {
+    read.refuse('OTEL_BSP_MAX_EXPORT_BATCH_SIZE must not exceed OTEL_BSP_MAX_QUEUE_SIZE')
+  }
+  const timeoutName =
+    read.string('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT') !== ''
+      ? 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'
+      : 'OTEL_EXPORTER_OTLP_TIMEOUT'
+  return {
+    tracesUrl,
+    headers,
+    serviceName: read.string('OTEL_SERVICE_NAME') || 'acdp-control-plane',
+    maxQueueSize,
+    maxExportBatchSize,
+    scheduleDelayMs: read.integer('OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 3_600_000),
+    exportTimeoutMs: read.integer(timeoutName, 10_000, 100, 600_000),
+  }
+}
+
+/** `key=value` pairs separated by commas, values percent-decoded (W3C Baggage octets, as the OTel spec says). */
+function readOtlpHeaders(read: EnvReader, name: string): Record<string, string> {
+  const headers: Record<string, string> = {}
+  read.list(name).forEach((entry, index) => {
+    const equals = entry.indexOf('=')
+    const key = equals > 0 ? entry.slice(0, equals).trim().toLowerCase() : ''
+    let value: string | undefined
+    try {
+      value = equals > 0 ? decodeURIComponent(entry.slice(equals + 1).trim()) : undefined
+    } catch {
+      value = undefined
+    }
+    // The entry may hold a credential: the message names its position, never its text.
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(key) || value === undefined || /[\r\n]/.test(value)) {
+      read.refuse(`${name} entry ${index + 1} must have the form key=value`)
+      return
+    }
+    headers[key] = value
+  })
+  return headers
 }
 
 function readTrustProxy(read: EnvReader): false | number | string[] {

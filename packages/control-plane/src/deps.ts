@@ -20,6 +20,7 @@ import { createMemoryEventBus, type EventBus } from './services/event-bus.js'
 import { createPostgresEventBus } from './services/event-bus-postgres.js'
 import type { SecretKeyring } from './services/secret-box.js'
 import { createEventHistory } from './services/sse-history.js'
+import type { RunTraceSink } from './telemetry/run-traces.js'
 import { createKyselyStore } from './store/kysely-store.js'
 import { CONTROL_PLANE_MIGRATIONS, MIGRATION_TABLE } from './store/migrations/index.js'
 import type { ControlPlaneTables, StoredEvent } from './store/schema.js'
@@ -58,6 +59,11 @@ export interface ControlPlaneDeps {
   domainPacks: DomainPackRegistry
   /** Webhook outbox hook; absent = no outbound webhooks. */
   webhookOutbox?: WebhookOutbox
+  /**
+   * OpenTelemetry export of runs (telemetry/run-traces.ts); ingest hands it each committed event. When absent,
+   * buildApp opens the exporter configured by OTEL_EXPORTER_OTLP_ENDPOINT, if any, and closes it with the app.
+   */
+  runTraces?: RunTraceSink
   /** Extra bearer verifiers tried before the JWT and API-key verifiers. */
   credentialVerifiers?: readonly CredentialVerifier[]
   /**

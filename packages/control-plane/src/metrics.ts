@@ -33,6 +33,10 @@ export interface ControlPlaneMetrics {
   readonly eventBusNotifications: Counter<'direction'>
   readonly httpRequestDuration: Histogram<'method' | 'path' | 'status_code'>
   readonly httpRequests: Counter<'method' | 'path' | 'status_code'>
+  /** Run spans the OpenTelemetry collector accepted (telemetry/otlp-run-exporter.ts). */
+  readonly otelSpansExported: Counter
+  /** Run spans dropped: `queue_full`, `export_failed` (collector down or refusing), `shutdown`. */
+  readonly otelSpansDropped: Counter<'reason'>
   /** Counts one stored event (`acdp_events_ingested_total{event_type}`); call once per new row, not for dedups. */
   recordEventIngested(eventType: string): void
   /** Counts one refused ingest (`acdp_ingest_rejected_total{reason}`), e.g. `pack_gate`, `signature`. */
@@ -121,6 +125,17 @@ export function createMetrics(options: CreateMetricsOptions = {}): ControlPlaneM
       name: 'http_requests_total',
       help: 'HTTP requests by method, route pattern and status code.',
       labelNames: ['method', 'path', 'status_code'] as const,
+      registers,
+    }),
+    otelSpansExported: new Counter({
+      name: 'acdp_otel_spans_exported_total',
+      help: 'Run spans accepted by the OpenTelemetry collector.',
+      registers,
+    }),
+    otelSpansDropped: new Counter({
+      name: 'acdp_otel_spans_dropped_total',
+      help: 'Run spans dropped instead of exported, by reason (queue_full, export_failed, shutdown).',
+      labelNames: ['reason'] as const,
       registers,
     }),
     recordEventIngested(eventType) {

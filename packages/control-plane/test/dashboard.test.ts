@@ -133,6 +133,29 @@ describe.each(testDatabaseTargets())('dashboard on $name', (target) => {
     if (status === 400) expect(res.json()).toMatchObject({ errorCode: 'VALIDATION_ERROR' })
   })
 
+  it('reuses an overview for DASHBOARD_CACHE_MS per tenant and window, then recomputes it', async () => {
+    t = await openTestApp(target, { DASHBOARD_CACHE_MS: '1000' })
+    await ingest(t, publishedEvent({ run_id: 'c1' }))
+    expect((await overview(t)).json()).toMatchObject({ totalRuns: 1 })
+    await ingest(t, publishedEvent({ run_id: 'c2' }))
+    await ingest(t, publishedEvent({ run_id: 'a1' }), { 'x-tenant-id': 'acme' })
+    // Within the TTL: the same tenant and window get the cached numbers; another window or tenant is computed.
+    expect((await overview(t)).json()).toMatchObject({ totalRuns: 1 })
+    expect((await overview(t, '?window=7d')).json()).toMatchObject({ totalRuns: 2 })
+    expect((await overview(t, '', { 'x-tenant-id': 'acme' })).json()).toMatchObject({ totalRuns: 1 })
+    t.advance(999)
+    expect((await overview(t)).json()).toMatchObject({ totalRuns: 1 })
+    t.advance(1)
+    expect((await overview(t)).json()).toMatchObject({ totalRuns: 2 })
+  })
+
+  it('computes every request when DASHBOARD_CACHE_MS=0', async () => {
+    t = await openTestApp(target, { DASHBOARD_CACHE_MS: '0' })
+    expect((await overview(t)).json()).toMatchObject({ totalRuns: 0 })
+    await ingest(t, publishedEvent({ run_id: 'n1' }))
+    expect((await overview(t)).json()).toMatchObject({ totalRuns: 1 })
+  })
+
   it('needs a credential', async () => {
     t = await openTestApp(target)
     expect((await t.app.inject({ method: 'GET', url: '/dashboard/overview' })).statusCode).toBe(401)

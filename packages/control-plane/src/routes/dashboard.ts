@@ -7,6 +7,7 @@ import { Type } from 'typebox'
 import { type DashboardWindow, getDashboardOverview } from '../services/dashboard.js'
 import { getDashboardActivity } from '../services/dashboard-activity.js'
 import { summarizeWitness } from '../services/witness-state.js'
+import { createDashboardCache } from '../services/dashboard-cache.js'
 import type { RoutePlugin } from './route-context.js'
 import { RunShape } from './wire-schemas.js'
 
@@ -52,8 +53,13 @@ const ActivityShape = Type.Object({
   ),
 })
 
-export const dashboardRoutes: RoutePlugin = async (app, { deps, witness }) => {
+export const dashboardRoutes: RoutePlugin = async (app, { config, deps, witness }) => {
   const overviewDeps = { ...deps, witnessSummary: (tenantId: string) => summarizeWitness(witness.store, tenantId) }
+  const cache = createDashboardCache({
+    ttlMs: config.dashboard.cacheMs,
+    maxEntries: config.dashboard.cacheMaxEntries,
+    now: () => deps.clock().getTime(),
+  })
   app.get(
     '/dashboard/overview',
     {
@@ -64,8 +70,9 @@ export const dashboardRoutes: RoutePlugin = async (app, { deps, witness }) => {
       },
     },
     async (request) => {
-      const { window } = request.query as { window?: DashboardWindow }
-      return getDashboardOverview(overviewDeps, request.tenantId, window ?? '24h')
+      const window = (request.query as { window?: DashboardWindow }).window ?? '24h'
+      const tenantId = request.tenantId
+      return cache.get(tenantId, window, () => getDashboardOverview(overviewDeps, tenantId, window))
     },
   )
 

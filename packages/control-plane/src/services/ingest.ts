@@ -159,6 +159,7 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
   stored ??= toStoredEvent(id, newEvent, payload)
   deps.metrics.recordEventIngested(type)
   deps.bus.publish(busEventFromStored(stored))
+  deps.runTraces?.record(stored, delivery.isSignatureVerified)
   return { status: 'stored', event: stored }
 }
 

@@ -32,6 +32,8 @@ export interface DeliveryHeaders {
 export interface AuthenticatedDelivery {
   tenantId: string
   enrollment: ResolvedEnrollment | undefined
+  /** True when the HMAC was checked; false only where no secret applies (development, verification skipped). */
+  isSignatureVerified: boolean
 }
 
 /**
@@ -84,7 +86,7 @@ export async function authenticateDelivery(
   if (options.requireTenant && tenantId === DEFAULT_TENANT) {
     throw new ControlPlaneError('TENANT_REQUIRED', 'a tenant is required (enroll the registry or send X-Tenant-Id)')
   }
-  return { tenantId, enrollment }
+  return { tenantId, enrollment, isSignatureVerified: secret !== '' }
 }
 
 /**
