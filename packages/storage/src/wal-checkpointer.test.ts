@@ -6,6 +6,7 @@ import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from './open-database.js'
 import { type SnapshotReaders, startSnapshotReaders } from './snapshot-readers.js'
+import { startWalCheckpointer } from './wal-checkpointer.js'
 
 const MIB = 1024 * 1024
 /** The load tests write a fixed volume; on a busy machine that takes longer than vitest's default allowance. */
@@ -115,6 +116,17 @@ describe('file-backed SQLite', () => {
     const rows = reopened.sqlite!.raw.prepare('SELECT v FROM t').all()
     expect(rows).toEqual([{ v: 'kept' }])
     await reopened.close()
+  })
+
+  it('counts a worker that cannot open the file as a checkpoint error, and still stops cleanly', async () => {
+    // A directory is no database file: the worker's connection fails to open.
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-wal-'))
+    dirs.push(dir)
+    const checkpointer = await startWalCheckpointer(dir, { workerStartBytes: 0 })
+    expect(await eventually(() => checkpointer.stats().checkpoints.passive.error === 1, 10_000)).toBe(true)
+    expect(checkpointer.stats().workerRunning).toBe(false)
+    await checkpointer.stop()
+    expect(checkpointer.stats().checkpoints.passive.complete).toBe(0)
   })
 
   it('refuses a WAL threshold below 1 MiB', async () => {

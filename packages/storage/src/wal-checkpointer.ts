@@ -77,6 +77,9 @@ const WORKER_URL = new URL(
   import.meta.url,
 )
 
+/** Polls skipped after the worker failed to start, before trying again (40 × 250 ms = 10 s by default). */
+const START_RETRY_POLLS = 40
+
 /** WAL size at which the checkpoint worker is started, unless options say otherwise. */
 export const DEFAULT_WORKER_START_BYTES = 1024 * 1024
 
@@ -122,15 +125,22 @@ export async function startWalCheckpointer(
         resolve()
       })
       candidate.once('error', () => {
-        // Could not open its connection: counted as a failed checkpoint; the next poll tries again.
+        // Could not start or open its connection: counted as a failed checkpoint, retried after a pause (a
+        // thread start is not free, and whatever failed is unlikely to heal within a tick).
         Atomics.add(stats, counterSlot('passive', 'error'), 1n)
+        skipPolls = START_RETRY_POLLS
         starting = undefined
         resolve()
       })
     })
   }
+  let skipPolls = 0
   const poll = setInterval(() => {
     if (starting !== undefined || stopping !== undefined) return
+    if (skipPolls > 0) {
+      skipPolls--
+      return
+    }
     stat(`${path}-wal`).then(
       (file) => {
         Atomics.store(stats, STAT_WAL_BYTES, BigInt(file.size))
