@@ -13,6 +13,11 @@ export const EXIT = {
   usage: 2,
   /** A server could not be reached (connection refused, DNS, timeout), or a port `acdp dev` needs is in use. */
   unreachable: 3,
+  /**
+   * The launcher (`bin/acdp.js`) refused the running Node.js: older than 24. Set before any of this code loads;
+   * the `acdp-registry` and `acdp-control-plane` launchers use the same number.
+   */
+  wrongNode: 4,
   /** Interrupted by SIGINT (Ctrl-C) before the command finished; `dev` and `watch` exit 0 on Ctrl-C instead. */
   interrupted: 130,
 } as const

@@ -15,7 +15,12 @@ async function sampleValue(metrics: ReturnType<typeof createMetrics>, name: stri
 
 function walStats(): WalCheckpointStats {
   const outcomes = () => ({ complete: 0, partial: 0, busy: 0, error: 0 })
-  return { walBytes: 0, checkpoints: { passive: outcomes(), truncate: outcomes() }, truncateSeconds: 0 }
+  return {
+    walBytes: 0,
+    checkpoints: { passive: outcomes(), truncate: outcomes() },
+    truncateSeconds: 0,
+    workerRunning: true,
+  }
 }
 
 describe('createMetrics', () => {

@@ -34,8 +34,9 @@ describe('startRegistry on SQLite', () => {
     })
     running = await startRegistry(config)
     const text = await scrape(running)
+    // Right after start (migrations write far less than 1 MiB) the checkpoint worker has not been started.
     expect(text).toMatch(/^acdp_registry_sqlite_wal_bytes \d+$/m)
-    expect(text).toMatch(/^acdp_registry_sqlite_wal_checkpoints_total\{mode="passive",outcome="complete"\} [1-9]\d*$/m)
+    expect(text).toMatch(/^acdp_registry_sqlite_wal_checkpoints_total\{mode="passive",outcome="complete"\} 0$/m)
     expect(text).toContain('# TYPE acdp_registry_sqlite_wal_truncate_seconds_total counter')
   })
 

@@ -19,6 +19,7 @@ export {
   type CheckpointMode,
   type CheckpointOutcome,
   DEFAULT_WAL_MAX_BYTES,
+  DEFAULT_WORKER_START_BYTES,
   MIN_WAL_MAX_BYTES,
   type WalCheckpointerOptions,
   type WalCheckpointStats,

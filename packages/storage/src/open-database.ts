@@ -23,6 +23,8 @@ export type OpenDatabaseOptions =
       path: string
       /** WAL size that triggers a TRUNCATE checkpoint (file databases). Default 64 MiB. */
       walMaxBytes?: number
+      /** WAL size that starts the checkpoint worker (file databases); 0 starts it at once. Default 1 MiB. */
+      checkpointWorkerStartBytes?: number
     }
   | { kind: 'postgres'; url: string; schema?: string; max?: number }
 
@@ -80,7 +82,12 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
     })
     let checkpointer: WalCheckpointer
     try {
-      checkpointer = await startWalCheckpointer(options.path, { walMaxBytes })
+      checkpointer = await startWalCheckpointer(options.path, {
+        walMaxBytes,
+        ...(options.checkpointWorkerStartBytes !== undefined
+          ? { workerStartBytes: options.checkpointWorkerStartBytes }
+          : {}),
+      })
     } catch (error) {
       sqlite.close()
       throw error

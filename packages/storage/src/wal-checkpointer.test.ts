@@ -6,6 +6,7 @@ import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from './open-database.js'
 import { type SnapshotReaders, startSnapshotReaders } from './snapshot-readers.js'
+import { startWalCheckpointer } from './wal-checkpointer.js'
 
 const MIB = 1024 * 1024
 /** The load tests write a fixed volume; on a busy machine that takes longer than vitest's default allowance. */
@@ -76,7 +77,7 @@ describe('file-backed SQLite', () => {
     return largest
   }
 
-  it('never checkpoints on the serving connection and lets the worker copy WAL pages into the file', async () => {
+  it('never checkpoints on the serving connection; starts the worker once the WAL reaches 1 MiB, which copies it back', async () => {
     const path = tempPath()
     const database = await openDatabase<any>({ kind: 'sqlite', path })
     const setting = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(database.db)
@@ -85,9 +86,14 @@ describe('file-backed SQLite', () => {
     expect(limit.rows[0]?.journal_size_limit).toBe(16 * MIB)
 
     await sql`CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`.execute(database.db)
+    for (let i = 0; i < 20; i++) await sql`INSERT INTO t (v) VALUES (${'x'.repeat(500)})`.execute(database.db)
+    // The poll has seen the small WAL (bounded wait), and a small WAL does not start the worker thread.
+    expect(await eventually(() => database.walStats!().walBytes > 0, 5_000)).toBe(true)
+    expect(database.walStats!().workerRunning).toBe(false)
     const sizeBefore = statSync(path).size
-    for (let i = 0; i < 200; i++) await sql`INSERT INTO t (v) VALUES (${'x'.repeat(500)})`.execute(database.db)
 
+    for (let i = 0; i < 300; i++) await sql`INSERT INTO t (v) VALUES (${'y'.repeat(4000)})`.execute(database.db)
+    expect(await eventually(() => database.walStats!().workerRunning, 5_000)).toBe(true)
     // The worker checkpoints every 250 ms; wait (bounded) until the database file has grown.
     expect(await eventually(() => statSync(path).size > sizeBefore, 5_000)).toBe(true)
     expect(database.walStats!().checkpoints.passive.complete).toBeGreaterThan(0)
@@ -95,8 +101,32 @@ describe('file-backed SQLite', () => {
     await database.close()
     const reopened = await openDatabase<any>({ kind: 'sqlite', path })
     const count = await sql<{ n: number }>`SELECT count(*) AS n FROM t`.execute(reopened.db)
-    expect(count.rows[0]?.n).toBe(200)
+    expect(count.rows[0]?.n).toBe(320)
     await reopened.close()
+  })
+
+  it('closes cleanly when the worker never started, keeping every row', async () => {
+    const path = tempPath()
+    const database = await openDatabase<any>({ kind: 'sqlite', path })
+    database.sqlite!.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)')
+    database.sqlite!.raw.prepare('INSERT INTO t (v) VALUES (?)').run('kept')
+    expect(database.walStats!().workerRunning).toBe(false)
+    await database.close()
+    const reopened = await openDatabase<any>({ kind: 'sqlite', path })
+    const rows = reopened.sqlite!.raw.prepare('SELECT v FROM t').all()
+    expect(rows).toEqual([{ v: 'kept' }])
+    await reopened.close()
+  })
+
+  it('counts a worker that cannot open the file as a checkpoint error, and still stops cleanly', async () => {
+    // A directory is no database file: the worker's connection fails to open.
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-wal-'))
+    dirs.push(dir)
+    const checkpointer = await startWalCheckpointer(dir, { workerStartBytes: 0 })
+    expect(await eventually(() => checkpointer.stats().checkpoints.passive.error === 1, 10_000)).toBe(true)
+    expect(checkpointer.stats().workerRunning).toBe(false)
+    await checkpointer.stop()
+    expect(checkpointer.stats().checkpoints.passive.complete).toBe(0)
   })
 
   it('refuses a WAL threshold below 1 MiB', async () => {
@@ -154,10 +184,10 @@ describe('file-backed SQLite', () => {
       const longReader = await readers(path, 600_000, 600_000)
       await writeLoad(database, path, THRESHOLD)
       expect(walBytes(path)).toBeGreaterThan(THRESHOLD)
-      expect(await eventually(() => database.walStats!().checkpoints.truncate.busy > 0, 10_000)).toBe(true)
+      expect(await eventually(() => database.walStats!().checkpoints.truncate.busy > 0, 20_000)).toBe(true)
       await longReader.stop()
 
-      expect(await eventually(() => walBytes(path) <= THRESHOLD, 15_000)).toBe(true)
+      expect(await eventually(() => walBytes(path) <= THRESHOLD, 20_000)).toBe(true)
       expect(database.walStats!().checkpoints.truncate.complete).toBeGreaterThan(0)
       const rows = database.sqlite!.raw.prepare('SELECT count(*) AS n FROM t').get() as { n: number }
       expect(rows.n).toBe((THRESHOLD / (8 * 2048)) * 8)

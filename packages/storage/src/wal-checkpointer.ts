@@ -4,8 +4,10 @@
  * node:sqlite is synchronous: with automatic checkpoints, the commit that crosses the WAL threshold copies
  * pages back into the database file and fsyncs on the event loop, and every request queued behind it inherits
  * that stall. Instead the serving connection disables auto-checkpointing and a worker thread with its own
- * connection checkpoints on an interval (policy and its reasons: wal-checkpoint-worker.ts).
+ * connection checkpoints on an interval (policy and its reasons: wal-checkpoint-worker.ts), started once the WAL
+ * first holds enough to be worth it.
  */
+import { stat } from 'node:fs/promises'
 import { Worker } from 'node:worker_threads'
 import {
   CHECKPOINT_MODES,
@@ -38,6 +40,8 @@ export interface WalCheckpointerOptions {
   maxTruncateWaitMs?: number
   /** Cap of the doubling delay between failed TRUNCATE attempts. Default 30 s. */
   maxRetryDelayMs?: number
+  /** WAL size that starts the worker thread; 0 starts it at once. Default {@link DEFAULT_WORKER_START_BYTES}. */
+  workerStartBytes?: number
 }
 
 /** What the checkpoint worker has done so far; read at scrape time. */
@@ -48,6 +52,8 @@ export interface WalCheckpointStats {
   checkpoints: Record<CheckpointMode, Record<CheckpointOutcome, number>>
   /** Total time spent in TRUNCATE checkpoints (writers wait during it), in seconds. */
   truncateSeconds: number
+  /** Whether the worker thread runs (it starts once the WAL first reaches its start size). */
+  workerRunning: boolean
 }
 
 export interface WalCheckpointer {
@@ -71,32 +77,81 @@ const WORKER_URL = new URL(
   import.meta.url,
 )
 
-/** Starts a checkpointing worker for the database file at `path`; resolves once its connection is open. */
+/** Polls skipped after the worker failed to start, before trying again (40 × 250 ms = 10 s by default). */
+const START_RETRY_POLLS = 40
+
+/** WAL size at which the checkpoint worker is started, unless options say otherwise. */
+export const DEFAULT_WORKER_START_BYTES = 1024 * 1024
+
+/**
+ * Starts checkpointing the database file at `path`. The worker thread (a whole V8 isolate, ≈ 20 MB resident) is
+ * started lazily, once the `-wal` file reaches `workerStartBytes`: an idle service, or one whose writes so far
+ * fit in a small WAL (migrations write a few hundred KB), never pays for it. Until then a timer on this thread
+ * stats the file (asynchronously) every `intervalMs`. Frames left in the WAL meanwhile are as durable as in the
+ * database file; the last connection to close checkpoints them.
+ */
 export async function startWalCheckpointer(
   path: string,
   options: WalCheckpointerOptions = {},
 ): Promise<WalCheckpointer> {
   const walMaxBytes = options.walMaxBytes ?? DEFAULT_WAL_MAX_BYTES
+  const intervalMs = options.intervalMs ?? 250
+  const workerStartBytes = options.workerStartBytes ?? DEFAULT_WORKER_START_BYTES
   const shared = new SharedArrayBuffer(STAT_SLOTS * BigInt64Array.BYTES_PER_ELEMENT)
+  const stats = new BigInt64Array(shared)
   const workerOptions: WorkerOptions = {
     role: 'acdp-wal-checkpointer',
     path,
     truncateThresholdBytes: walMaxBytes,
-    intervalMs: options.intervalMs ?? 250,
+    intervalMs,
     truncateWaitMs: options.truncateWaitMs ?? 200,
     maxTruncateWaitMs: options.maxTruncateWaitMs ?? 1000,
     maxRetryDelayMs: options.maxRetryDelayMs ?? 30_000,
     journalSizeLimitBytes: journalSizeLimit(walMaxBytes),
     stats: shared,
   }
-  const worker = new Worker(WORKER_URL, { workerData: workerOptions })
-  worker.unref()
-  await new Promise<void>((resolve, reject) => {
-    worker.once('message', () => resolve())
-    worker.once('error', reject)
-  })
-  const stats = new BigInt64Array(shared)
+
+  let worker: Worker | undefined
+  let starting: Promise<void> | undefined
   let stopping: Promise<void> | undefined
+
+  const startWorker = (): Promise<void> => {
+    const candidate = new Worker(WORKER_URL, { workerData: workerOptions })
+    candidate.unref()
+    return new Promise<void>((resolve) => {
+      candidate.once('message', () => {
+        worker = candidate
+        clearInterval(poll)
+        resolve()
+      })
+      candidate.once('error', () => {
+        // Could not start or open its connection: counted as a failed checkpoint, retried after a pause (a
+        // thread start is not free, and whatever failed is unlikely to heal within a tick).
+        Atomics.add(stats, counterSlot('passive', 'error'), 1n)
+        skipPolls = START_RETRY_POLLS
+        starting = undefined
+        resolve()
+      })
+    })
+  }
+  let skipPolls = 0
+  const poll = setInterval(() => {
+    if (starting !== undefined || stopping !== undefined) return
+    if (skipPolls > 0) {
+      skipPolls--
+      return
+    }
+    stat(`${path}-wal`).then(
+      (file) => {
+        Atomics.store(stats, STAT_WAL_BYTES, BigInt(file.size))
+        if (file.size >= workerStartBytes && starting === undefined && stopping === undefined) starting = startWorker()
+      },
+      () => Atomics.store(stats, STAT_WAL_BYTES, 0n), // no WAL file yet
+    )
+  }, intervalMs)
+  poll.unref()
+  if (workerStartBytes === 0) starting = startWorker()
+
   return {
     stats() {
       const checkpoints = {} as WalCheckpointStats['checkpoints']
@@ -110,15 +165,22 @@ export async function startWalCheckpointer(
         walBytes: Number(Atomics.load(stats, STAT_WAL_BYTES)),
         checkpoints,
         truncateSeconds: Number(Atomics.load(stats, STAT_TRUNCATE_MICROS)) / 1e6,
+        workerRunning: worker !== undefined && stopping === undefined,
       }
     },
     stop() {
-      stopping ??= new Promise<void>((resolve) => {
-        const done = () => resolve()
-        worker.once('exit', done)
-        worker.once('message', () => void worker.terminate().then(done, done))
-        worker.postMessage('stop')
-      })
+      stopping ??= (async () => {
+        clearInterval(poll)
+        await starting
+        const running = worker
+        if (running === undefined) return
+        await new Promise<void>((resolve) => {
+          const done = () => resolve()
+          running.once('exit', done)
+          running.once('message', () => void running.terminate().then(done, done))
+          running.postMessage('stop')
+        })
+      })()
       return stopping
     },
   }
