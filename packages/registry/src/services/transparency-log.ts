@@ -83,6 +83,12 @@ export class TransparencyLog {
     return this.#checkpointAt(size, true)
   }
 
+  /** `MTH(D[treeSize])` as `sha256:…`, or undefined when the committed tree is smaller than `treeSize`. */
+  async rootHashAt(treeSize: number): Promise<string | undefined> {
+    if (!Number.isSafeInteger(treeSize) || treeSize < 0 || treeSize > (await this.#log.readTreeSize())) return undefined
+    return formatSha256(await this.#rootAt(treeSize))
+  }
+
   /** `GET /log/proof?ctx_id=` — 404 for an unlogged context or one the reader may not retrieve. */
   async inclusionByCtxId(ctxId: string, reader: Reader, treeSize: number | undefined): Promise<InclusionAnswer> {
     this.#assertHealthy()
@@ -153,8 +159,7 @@ export class TransparencyLog {
       const stored = await this.#log.findCheckpoint(size)
       if (stored !== undefined) return this.#remember(size, JSON.parse(stored) as LogCheckpoint, stored, nowMs)
     }
-    const plan = planTreeRoot(size)
-    const root = size === 0 ? computeEmptyTreeHash() : ((await readProof(this.#nodeReader(), plan))[0] as Uint8Array)
+    const root = await this.#rootAt(size)
     const checkpoint = signCheckpoint(
       buildCheckpoint({ logId: this.logId, treeSize: size, rootHash: root, timestamp: new Date(nowMs) }),
       this.#options.key,
@@ -162,6 +167,11 @@ export class TransparencyLog {
     const json = JSON.stringify(checkpoint)
     await this.#log.saveCheckpoint(size, json)
     return this.#remember(size, checkpoint, json, nowMs)
+  }
+
+  async #rootAt(size: number): Promise<Uint8Array> {
+    if (size === 0) return computeEmptyTreeHash()
+    return (await readProof(this.#nodeReader(), planTreeRoot(size)))[0] as Uint8Array
   }
 
   #remember(size: number, checkpoint: LogCheckpoint, json: string, nowMs: number) {
