@@ -112,9 +112,21 @@ function importPublicKey(raw: Uint8Array): KeyObject | null {
   }
 }
 
+/**
+ * Imported private keys by seed array. Importing costs about as much as signing, and a signer (a registry's
+ * receipt key) signs with the same long-lived array on every publish. Keyed by identity, guarded by content:
+ * an entry is used only while the array still holds the bytes it was imported from.
+ */
+const privateKeys = new WeakMap<Uint8Array, { bytes: Buffer; key: KeyObject }>()
+
 function importPrivateKey(seed: Uint8Array): KeyObject {
   if (!(seed instanceof Uint8Array) || seed.length !== 32) throw new TypeError('an Ed25519 seed is 32 bytes')
-  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' })
+  const cached = privateKeys.get(seed)
+  if (cached !== undefined && cached.bytes.equals(seed)) return cached.key
+  const bytes = Buffer.from(seed)
+  const key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, bytes]), format: 'der', type: 'pkcs8' })
+  privateKeys.set(seed, { bytes, key })
+  return key
 }
 
 /** S (signature bytes 32..63, little-endian) < L, compared from the most significant byte. */

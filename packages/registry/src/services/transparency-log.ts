@@ -136,9 +136,9 @@ export class TransparencyLog {
     if (treeSize > size || leafIndex >= treeSize) {
       throw schemaViolation(`leaf_index and tree_size must satisfy leaf_index < tree_size <= ${size}`)
     }
-    const [path, [leaf]] = await Promise.all([
+    const [path, leaf] = await Promise.all([
       readProof(this.#nodeReader(), planInclusionProof(leafIndex, treeSize)),
-      this.#log.listLeaves(leafIndex, leafIndex + 1),
+      this.#log.findLeaf(leafIndex),
     ])
     const { json } = await this.#checkpointAt(treeSize, treeSize === size)
     const echo = leaf !== undefined && canRetrieve(leaf, reader.did) ? `,"leaf":${leaf.leafJson}` : ''
