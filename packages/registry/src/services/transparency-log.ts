@@ -32,6 +32,12 @@ export const MAX_ENTRIES_PER_PAGE = 1000
 const CHECKPOINT_REFRESH_MS = 60_000
 /** Signed checkpoints of historical sizes kept in memory. */
 const CHECKPOINT_CACHE_ENTRIES = 4096
+/**
+ * Subtree hashes of this level and above are kept in memory once read: every proof touches the upper levels,
+ * they are few (2n / 2^level), and a complete perfect subtree never changes. Lower levels are read per proof.
+ */
+const NODE_CACHE_MIN_LEVEL = 6
+const NODE_CACHE_ENTRIES = 65_536
 
 export interface TransparencyLogOptions {
   logId: string
@@ -51,6 +57,7 @@ export class TransparencyLog {
   readonly #deps: Pick<RegistryDeps, 'store' | 'clock'>
   readonly #options: TransparencyLogOptions
   readonly #checkpoints = new Map<number, { checkpoint: LogCheckpoint; json: string; signedAtMs: number }>()
+  readonly #nodes = new Map<string, Uint8Array>()
   #failure: string | undefined
 
   constructor(deps: Pick<RegistryDeps, 'store' | 'clock'>, options: TransparencyLogOptions) {
@@ -72,7 +79,10 @@ export class TransparencyLog {
       checkpointKeys: this.#options.checkpointKeys,
     })
     this.#failure = result.ok ? undefined : result.reason
-    if (!result.ok) this.#checkpoints.clear()
+    if (!result.ok) {
+      this.#checkpoints.clear()
+      this.#nodes.clear()
+    }
     return result
   }
 
@@ -185,7 +195,32 @@ export class TransparencyLog {
   }
 
   #nodeReader() {
-    return { readNodes: (addresses: readonly { level: number; index: number }[]) => this.#log.readNodes(addresses) }
+    return { readNodes: (addresses: readonly { level: number; index: number }[]) => this.#readNodes(addresses) }
+  }
+
+  async #readNodes(addresses: readonly { level: number; index: number }[]): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = new Array(addresses.length)
+    const missing: Array<{ level: number; index: number }> = []
+    const positions: number[] = []
+    addresses.forEach((address, i) => {
+      const hit = address.level >= NODE_CACHE_MIN_LEVEL ? this.#nodes.get(nodeKey(address)) : undefined
+      if (hit) out[i] = hit
+      else {
+        missing.push(address)
+        positions.push(i)
+      }
+    })
+    if (missing.length === 0) return out
+    const read = await this.#log.readNodes(missing)
+    missing.forEach((address, j) => {
+      const hash = read[j] as Uint8Array
+      out[positions[j] as number] = hash
+      if (address.level >= NODE_CACHE_MIN_LEVEL) {
+        if (this.#nodes.size >= NODE_CACHE_ENTRIES) this.#nodes.clear()
+        this.#nodes.set(nodeKey(address), hash)
+      }
+    })
+    return out
   }
 
   #assertHealthy(): void {
@@ -199,6 +234,10 @@ export class TransparencyLog {
       )
     }
   }
+}
+
+function nodeKey(address: { level: number; index: number }): string {
+  return `${address.level}:${address.index}`
 }
 
 function hashList(hashes: readonly Uint8Array[]): string {
