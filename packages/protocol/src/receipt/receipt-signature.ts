@@ -5,7 +5,12 @@
  */
 import { isProtocolError, ProtocolError } from '../errors.js'
 import type { PublicKeyMaterial } from '../keys/index.js'
-import { type SignatureAlgorithm, signContentHash, verifyContentSignature } from '../signature/index.js'
+import {
+  type SignatureAlgorithm,
+  signContentHash,
+  signContentHashAsync,
+  verifyContentSignature,
+} from '../signature/index.js'
 import type { Signature } from '../wire/common.js'
 
 /**
@@ -35,6 +40,16 @@ export type ResolveVerificationKey = (keyId: string) => PublicKeyMaterial | Prom
  */
 export function signReceiptHash(receiptHash: string, key: SigningKey): Signature {
   const value = signContentHash({ algorithm: key.algorithm, privateKey: key.privateKey, contentHash: receiptHash })
+  return { algorithm: key.algorithm, key_id: key.keyId, value }
+}
+
+/** {@link signReceiptHash} with Ed25519 signing on libuv's thread pool; same signature object. */
+export async function signReceiptHashAsync(receiptHash: string, key: SigningKey): Promise<Signature> {
+  const value = await signContentHashAsync({
+    algorithm: key.algorithm,
+    privateKey: key.privateKey,
+    contentHash: receiptHash,
+  })
   return { algorithm: key.algorithm, key_id: key.keyId, value }
 }
 

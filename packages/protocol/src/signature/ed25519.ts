@@ -95,6 +95,22 @@ export function signEd25519(seed: Uint8Array, message: Uint8Array): Uint8Array {
 }
 
 /**
+ * {@link signEd25519} on libuv's thread pool instead of the caller's thread (a registry signs a receipt per
+ * publish; this keeps that work off its event loop). Same bytes as the synchronous signer.
+ *
+ * @throws TypeError synchronously when `seed` is not 32 bytes (caller misuse); rejects only on an OpenSSL failure.
+ */
+export function signEd25519Async(seed: Uint8Array, message: Uint8Array): Promise<Uint8Array> {
+  const key = importPrivateKey(seed)
+  return new Promise((resolve, reject) => {
+    sign(null, message, key, (error, signature) => {
+      if (error) reject(error)
+      else resolve(new Uint8Array(signature.buffer, signature.byteOffset, signature.byteLength))
+    })
+  })
+}
+
+/**
  * Raw 32-byte public key of a 32-byte Ed25519 seed.
  *
  * @throws TypeError when `seed` is not 32 bytes (caller misuse).
