@@ -24,11 +24,14 @@
  * Targets (ARCHITECTURE "Performance by design"): ≥ 1,500 publishes/s, ≥ 8,000 retrievals/s, p99 ≤ 50 ms at
  * 500 publishes/s. Environment: BENCH_SECONDS (per phase, default 10), BENCH_PUBLISH_CONNECTIONS (16),
  * BENCH_READ_CONNECTIONS (32), BENCH_PRODUCERS (64), BENCH_PHASES (comma-separated subset of
- * `publish,retrieve,fixed`; default all), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
+ * `publish,retrieve,fixed,proofs`; default all), BENCH_TRUST=1 (receipts, head receipts and the transparency log
+ * on), BENCH_LOG_LEAVES=<n> (bulk-load n leaves before start; implies BENCH_TRUST), BENCH_FIXED_RATE (500),
+ * BENCH_PROOF_CONNECTIONS (32), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
  * $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). Runs against the built packages; the npm
  * script builds protocol, storage and registry first.
  */
 import { type ChildProcess, fork } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -38,8 +41,15 @@ const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
 const PUBLISH_CONNECTIONS = Number(process.env['BENCH_PUBLISH_CONNECTIONS'] ?? 16)
 const READ_CONNECTIONS = Number(process.env['BENCH_READ_CONNECTIONS'] ?? 32)
 const PRODUCERS = Number(process.env['BENCH_PRODUCERS'] ?? 64)
-const PHASES = new Set((process.env['BENCH_PHASES'] ?? 'publish,retrieve,fixed').split(','))
-const FIXED_RATE = 500
+const FIXED_RATE = Number(process.env['BENCH_FIXED_RATE'] ?? 500)
+/** BENCH_TRUST=1: receipts, lineage-head receipts and the transparency log on (RFC-ACDP-0010/0011/0012). */
+const TRUST = process.env['BENCH_TRUST'] === '1'
+/** BENCH_LOG_LEAVES=n: bulk-load n synthetic leaves into the log before the registry starts (implies BENCH_TRUST). */
+const LOG_LEAVES = Number(process.env['BENCH_LOG_LEAVES'] ?? 0)
+const PROOF_CONNECTIONS = Number(process.env['BENCH_PROOF_CONNECTIONS'] ?? 32)
+const PHASES = new Set(
+  (process.env['BENCH_PHASES'] ?? `publish,retrieve,fixed${TRUST || LOG_LEAVES > 0 ? ',proofs' : ''}`).split(','),
+)
 /** Enough that a request never waits for a free connection unless the registry is 128 ms behind. */
 const FIXED_RATE_CONNECTIONS = 64
 /** Buckets of the registry's request-duration histogram during the bench, in seconds. */
@@ -97,8 +107,15 @@ if (process.argv[2] === '--serve') {
 /** Child: a registry on SQLite in `dir`, listening on an ephemeral loopback port reported to the parent. */
 async function serve(dir: string): Promise<void> {
   const { resolveConfig, startRegistry } = await import('@acdp/registry')
+  const trust = TRUST || LOG_LEAVES > 0
   const config = resolveConfig({
     registry: { authority: AUTHORITY, bind: '127.0.0.1', log_level: 'warn' },
+    ...(trust
+      ? {
+          receipt: { signing_key_seed_b64: randomBytes(32).toString('base64'), head_receipts: true },
+          log: { enabled: true },
+        }
+      : {}),
     storage: { backend: 'sqlite', sqlite_path: join(dir, 'registry.db') },
     auth: { did_methods: ['did:web', 'did:key'] },
     limits: { publish_rate_per_minute: 0 },
@@ -106,7 +123,13 @@ async function serve(dir: string): Promise<void> {
     metrics: { enabled: true, duration_buckets: SERVER_BUCKETS_SECONDS },
   })
   const registry = await startRegistry(config, { logger: false })
+  if (LOG_LEAVES > 0) await bulkLoadLog(join(dir, 'registry.db'), LOG_LEAVES)
+  // Listening makes the app ready, which runs the startup self-check over the whole log.
+  const readyStart = performance.now()
   const address = await registry.app.listen({ port: 0, host: '127.0.0.1' })
+  if (trust) {
+    console.log(`registry ready (startup log self-check included) in ${Math.round(performance.now() - readyStart)} ms`)
+  }
   process.send?.({ ready: true, url: address })
   process.on('message', (message) => {
     if (message === 'cpu') {
@@ -123,6 +146,50 @@ async function serve(dir: string): Promise<void> {
       )
     }
   })
+}
+
+/**
+ * Writes `count` synthetic leaves, their perfect-subtree hashes and the tree size straight into the registry's
+ * log tables (one transaction, a second connection on the same WAL file), exactly as `count` logged publishes
+ * would have left them; the registry's startup self-check then verifies the result. Context rows are not
+ * written: proofs by leaf_index do not need them.
+ */
+async function bulkLoadLog(path: string, count: number): Promise<void> {
+  const { computeLeafHash, computeNodeHash } = await import('@acdp/protocol')
+  const { DatabaseSync } = await import('node:sqlite')
+  const start = performance.now()
+  const db = new DatabaseSync(path)
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -262144')
+  const insertLeaf = db.prepare('insert into log_leaf (leaf_index, ctx_id, leaf_json) values (?, ?, ?)')
+  const insertNode = db.prepare('insert into log_node (level, idx, hash) values (?, ?, ?)')
+  const encoder = new TextEncoder()
+  const frontier: Array<{ level: number; hash: Uint8Array }> = []
+  const hex = (n: number, width: number) => n.toString(16).padStart(width, '0')
+  db.exec('BEGIN')
+  for (let i = 0; i < count; i++) {
+    const ctxId = `acdp://${AUTHORITY}/${hex(i, 8)}-0000-4000-8000-${hex(i, 12)}`
+    // JCS: members in code-point order; every value is plain ASCII, so JSON.stringify spells it canonically.
+    const leafJson =
+      `{"content_hash":"sha256:${hex(i, 64)}","created_at":"2026-11-24T00:00:00.000Z","ctx_id":${JSON.stringify(ctxId)},` +
+      `"key_fingerprint":"sha256:${'0'.repeat(64)}","leaf_version":"acdp-log-leaf/1",` +
+      `"lineage_id":"lin:sha256:${hex(i, 64)}","origin_registry":"${AUTHORITY}","receipt_hash":"sha256:${hex(count - i, 64)}"}`
+    insertLeaf.run(i, ctxId, leafJson)
+    let hash = computeLeafHash(encoder.encode(leafJson))
+    insertNode.run(0, i, hash)
+    let level = 0
+    let index = i
+    while (frontier.length > 0 && frontier[frontier.length - 1]!.level === level) {
+      hash = computeNodeHash(frontier.pop()!.hash, hash)
+      level += 1
+      index = (index - 1) / 2
+      insertNode.run(level, index, hash)
+    }
+    frontier.push({ level, hash })
+  }
+  db.prepare('update log_state set tree_size = ? where id = 1').run(count)
+  db.exec('COMMIT')
+  db.close()
+  console.log(`bulk-loaded ${count.toLocaleString('en-US')} log leaves in ${Math.round(performance.now() - start)} ms`)
 }
 
 async function main(): Promise<void> {
@@ -260,7 +327,9 @@ async function main(): Promise<void> {
       : undefined
     if (publish) phases.push(publish)
 
-    if (ctxIds.length === 0) throw new Error('no context was published; cannot run the retrieval phase')
+    if (ctxIds.length === 0 && PHASES.has('retrieve')) {
+      throw new Error('no context was published; cannot run the retrieval phase')
+    }
     // Static requests are built once per connection by autocannon, so reading costs the client almost nothing.
     const retrieve = PHASES.has('retrieve')
       ? await run(
@@ -287,6 +356,37 @@ async function main(): Promise<void> {
       : undefined
     if (fixed) phases.push(fixed)
 
+    if (PHASES.has('proofs')) {
+      const size = ((await (await fetch(`${url}/log/checkpoint`)).json()) as { tree_size: number }).tree_size
+      // Spread over the whole tree: deterministic pseudo-random leaf indexes and consistency pairs.
+      const indexes = Array.from({ length: 4096 }, (_, i) => Math.floor((((i * 2654435761) >>> 0) / 2 ** 32) * size))
+      phases.push(
+        await run(
+          `inclusion proof at ${size.toLocaleString('en-US')} leaves`,
+          { route: '/log/proof', method: 'GET' },
+          {
+            connections: PROOF_CONNECTIONS,
+            duration: SECONDS,
+            requests: indexes.map((i) => ({ method: 'GET', path: `/log/proof?leaf_index=${i}` })),
+          },
+        ),
+      )
+      phases.push(
+        await run(
+          `consistency proof at ${size.toLocaleString('en-US')} leaves`,
+          { route: '/log/proof', method: 'GET' },
+          {
+            connections: PROOF_CONNECTIONS,
+            duration: SECONDS,
+            requests: indexes.map((i) => ({
+              method: 'GET',
+              path: `/log/proof?first=${Math.max(1, i)}&second=${size}`,
+            })),
+          },
+        ),
+      )
+    }
+
     const machine = {
       cpu: cpus()[0]?.model ?? 'unknown',
       cores: cpus().length,
@@ -307,7 +407,23 @@ async function main(): Promise<void> {
         `target ≥ 8,000 retrievals/s: ${verdict(retrieve.requestsPerSecond >= 8000 && retrieve.non2xx === 0)}`,
       )
     }
-    if (fixed) console.log(`target p99 ≤ 50 ms at ${FIXED_RATE}/s: ${verdict(fixed.p99Ms <= 50 && fixed.non2xx === 0)}`)
+    const trustOn = TRUST || LOG_LEAVES > 0
+    const p99Target = trustOn ? 20 : 50
+    if (fixed) {
+      console.log(
+        `target p99 ≤ ${p99Target} ms at ${FIXED_RATE}/s: ${verdict(fixed.p99Ms <= p99Target && fixed.non2xx === 0)}`,
+      )
+    }
+    if (publish && trustOn) {
+      console.log(
+        `target ≥ 2,500 publishes/s with receipts + log: ${verdict(publish.requestsPerSecond >= 2500 && publish.non2xx === 0)}`,
+      )
+    }
+    for (const proof of phases.filter((p) => p.name.includes('proof'))) {
+      console.log(
+        `target ≥ 5,000 proofs/s (${proof.name}): ${verdict(proof.requestsPerSecond >= 5000 && proof.non2xx === 0)}`,
+      )
+    }
     const out = process.env['BENCH_OUT']
     if (out) writeFileSync(out, `${JSON.stringify({ machine, seconds: SECONDS, phases }, null, 2)}\n`)
   } finally {

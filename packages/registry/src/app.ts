@@ -30,6 +30,7 @@ import { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './servic
 import { ContextCache } from './services/context-cache.js'
 import { buildRegistryDidDocument, loadReceiptKeyring } from './services/receipt-keyring.js'
 import { TransparencyLog } from './services/transparency-log.js'
+import { WitnessAggregator } from './services/witness-cosignatures.js'
 import { createSearchCursorCodec } from './services/search-cursor.js'
 import { toEventCtxId } from './services/webhooks.js'
 
@@ -147,6 +148,21 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
         })
       : undefined
 
+  // RFC-ACDP-0015 §6.1: cosignatures polled from [[witnesses]], verified, served beside matching checkpoints.
+  const witnesses =
+    transparencyLog && config.witnesses.length > 0 && deps.outbound
+      ? new WitnessAggregator({
+          logId: transparencyLog.logId,
+          witnesses: config.witnesses,
+          outbound: deps.outbound,
+          resolver: deps.resolver,
+          clock: deps.clock,
+          rootAt: (size) => transparencyLog.rootHashAt(size),
+          log: app.log,
+          ...(deps.metrics ? { metrics: deps.metrics } : {}),
+        })
+      : undefined
+
   registerWellKnownRoutes(app, {
     deps,
     capabilities: buildCapabilitiesDocument(config),
@@ -172,7 +188,22 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
     resolveReader,
     ...(keyring && config.receipt.head_receipts ? { headReceipts: { key: keyring.signingKey, registryDid } } : {}),
   })
-  registerLogRoutes(app, { log: transparencyLog, resolveReader, identifyReader })
+  registerLogRoutes(app, {
+    log: transparencyLog,
+    resolveReader,
+    identifyReader,
+    ...(witnesses
+      ? {
+          renderCheckpoint: (checkpoint, json) => {
+            const cosignatures = witnesses.cosignaturesFor(checkpoint.tree_size, checkpoint.root_hash)
+            // Never an empty array (RFC-ACDP-0015 §6.1): without a verified cosignature the checkpoint is bare.
+            return cosignatures.length === 0
+              ? json
+              : `{"log_checkpoint":${json},"witness_signatures":${JSON.stringify(cosignatures)}}`
+          },
+        }
+      : {}),
+  })
   if (transparencyLog && config.auth.admin_tokens.length > 0) {
     registerAdminLogRoute(app, { log: transparencyLog, adminTokens: config.auth.admin_tokens })
   }
@@ -249,6 +280,7 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
       if (check.ok) app.log.info({ tree_size: check.treeSize }, 'transparency log self-check passed')
       else app.log.error({ tree_size: check.treeSize, reason: check.reason }, 'transparency log self-check FAILED')
     }
+    witnesses?.start()
     sweepTimer = setInterval(() => {
       deps.store.sweepIdempotencyRecords(deps.clock().getTime()).catch((error: unknown) => {
         app.log.warn({ err: error }, 'idempotency sweep failed')
@@ -257,6 +289,7 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
     sweepTimer.unref()
   })
   app.addHook('onClose', async () => {
+    witnesses?.stop()
     if (sweepTimer) clearInterval(sweepTimer)
   })
 

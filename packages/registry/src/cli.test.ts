@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import { type CliProcess, runRegistryCli } from './cli.js'
 
@@ -67,5 +68,46 @@ describe('acdp-registry', () => {
     out.stop?.('SIGTERM')
     await run.stopped
     expect(out.exits).toEqual([0])
+  })
+
+  it('log verify: exit 0 on an intact log, 1 with the reason after tampering, 2 without a log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-cli-'))
+    const dbPath = join(dir, 'registry.db')
+    const file = join(dir, 'registry.toml')
+    const seed = Buffer.alloc(32, 7).toString('base64')
+    writeFileSync(
+      file,
+      `[registry]\nauthority = "registry.example.com"\nport = 0\nlog_level = "silent"\n` +
+        `[storage]\nsqlite_path = "${dbPath}"\n[receipt]\nsigning_key_seed_b64 = "${seed}"\n[log]\nenabled = true\n`,
+    )
+    const { proc: serveProc, out: serveOut } = fakeProcess()
+    const run = await runRegistryCli(['--config', file], serveProc)
+    if (!run) throw new Error('the registry did not start')
+    // Sign a checkpoint over the empty log, then stop.
+    expect((await run.registry.app.inject({ method: 'GET', url: '/log/checkpoint' })).statusCode).toBe(200)
+    serveOut.stop?.('SIGTERM')
+    await run.stopped
+
+    const ok = fakeProcess()
+    await runRegistryCli(['log', 'verify', '--config', file], ok.proc)
+    expect(ok.out.exits).toEqual([0])
+    expect(ok.out.stdout).toMatch(/intact: 0 leaves; last signed checkpoint at tree size 0/)
+
+    const db = new DatabaseSync(dbPath)
+    // A rewritten root under the old signature.
+    db.prepare(
+      "update log_checkpoint set checkpoint_json = replace(checkpoint_json, 'sha256:e3b0', 'sha256:f3b0')",
+    ).run()
+    db.close()
+    const bad = fakeProcess()
+    await runRegistryCli(['log', 'verify', '--config', file], bad.proc)
+    expect(bad.out.exits).toEqual([1])
+    expect(bad.out.stderr).toMatch(
+      /FAILED its self-check at 0 leaves: the signature of the last signed checkpoint does not verify/,
+    )
+
+    const none = fakeProcess({ ACDP_REGISTRY_LOG__ENABLED: 'false' })
+    await runRegistryCli(['log', 'verify', '--config', file], none.proc)
+    expect(none.out.exits).toEqual([2])
   })
 })

@@ -4,9 +4,14 @@
  * drains in-flight requests for up to 30 s. A refused configuration exits 2 with one line, before the port is
  * bound and before the database is touched.
  */
+import { formatLogId } from '@acdp/protocol'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError, loadConfig, type RegistryConfig } from './config.js'
+import { registryDidOf } from './services/capabilities.js'
+import { runLogSelfCheck } from './services/log-self-check.js'
+import { loadReceiptKeyring } from './services/receipt-keyring.js'
 import { type RunningRegistry, startRegistry } from './start.js'
+import { openRegistryStore } from './store/open-store.js'
 
 /** Product spec "Limits": graceful shutdown drains in-flight requests for up to 30 s. */
 export const SHUTDOWN_GRACE_MS = 30_000
@@ -33,12 +38,17 @@ export interface CliRun {
  * Exit codes: 0 clean shutdown, 1 fatal error or shutdown deadline passed, 2 refused configuration.
  */
 export async function runRegistryCli(argv: string[], proc: CliProcess): Promise<CliRun | undefined> {
+  if (argv[0] === 'log') {
+    await runLogCommand(argv.slice(1), proc)
+    return undefined
+  }
   let config: RegistryConfig
   try {
     const path = configPathFrom(argv)
     if (path === 'help') {
       proc.stdout(
         'usage: acdp-registry [--config registry.toml]\n' +
+          '       acdp-registry log verify [--config registry.toml]\n' +
           '(ACDP_REGISTRY_CONFIG names the file otherwise; see docs/registry/configuration.md)\n',
       )
       proc.exit(0)
@@ -114,6 +124,50 @@ async function shutDown(
     clearTimeout(deadline)
     app.log.error({ err: error }, 'error while shutting down')
     proc.exit(1)
+  }
+}
+
+/**
+ * `acdp-registry log verify`: recomputes the transparency log from the stored leaves and compares it with the
+ * stored nodes and the last signed checkpoint (the same self-check the server runs at startup), without
+ * serving anything. Exit 0 when intact, 1 when not (the reason on stderr), 2 for a refused invocation.
+ */
+async function runLogCommand(argv: string[], proc: CliProcess): Promise<void> {
+  let config: RegistryConfig
+  try {
+    if (argv[0] !== 'verify') throw new ConfigError('usage: acdp-registry log verify [--config registry.toml]')
+    const path = configPathFrom(argv.slice(1))
+    if (path === 'help') throw new ConfigError('usage: acdp-registry log verify [--config registry.toml]')
+    config = loadConfig({ env: proc.env, ...(path === undefined ? {} : { path }) })
+    if (!config.log.enabled) throw new ConfigError('log.enabled = false: this registry keeps no transparency log')
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    proc.stderr(`acdp-registry: ${error.message}\n`)
+    proc.exit(2)
+    return
+  }
+  const keyring = loadReceiptKeyring(config)
+  if (!keyring) throw new Error('log.enabled without a receipt key passed validation')
+  const opened = await openRegistryStore(config.storage)
+  try {
+    const result = await runLogSelfCheck(opened.store.log, {
+      logId: formatLogId(registryDidOf(config.registry.authority), config.log.instance),
+      checkpointKeys: new Map([
+        [keyring.signingKey.keyId, keyring.publicKey],
+        ...keyring.retired.map((k) => [k.keyId, k.publicKey] as const),
+      ]),
+    })
+    if (result.ok) {
+      proc.stdout(
+        `transparency log intact: ${result.treeSize} leaves; last signed checkpoint at tree size ${result.checkpointTreeSize ?? 'none'}\n`,
+      )
+      proc.exit(0)
+    } else {
+      proc.stderr(`transparency log FAILED its self-check at ${result.treeSize} leaves: ${result.reason}\n`)
+      proc.exit(1)
+    }
+  } finally {
+    await opened.close()
   }
 }
 

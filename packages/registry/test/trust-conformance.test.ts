@@ -11,6 +11,8 @@
  */
 import {
   computeLeafHash,
+  cosignCheckpoint,
+  countWitnesses,
   ed25519PublicKeyFromSeed,
   isProtocolError,
   type LogCheckpoint,
@@ -20,13 +22,16 @@ import {
   verifyLogInclusion,
   verifyRegistryReceipt,
 } from '@acdp/protocol'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import {
   type Fixture,
   hasConformance,
   loadFixtures,
   reportMissingConformance,
 } from '../../../test/support/conformance.js'
+import { buildApp } from '../src/app.js'
+import { resolveConfig } from '../src/config.js'
+import { createRegistryMetrics } from '../src/metrics.js'
 import { createTestRegistry, publish, type TestRegistry, TestClock } from './support/registry-harness.js'
 import { registryKeyResolver, TRUST_CONFIG } from './support/trust.js'
 
@@ -68,6 +73,40 @@ async function goldenRegistry(): Promise<{ r: TestRegistry; publishText: string;
   const res = await publish(r.app, publishText)
   expect(res.statusCode).toBe(201)
   return { r, publishText, published: res.json() as Record<string, unknown> }
+}
+
+/** Appends log-001 leaf `i` (a synthetic publish) through the store's publish transaction. */
+async function appendLog001Leaf(r: TestRegistry, i: number): Promise<void> {
+  const log001 = byId('log-001').vectors[0]
+  const leaf = (log001.leaves as Array<Record<string, string>>)[i] as Record<string, string>
+  const text = (log001.expected.leaf_canonical_forms as string[])[i] as string
+  const result = await r.store.insertContext({
+    ctxId: leaf.ctx_id as string,
+    lineageId: leaf.lineage_id as string,
+    version: 1,
+    supersedes: null,
+    agentId: 'did:web:agents.example.com:test-producer',
+    contextType: 'data_snapshot',
+    visibility: 'public',
+    audience: [],
+    title: `log-001 leaf ${i}`,
+    summary: null,
+    description: null,
+    domain: null,
+    schemaUri: null,
+    tags: [],
+    derivedFrom: [],
+    contentHash: leaf.content_hash as string,
+    createdAt: leaf.created_at as string,
+    createdAtMs: Date.parse(leaf.created_at as string),
+    expiresAtMs: null,
+    dataPeriodStartMs: null,
+    dataPeriodEndMs: null,
+    bodyText: JSON.stringify({ ctx_id: leaf.ctx_id }),
+    registryReceipt: null,
+    logLeaf: { leafJson: text, leafHash: computeLeafHash(new TextEncoder().encode(text)) },
+  })
+  expect(result).toEqual({ ok: true, leafIndex: i })
 }
 
 async function expectVerificationFailure(run: () => Promise<unknown>, reason?: string): Promise<void> {
@@ -120,7 +159,10 @@ describe.runIf(hasConformance)('trust-layer conformance fixtures (live registry)
       const { signature: _s, ...unsigned } = expected as Record<string, unknown>
       const seed = new Uint8Array(Buffer.from(byId('rcpt-001').registry_test_keypair.private_seed_hex, 'hex'))
       const wrongKey = signRegistryReceipt(
-        { ...(unsigned as never), key_fingerprint: byId('rcpt-003').input.receipt_key_fingerprint as string },
+        {
+          ...(unsigned as Parameters<typeof signRegistryReceipt>[0]),
+          key_fingerprint: byId('rcpt-003').input.receipt_key_fingerprint as string,
+        },
         {
           algorithm: 'ed25519',
           keyId: (expected as { signature: { key_id: string } }).signature.key_id,
@@ -222,38 +264,7 @@ describe.runIf(hasConformance)('trust-layer conformance fixtures (live registry)
       const log001 = byId('log-001').vectors[0]
       const log003 = byId('log-003').vectors[0]
       const leaves = log001.leaves as Array<Record<string, string>>
-      const canonical = log001.expected.leaf_canonical_forms as string[]
-      const appendSynthetic = async (i: number) => {
-        const leaf = leaves[i] as Record<string, string>
-        const text = canonical[i] as string
-        const result = await r.store.insertContext({
-          ctxId: leaf.ctx_id as string,
-          lineageId: leaf.lineage_id as string,
-          version: 1,
-          supersedes: null,
-          agentId: 'did:web:agents.example.com:test-producer',
-          contextType: 'data_snapshot',
-          visibility: 'public',
-          audience: [],
-          title: `log-001 leaf ${i}`,
-          summary: null,
-          description: null,
-          domain: null,
-          schemaUri: null,
-          tags: [],
-          derivedFrom: [],
-          contentHash: leaf.content_hash as string,
-          createdAt: leaf.created_at as string,
-          createdAtMs: Date.parse(leaf.created_at as string),
-          expiresAtMs: null,
-          dataPeriodStartMs: null,
-          dataPeriodEndMs: null,
-          bodyText: JSON.stringify({ ctx_id: leaf.ctx_id }),
-          registryReceipt: null,
-          logLeaf: { leafJson: text, leafHash: computeLeafHash(new TextEncoder().encode(text)) },
-        })
-        expect(result).toEqual({ ok: true, leafIndex: i })
-      }
+      const appendSynthetic = (i: number) => appendLog001Leaf(r, i)
       await appendSynthetic(1)
       await appendSynthetic(2)
       const first = log003.first_checkpoint_unsigned as LogCheckpoint
@@ -324,8 +335,135 @@ describe.runIf(hasConformance)('trust-layer conformance fixtures (live registry)
     }
   })
 
+  it('wit-001..004: verified cosignatures are served beside the matching checkpoint; bad ones are dropped', async () => {
+    const { r } = await goldenRegistry()
+    try {
+      for (const i of [1, 2, 3, 4]) await appendLog001Leaf(r, i)
+      await r.app.close()
+      const golden = byId('log-001').vectors[0].expected.log_checkpoint as LogCheckpoint
+      // After every fixture cosignature's witnessed_at (a future-dated one would be refused).
+      r.clock.nowMs = Date.parse(golden.timestamp) + 3_600_000
+
+      // Two witnesses (wit-003). Witness A also answers a cosignature made by B's key (wit-004) and one over a
+      // rewritten root (wit-002's presented checkpoint, signed with A's genuine key).
+      const wit003 = byId('wit-003')
+      const keys = wit003.witness_test_keypairs as Array<{ witness_id: string; private_seed_hex: string }>
+      const cosignatureOf = (vector: Fixture['vectors'][number], witnessId: string) => ({
+        ...vector.cosignature_unsigned,
+        signature: {
+          algorithm: 'ed25519',
+          key_id: `${witnessId}#witness-key-1`,
+          value: vector.expected.signature_value_base64,
+        },
+      })
+      const a = keys[0] as { witness_id: string; private_seed_hex: string }
+      const b = keys[1] as { witness_id: string; private_seed_hex: string }
+      for (const w of keys) {
+        const seed = new Uint8Array(Buffer.from(w.private_seed_hex, 'hex'))
+        r.dids.host([
+          {
+            did: w.witness_id,
+            keyId: `${w.witness_id}#witness-key-1`,
+            algorithm: 'ed25519',
+            privateKey: seed,
+            publicKey: ed25519PublicKeyFromSeed(seed),
+          },
+        ])
+      }
+      const presented = byId('wit-002').scenario.presented_checkpoint as LogCheckpoint
+      const rewritten = cosignCheckpoint({
+        checkpoint: presented,
+        witnessId: a.witness_id,
+        witnessedAt: new Date(golden.timestamp),
+        key: {
+          algorithm: 'ed25519',
+          keyId: `${a.witness_id}#witness-key-1`,
+          privateKey: new Uint8Array(Buffer.from(a.private_seed_hex, 'hex')),
+        },
+      })
+      const answers = new Map<string, unknown>([
+        [
+          'witness.example.org',
+          {
+            witness_id: a.witness_id,
+            witness_signatures: [
+              byId('wit-004').cosignature,
+              rewritten,
+              byId('wit-001').vectors[0].expected.log_cosignature,
+            ],
+          },
+        ],
+        [
+          'witness-2.example.org',
+          { witness_id: b.witness_id, witness_signatures: [cosignatureOf(wit003.vectors[1], b.witness_id)] },
+        ],
+      ])
+      const requested: string[] = []
+      const outbound = {
+        async request(url: string | URL) {
+          const u = new URL(url)
+          requested.push(u.href)
+          return {
+            status: 200,
+            headers: {},
+            body: new TextEncoder().encode(JSON.stringify(answers.get(u.hostname))),
+            url: u.href,
+          }
+        },
+        async checkUrl() {},
+        async close() {},
+      }
+      const metrics = createRegistryMetrics()
+      const config = resolveConfig({
+        ...r.config,
+        registry: { ...r.config.registry, profiles: ['acdp-registry-core', 'acdp-registry-discovery'] },
+        witnesses: keys.map((w) => ({
+          did: w.witness_id,
+          url: `https://${w.witness_id.slice(8)}/log/witness`,
+          poll_seconds: 3600,
+        })),
+      } as never)
+      const app = await buildApp(config, { ...r.deps, outbound, metrics })
+      await app.ready()
+      try {
+        let served: { log_checkpoint?: LogCheckpoint; witness_signatures?: unknown[] } = {}
+        await vi.waitFor(
+          async () => {
+            served = (await app.inject({ method: 'GET', url: '/log/checkpoint' })).json()
+            expect(served.witness_signatures).toHaveLength(2)
+          },
+          { timeout: 5000, interval: 20 },
+        )
+        expect(requested.every((u) => u.includes(`log_id=${encodeURIComponent(golden.log_id)}`))).toBe(true)
+        expect(served.log_checkpoint?.root_hash).toBe(golden.root_hash)
+        expect(served.witness_signatures).toEqual([
+          byId('wit-001').vectors[0].expected.log_cosignature,
+          cosignatureOf(wit003.vectors[1], b.witness_id),
+        ])
+        const count = await countWitnesses(served.witness_signatures ?? [], {
+          checkpoint: served.log_checkpoint as LogCheckpoint,
+          resolveKey: (keyId) => r.deps.resolver.resolveKey(keyId),
+          isTrustedWitness: () => true,
+          now: r.clock.now(),
+        })
+        expect(count.count).toBe(wit003.expected_quorum.witnessed_count)
+        ran.add('wit-001')
+        ran.add('wit-003')
+        const text = await metrics.registry.metrics()
+        expect(text).toMatch(/acdp_registry_witness_cosignatures_total\{outcome="rejected"\} 2/)
+        expect(text).toMatch(/acdp_registry_witness_cosignatures_total\{outcome="aggregated"\} 2/)
+        ran.add('wit-002')
+        ran.add('wit-004')
+      } finally {
+        await app.close()
+      }
+    } finally {
+      await r.database.close()
+    }
+  })
+
   it('ran every loaded fixture', () => {
-    const missing = fixtures.map((f) => f.id).filter((id) => !ran.has(id) && !id.startsWith('wit-'))
+    const missing = fixtures.map((f) => f.id).filter((id) => !ran.has(id))
     expect(missing).toEqual([])
   })
 })

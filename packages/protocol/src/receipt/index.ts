@@ -13,6 +13,7 @@ export {
   type ResolveVerificationKey,
   type SigningKey,
   signReceiptHash,
+  signReceiptHashAsync,
   verifyReceiptSignature,
 } from './receipt-signature.js'
 export {
@@ -26,6 +27,7 @@ export {
 export {
   type ReceiptContext,
   signRegistryReceipt,
+  signRegistryReceiptAsync,
   type UnsignedRegistryReceipt,
   type VerifiedRegistryReceipt,
   type VerifyRegistryReceiptInput,

@@ -6,7 +6,7 @@
 import { isProtocolError, ProtocolError } from '../errors.js'
 import type { PublicKeyMaterial } from '../keys/index.js'
 import type { SignatureAlgorithm } from '../signature/algorithm.js'
-import { signContentHash, verifyContentSignature } from '../signature/content-signature.js'
+import { signContentHash, signContentHashAsync, verifyContentSignature } from '../signature/content-signature.js'
 import type { Signature } from '../wire/common.js'
 
 /**
@@ -36,6 +36,16 @@ export type ResolveVerificationKey = (keyId: string) => PublicKeyMaterial | Prom
  */
 export function signReceiptHash(receiptHash: string, key: SigningKey): Signature {
   const value = signContentHash({ algorithm: key.algorithm, privateKey: key.privateKey, contentHash: receiptHash })
+  return { algorithm: key.algorithm, key_id: key.keyId, value }
+}
+
+/** {@link signReceiptHash} with Ed25519 signing on libuv's thread pool; same signature object. */
+export async function signReceiptHashAsync(receiptHash: string, key: SigningKey): Promise<Signature> {
+  const value = await signContentHashAsync({
+    algorithm: key.algorithm,
+    privateKey: key.privateKey,
+    contentHash: receiptHash,
+  })
   return { algorithm: key.algorithm, key_id: key.keyId, value }
 }
 

@@ -9,6 +9,7 @@ import {
   type ResolveVerificationKey,
   type SigningKey,
   signReceiptHash,
+  signReceiptHashAsync,
   verifyReceiptSignature,
 } from './receipt-signature.js'
 import { assertRegistryBinding, authorityOfCtxId, didOfKeyId, hostOfRegistryDid } from './registry-binding.js'
@@ -25,12 +26,31 @@ export type UnsignedRegistryReceipt = Omit<RegistryReceipt, 'signature'>
  * `key_id_not_under_registry_did`).
  */
 export function signRegistryReceipt(unsigned: UnsignedRegistryReceipt, key: SigningKey): RegistryReceipt {
+  assertReceiptKey(unsigned, key)
+  return checkMinted({ ...unsigned, signature: signReceiptHash(computeReceiptHash(unsigned), key) })
+}
+
+/**
+ * {@link signRegistryReceipt} with the Ed25519 signature computed on libuv's thread pool (a registry mints one
+ * per publish; this keeps the signing off its event loop). Same receipt, same checks and errors (rejections).
+ */
+export async function signRegistryReceiptAsync(
+  unsigned: UnsignedRegistryReceipt,
+  key: SigningKey,
+): Promise<RegistryReceipt> {
+  assertReceiptKey(unsigned, key)
+  return checkMinted({ ...unsigned, signature: await signReceiptHashAsync(computeReceiptHash(unsigned), key) })
+}
+
+function assertReceiptKey(unsigned: UnsignedRegistryReceipt, key: SigningKey): void {
   if (didOfKeyId(key.keyId) !== unsigned.registry_did) {
     throw new ProtocolError('invalid_structure', 'the signing key is not a DID URL under registry_did', {
       details: { reason: 'key_id_not_under_registry_did' },
     })
   }
-  const receipt: RegistryReceipt = { ...unsigned, signature: signReceiptHash(computeReceiptHash(unsigned), key) }
+}
+
+function checkMinted(receipt: RegistryReceipt): RegistryReceipt {
   assertWireShape(RegistryReceipt, receipt, 'registry_receipt')
   assertOriginConsistency(receipt, 'invalid_structure')
   return receipt

@@ -12,7 +12,7 @@ import {
 } from './algorithm.js'
 import { decodeBase64Strict, encodeBase64 } from './base64.js'
 import { signEcdsaP256, verifyEcdsaP256 } from './ecdsa-p256.js'
-import { signEd25519, verifyEd25519, verifyEd25519Async } from './ed25519.js'
+import { signEd25519, signEd25519Async, verifyEd25519, verifyEd25519Async } from './ed25519.js'
 
 export type VerifyContentSignatureInput = {
   /** `signature.algorithm` from the wire (attacker-controlled). */
@@ -111,19 +111,36 @@ export type SignContentHashInput = {
  * @throws TypeError when the private key has the wrong size (caller misuse).
  */
 export function signContentHash(input: SignContentHashInput): string {
-  const { algorithm, privateKey, contentHash } = input
+  const message = signingMessage(input)
+  if (input.algorithm === 'ed25519') return encodeBase64(signEd25519(input.privateKey, message))
+  return encodeBase64(signEcdsaP256(input.privateKey, message))
+}
+
+/**
+ * {@link signContentHash} with Ed25519 signing on libuv's thread pool (see `signEd25519Async`); ECDSA P-256
+ * signs synchronously. Same output; input errors throw synchronously, as there.
+ */
+export function signContentHashAsync(input: SignContentHashInput): Promise<string> {
+  const message = signingMessage(input)
+  if (input.algorithm === 'ed25519') return signEd25519Async(input.privateKey, message).then(encodeBase64)
+  return Promise.resolve(encodeBase64(signEcdsaP256(input.privateKey, message)))
+}
+
+/** The checks both signers share; returns the ASCII bytes to sign. */
+function signingMessage(input: SignContentHashInput): Buffer {
+  const { algorithm, contentHash } = input
   if (!isSha256String(contentHash)) {
     throw new ProtocolError(
       'invalid_hash_format',
       'content_hash must be "sha256:" followed by 64 lowercase hex characters',
     )
   }
-  const message = Buffer.from(contentHash, 'latin1')
-  if (algorithm === 'ed25519') return encodeBase64(signEd25519(privateKey, message))
-  if (algorithm === 'ecdsa-p256') return encodeBase64(signEcdsaP256(privateKey, message))
-  throw new ProtocolError('unsupported_algorithm', 'unsupported signature algorithm', {
-    details: { algorithm: String(algorithm) },
-  })
+  if (algorithm !== 'ed25519' && algorithm !== 'ecdsa-p256') {
+    throw new ProtocolError('unsupported_algorithm', 'unsupported signature algorithm', {
+      details: { algorithm: String(algorithm) },
+    })
+  }
+  return Buffer.from(contentHash, 'latin1')
 }
 
 function assertPublicKeyLength(algorithm: SignatureAlgorithm, publicKey: Uint8Array): void {

@@ -28,6 +28,11 @@ export function signMessage(seed: Uint8Array, message: Uint8Array): Uint8Array {
   return ed25519.sign(message, seed)
 }
 
+/** {@link signMessage}; a browser has no thread pool to hand it to. */
+export function signMessageOffThread(seed: Uint8Array, message: Uint8Array): Promise<Uint8Array> {
+  return Promise.resolve(signMessage(seed, message))
+}
+
 /** Raw public key of a 32-byte seed (checked by the caller). */
 export function derivePublicKey(seed: Uint8Array): Uint8Array {
   return ed25519.getPublicKey(seed)

@@ -45,6 +45,17 @@ export function signMessage(seed: Uint8Array, message: Uint8Array): Uint8Array {
   return new Uint8Array(signature.buffer, signature.byteOffset, signature.byteLength)
 }
 
+/** {@link signMessage} on libuv's thread pool; rejects only on an OpenSSL failure. */
+export function signMessageOffThread(seed: Uint8Array, message: Uint8Array): Promise<Uint8Array> {
+  const key = importPrivateKey(seed)
+  return new Promise((resolve, reject) => {
+    sign(null, message, key, (error, signature) => {
+      if (error) reject(error)
+      else resolve(new Uint8Array(signature.buffer, signature.byteOffset, signature.byteLength))
+    })
+  })
+}
+
 /** Raw public key of a 32-byte seed (checked by the caller). */
 export function derivePublicKey(seed: Uint8Array): Uint8Array {
   const spki = createPublicKey(importPrivateKey(seed)).export({ format: 'der', type: 'spki' })
@@ -59,6 +70,18 @@ function importPublicKey(raw: Uint8Array): KeyObject | null {
   }
 }
 
+/**
+ * Imported private keys by seed array. Importing costs about as much as signing, and a signer (a registry's
+ * receipt key) signs with the same long-lived array on every publish. Keyed by identity, guarded by content:
+ * an entry is used only while the array still holds the bytes it was imported from.
+ */
+const privateKeys = new WeakMap<Uint8Array, { bytes: Buffer; key: KeyObject }>()
+
 function importPrivateKey(seed: Uint8Array): KeyObject {
-  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' })
+  const cached = privateKeys.get(seed)
+  if (cached !== undefined && cached.bytes.equals(seed)) return cached.key
+  const bytes = Buffer.from(seed)
+  const key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, bytes]), format: 'der', type: 'pkcs8' })
+  privateKeys.set(seed, { bytes, key })
+  return key
 }

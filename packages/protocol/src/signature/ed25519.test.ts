@@ -188,3 +188,16 @@ describe('verifyEd25519 strictness', () => {
     expect(() => ed25519PublicKeyFromSeed(new Uint8Array(33))).toThrow(TypeError)
   })
 })
+
+describe('signEd25519 private-key reuse', () => {
+  it('signs with the bytes the seed array holds now, even after they changed', () => {
+    const seed = new Uint8Array(32).fill(3)
+    const message = new TextEncoder().encode('sha256:reuse')
+    const first = signEd25519(seed, message)
+    expect(signEd25519(seed, message)).toEqual(first)
+    seed.fill(4)
+    const second = signEd25519(seed, message)
+    expect(second).not.toEqual(first)
+    expect(verifyEd25519(ed25519PublicKeyFromSeed(seed), message, second)).toBe(true)
+  })
+})

@@ -6,7 +6,13 @@
  * @noble/curves). The rules do not depend on the curve implementation: Node 20's OpenSSL accepted the identity-key
  * forgery (A = R = identity, S = 0 verifies every message), and a verifier must refuse it whatever it links.
  */
-import { derivePublicKey, signMessage, verifySignature, verifySignatureOffThread } from './ed25519-platform.js'
+import {
+  derivePublicKey,
+  signMessage,
+  signMessageOffThread,
+  verifySignature,
+  verifySignatureOffThread,
+} from './ed25519-platform.js'
 import { findEd25519Weakness } from './ed25519-strictness.js'
 
 export { type Ed25519Weakness, findEd25519Weakness } from './ed25519-strictness.js'
@@ -44,6 +50,17 @@ export function verifyEd25519Async(
 export function signEd25519(seed: Uint8Array, message: Uint8Array): Uint8Array {
   assertSeed(seed)
   return signMessage(seed, message)
+}
+
+/**
+ * {@link signEd25519} off the caller's thread where the platform allows it (Node: libuv's thread pool; a registry
+ * signs a receipt per publish and this keeps that work off its event loop). Same bytes as the synchronous signer.
+ *
+ * @throws TypeError synchronously when `seed` is not 32 bytes (caller misuse); rejects only on a platform failure.
+ */
+export function signEd25519Async(seed: Uint8Array, message: Uint8Array): Promise<Uint8Array> {
+  assertSeed(seed)
+  return signMessageOffThread(seed, message)
 }
 
 /**

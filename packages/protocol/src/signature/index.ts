@@ -10,6 +10,7 @@ export { decodeBase64Strict, encodeBase64 } from './base64.js'
 export {
   type SignContentHashInput,
   signContentHash,
+  signContentHashAsync,
   type VerifyContentSignatureInput,
   verifyContentSignature,
   verifyContentSignatureAsync,
@@ -18,6 +19,7 @@ export { p256PublicKeyFromPrivate, signEcdsaP256, verifyEcdsaP256 } from './ecds
 export {
   type Ed25519Weakness,
   ed25519PublicKeyFromSeed,
+  signEd25519Async,
   findEd25519Weakness,
   signEd25519,
   verifyEd25519,

@@ -24,7 +24,7 @@ export interface LogRoutesOptions {
   /** Undefined without the profile: every route answers 501. */
   log: TransparencyLog | undefined
   /** The checkpoint body: bare, or with verified witness cosignatures (RFC-ACDP-0015 §9). */
-  renderCheckpoint?: (checkpointJson: string, treeSize: number) => string
+  renderCheckpoint?: (checkpoint: LogCheckpoint, checkpointJson: string) => string
   /** Reader with the anonymous-read gate (ctx_id inclusion: retrieval visibility rules apply). */
   resolveReader: (request: FastifyRequest) => Promise<Reader>
   /** Reader without the gate: an anonymous auditor still gets leaf hashes, never leaf contents it may not see. */
@@ -60,7 +60,7 @@ export function registerLogRoutes(app: FastifyInstance, options: LogRoutesOption
     },
     async (_request, reply) => {
       const { checkpoint, json } = await requireLog().currentCheckpoint()
-      const body = options.renderCheckpoint ? options.renderCheckpoint(json, checkpoint.tree_size) : json
+      const body = options.renderCheckpoint ? options.renderCheckpoint(checkpoint, json) : json
       return send(reply, body, 'no-cache')
     },
   )

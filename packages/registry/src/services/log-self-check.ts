@@ -1,6 +1,6 @@
 /**
  * The transparency log's integrity self-check (RFC-ACDP-0012 §5.3, §7.4): recomputes every leaf hash from the
- * stored leaf texts, every stored perfect-subtree hash from those leaves, and the root at the size of the last
+ * stored leaf texts (the JCS leaf encoding, hashed as stored), every stored perfect-subtree hash from those leaves, and the root at the size of the last
  * signed checkpoint, and compares each with what is stored and signed. Streams the log in pages, so memory
  * stays bounded whatever its size; work is O(n).
  *
@@ -12,17 +12,16 @@ import {
   computeEmptyTreeHash,
   computeLeafHash,
   computeNodeHash,
-  encodeLogLeaf,
   equalHashes,
   formatSha256,
   type LogCheckpoint,
-  type LogLeaf,
   verifyReceiptSignature,
 } from '@acdp/protocol'
 import type { LogStore } from '../store/store.js'
 
 /** Leaves read per page. */
 const PAGE = 4096
+const encoder = new TextEncoder()
 
 export type LogSelfCheckResult =
   { ok: true; treeSize: number; checkpointTreeSize: number | null } | { ok: false; treeSize: number; reason: string }
@@ -62,14 +61,8 @@ export async function runLogSelfCheck(log: LogStore, options: LogSelfCheckOption
     for (const [offset, leaf] of leaves.entries()) {
       const index = start + offset
       if (leaf.leafIndex !== index) return fail(`leaf ${index} is missing`)
-      let bytes: Uint8Array
-      try {
-        bytes = encodeLogLeaf(JSON.parse(leaf.leafJson) as LogLeaf)
-      } catch {
-        return fail(`leaf ${index}: stored text is not a well-formed acdp-log-leaf/1 object`)
-      }
-      if (Buffer.from(bytes).toString('utf8') !== leaf.leafJson) return fail(`leaf ${index}: stored text is not JCS`)
-      let hash = computeLeafHash(bytes)
+      // The stored text is the leaf encoding itself (JCS, written at publish): its hash must be node (0, i).
+      let hash = computeLeafHash(encoder.encode(leaf.leafJson))
       remember(0, index, hash)
       let level = 0
       let nodeIndex = index
@@ -90,7 +83,11 @@ export async function runLogSelfCheck(log: LogStore, options: LogSelfCheckOption
         const row = stored[i]
         if (row === undefined || row.index !== node.index) return fail(`node (${level}, ${node.index}) is missing`)
         if (!equalHashes(row.hash, node.hash)) {
-          return fail(`node (${level}, ${node.index}) differs from the hash recomputed from the stored leaves`)
+          return fail(
+            level === 0
+              ? `leaf ${node.index}: stored text does not hash to the stored leaf hash`
+              : `node (${level}, ${node.index}) differs from the hash recomputed from the stored leaves`,
+          )
         }
       }
     }

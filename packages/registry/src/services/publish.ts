@@ -25,7 +25,7 @@ import {
   type PublishRequest,
   type RegistryReceipt,
   type SigningKey,
-  signRegistryReceipt,
+  signRegistryReceiptAsync,
 } from '@acdp/protocol'
 import type { RegistryDeps } from '../deps.js'
 import { fromProtocolError, RegistryError } from '../errors.js'
@@ -127,11 +127,11 @@ export async function publishContext(
   const ctxId = mintCtxId(settings.authority, deps.random)
   const lineageId = predecessor ? predecessor.lineageId : deriveLineageId(ctxId)
   // RFC-ACDP-0010 §7: minted before the transaction and stored by it, so a receipt exists exactly when the
-  // context does; the log leaf binds its hash (RFC-ACDP-0012 §4).
+  // context does; the log leaf binds its hash (RFC-ACDP-0012 §4). Signed on the libuv pool, off the event loop.
   const receipt =
     settings.receiptKey === undefined
       ? undefined
-      : signRegistryReceipt(
+      : await signRegistryReceiptAsync(
           {
             registry_did: settings.registryDid,
             ctx_id: ctxId,

@@ -32,6 +32,12 @@ export const MAX_ENTRIES_PER_PAGE = 1000
 const CHECKPOINT_REFRESH_MS = 60_000
 /** Signed checkpoints of historical sizes kept in memory. */
 const CHECKPOINT_CACHE_ENTRIES = 4096
+/**
+ * Subtree hashes of this level and above are kept in memory once read: every proof touches the upper levels,
+ * they are few (2n / 2^level), and a complete perfect subtree never changes. Lower levels are read per proof.
+ */
+const NODE_CACHE_MIN_LEVEL = 6
+const NODE_CACHE_ENTRIES = 65_536
 
 export interface TransparencyLogOptions {
   logId: string
@@ -51,6 +57,7 @@ export class TransparencyLog {
   readonly #deps: Pick<RegistryDeps, 'store' | 'clock'>
   readonly #options: TransparencyLogOptions
   readonly #checkpoints = new Map<number, { checkpoint: LogCheckpoint; json: string; signedAtMs: number }>()
+  readonly #nodes = new Map<string, Uint8Array>()
   #failure: string | undefined
 
   constructor(deps: Pick<RegistryDeps, 'store' | 'clock'>, options: TransparencyLogOptions) {
@@ -72,7 +79,10 @@ export class TransparencyLog {
       checkpointKeys: this.#options.checkpointKeys,
     })
     this.#failure = result.ok ? undefined : result.reason
-    if (!result.ok) this.#checkpoints.clear()
+    if (!result.ok) {
+      this.#checkpoints.clear()
+      this.#nodes.clear()
+    }
     return result
   }
 
@@ -81,6 +91,12 @@ export class TransparencyLog {
     this.#assertHealthy()
     const size = await this.#log.readTreeSize()
     return this.#checkpointAt(size, true)
+  }
+
+  /** `MTH(D[treeSize])` as `sha256:…`, or undefined when the committed tree is smaller than `treeSize`. */
+  async rootHashAt(treeSize: number): Promise<string | undefined> {
+    if (!Number.isSafeInteger(treeSize) || treeSize < 0 || treeSize > (await this.#log.readTreeSize())) return undefined
+    return formatSha256(await this.#rootAt(treeSize))
   }
 
   /** `GET /log/proof?ctx_id=` — 404 for an unlogged context or one the reader may not retrieve. */
@@ -130,9 +146,9 @@ export class TransparencyLog {
     if (treeSize > size || leafIndex >= treeSize) {
       throw schemaViolation(`leaf_index and tree_size must satisfy leaf_index < tree_size <= ${size}`)
     }
-    const [path, [leaf]] = await Promise.all([
+    const [path, leaf] = await Promise.all([
       readProof(this.#nodeReader(), planInclusionProof(leafIndex, treeSize)),
-      this.#log.listLeaves(leafIndex, leafIndex + 1),
+      this.#log.findLeaf(leafIndex),
     ])
     const { json } = await this.#checkpointAt(treeSize, treeSize === size)
     const echo = leaf !== undefined && canRetrieve(leaf, reader.did) ? `,"leaf":${leaf.leafJson}` : ''
@@ -153,8 +169,7 @@ export class TransparencyLog {
       const stored = await this.#log.findCheckpoint(size)
       if (stored !== undefined) return this.#remember(size, JSON.parse(stored) as LogCheckpoint, stored, nowMs)
     }
-    const plan = planTreeRoot(size)
-    const root = size === 0 ? computeEmptyTreeHash() : ((await readProof(this.#nodeReader(), plan))[0] as Uint8Array)
+    const root = await this.#rootAt(size)
     const checkpoint = signCheckpoint(
       buildCheckpoint({ logId: this.logId, treeSize: size, rootHash: root, timestamp: new Date(nowMs) }),
       this.#options.key,
@@ -162,6 +177,11 @@ export class TransparencyLog {
     const json = JSON.stringify(checkpoint)
     await this.#log.saveCheckpoint(size, json)
     return this.#remember(size, checkpoint, json, nowMs)
+  }
+
+  async #rootAt(size: number): Promise<Uint8Array> {
+    if (size === 0) return computeEmptyTreeHash()
+    return (await readProof(this.#nodeReader(), planTreeRoot(size)))[0] as Uint8Array
   }
 
   #remember(size: number, checkpoint: LogCheckpoint, json: string, nowMs: number) {
@@ -175,7 +195,32 @@ export class TransparencyLog {
   }
 
   #nodeReader() {
-    return { readNodes: (addresses: readonly { level: number; index: number }[]) => this.#log.readNodes(addresses) }
+    return { readNodes: (addresses: readonly { level: number; index: number }[]) => this.#readNodes(addresses) }
+  }
+
+  async #readNodes(addresses: readonly { level: number; index: number }[]): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = new Array(addresses.length)
+    const missing: Array<{ level: number; index: number }> = []
+    const positions: number[] = []
+    addresses.forEach((address, i) => {
+      const hit = address.level >= NODE_CACHE_MIN_LEVEL ? this.#nodes.get(nodeKey(address)) : undefined
+      if (hit) out[i] = hit
+      else {
+        missing.push(address)
+        positions.push(i)
+      }
+    })
+    if (missing.length === 0) return out
+    const read = await this.#log.readNodes(missing)
+    missing.forEach((address, j) => {
+      const hash = read[j] as Uint8Array
+      out[positions[j] as number] = hash
+      if (address.level >= NODE_CACHE_MIN_LEVEL) {
+        if (this.#nodes.size >= NODE_CACHE_ENTRIES) this.#nodes.clear()
+        this.#nodes.set(nodeKey(address), hash)
+      }
+    })
+    return out
   }
 
   #assertHealthy(): void {
@@ -189,6 +234,10 @@ export class TransparencyLog {
       )
     }
   }
+}
+
+function nodeKey(address: { level: number; index: number }): string {
+  return `${address.level}:${address.index}`
 }
 
 function hashList(hashes: readonly Uint8Array[]): string {

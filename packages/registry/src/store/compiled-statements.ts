@@ -137,6 +137,30 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
       )
       return CompiledQuery.raw(text, [1, 1])
     },
+    readLogTreeSize(): CompiledQuery {
+      const text = sqlOf('log-size', () => db.selectFrom('log_state').select('tree_size').where('id', '=', 1))
+      return CompiledQuery.raw(text, [1])
+    },
+    /** One leaf with its stored leaf hash and its context's visibility facts (no row when the context is gone). */
+    findLogLeaf(leafIndex: number): CompiledQuery {
+      const text = sqlOf('log-leaf', () =>
+        db
+          .selectFrom('log_leaf as l')
+          .innerJoin('context as c', 'c.ctx_id', 'l.ctx_id')
+          .innerJoin('log_node as n', (join) => join.on('n.level', '=', 0).onRef('n.idx', '=', 'l.leaf_index'))
+          .select([
+            'l.leaf_index',
+            'l.ctx_id',
+            'l.leaf_json',
+            'n.hash',
+            'c.visibility',
+            'c.agent_id',
+            'c.audience_json',
+          ])
+          .where('l.leaf_index', '=', leafIndex),
+      )
+      return CompiledQuery.raw(text, [0, leafIndex])
+    },
     findLogNode(level: number, index: number): CompiledQuery {
       const text = sqlOf('log-node', () =>
         db.selectFrom('log_node').select('hash').where('level', '=', level).where('idx', '=', index),

@@ -3,7 +3,7 @@
  * checkpoints. On SQLite node reads go straight to prepared statements (a proof is ~log2 n primary-key
  * probes, each a few microseconds); on PostgreSQL one query fetches every node a proof needs.
  */
-import type { Kysely } from 'kysely'
+import type { CompiledQuery, Kysely } from 'kysely'
 import type { CompiledStatements } from './compiled-statements.js'
 import type { RegistryDatabase } from './schema.js'
 import type { SqliteStatements } from './sqlite-statements.js'
@@ -14,10 +14,18 @@ export function createLogStore(
   statements: CompiledStatements,
   sqlite: SqliteStatements | undefined,
 ): LogStore {
+  /** Rows of a compiled read: straight from node:sqlite on SQLite, through Kysely on PostgreSQL. */
+  const readRows = async <Row>(query: CompiledQuery): Promise<Row[]> =>
+    sqlite ? sqlite.all<Row>(query) : (await db.executeQuery<Row>(query)).rows
   return {
     async readTreeSize() {
-      const row = await db.selectFrom('log_state').select('tree_size').where('id', '=', 1).executeTakeFirst()
+      const [row] = await readRows<{ tree_size: number | string }>(statements.readLogTreeSize())
       return row === undefined ? 0 : Number(row.tree_size)
+    },
+
+    async findLeaf(leafIndex) {
+      const [row] = await readRows<LeafRow>(statements.findLogLeaf(leafIndex))
+      return row === undefined ? undefined : toStoredLeaf(row)
     },
 
     async readNodes(addresses) {
@@ -115,6 +123,28 @@ export function createLogStore(
         .executeTakeFirst()
       return row?.checkpoint_json
     },
+  }
+}
+
+interface LeafRow {
+  leaf_index: number | string
+  ctx_id: string
+  leaf_json: string
+  hash: Uint8Array
+  visibility: string
+  agent_id: string
+  audience_json: string
+}
+
+function toStoredLeaf(r: LeafRow): StoredLogLeaf {
+  return {
+    leafIndex: Number(r.leaf_index),
+    ctxId: r.ctx_id,
+    leafJson: r.leaf_json,
+    leafHash: new Uint8Array(r.hash),
+    visibility: r.visibility as StoredLogLeaf['visibility'],
+    agentId: r.agent_id,
+    audience: JSON.parse(r.audience_json) as string[],
   }
 }
 

@@ -193,6 +193,8 @@ export interface LogStore {
    * is not complete yet is a caller bug; a complete one that is missing is corruption).
    */
   readNodes(addresses: readonly { level: number; index: number }[]): Promise<Uint8Array[]>
+  /** One leaf with its context's visibility facts, or undefined. */
+  findLeaf(leafIndex: number): Promise<StoredLogLeaf | undefined>
   /** Leaves `[start, end)` in index order, each with its context's visibility facts. */
   listLeaves(start: number, end: number): Promise<StoredLogLeaf[]>
   /** Stored leaf texts `[start, end)` in index order, without any join (the self-check reads them raw). */
