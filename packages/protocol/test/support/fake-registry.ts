@@ -12,7 +12,9 @@ import {
   computeKeyFingerprint,
   computeLogLeafHash,
   deriveLineageId,
+  didKeyKeyId,
   ed25519PublicKeyFromSeed,
+  encodeDidKey,
   encodeLogLeaf,
   formatLogId,
   formatSha256,
@@ -36,6 +38,14 @@ export interface FakeProducer {
 export function fakeProducer(did: string, seedByte: number, fragment = 'key-1'): FakeProducer {
   const privateKey = new Uint8Array(32).fill(seedByte)
   return { did, keyId: `${did}#${fragment}`, privateKey, publicKey: ed25519PublicKeyFromSeed(privateKey) }
+}
+
+/** A did:key producer with a deterministic Ed25519 key (resolves without any network). */
+export function fakeDidKeyProducer(seedByte: number): FakeProducer {
+  const privateKey = new Uint8Array(32).fill(seedByte)
+  const publicKey = ed25519PublicKeyFromSeed(privateKey)
+  const did = encodeDidKey({ algorithm: 'ed25519', publicKey })
+  return { did, keyId: didKeyKeyId(did), privateKey, publicKey }
 }
 
 /** A DID document listing `keys` (all under one DID) in verificationMethod and `assert` of them in assertionMethod. */
@@ -129,11 +139,11 @@ export class FakeRegistry {
     }
   }
 
-  /** Publishes a public context signed by `producer`; returns its ctx_id. */
-  publish(producer: FakeProducer, fields: Record<string, unknown> = {}): string {
+  /** Publishes a public context signed by `producer`; returns its ctx_id. `createdAt` overrides the clock. */
+  publish(producer: FakeProducer, fields: Record<string, unknown> = {}, createdAtOverride?: string): string {
     const uuid = `00000000-0000-4000-8000-${String(this.#next++).padStart(12, '0')}`
     const ctxId = `acdp://${this.authority}/${uuid}`
-    const createdAt = new Date(this.#clock().getTime() + this.#next).toISOString()
+    const createdAt = createdAtOverride ?? new Date(this.#clock().getTime() + this.#next).toISOString()
     const producerContent: Record<string, unknown> = {
       acdp_version: '0.5.0',
       version: 1,
