@@ -18,13 +18,14 @@ import type { RegistryConfig } from './config.js'
 import { createRegistryMetrics, type RegistryMetrics } from './metrics.js'
 import { createCrossRegistryResolver } from './services/cross-registry.js'
 import { RegistryEvents } from './services/registry-events.js'
+import { createUpstreamEvidenceVerifier } from './services/upstream-evidence.js'
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookLog } from './services/webhooks.js'
 import type { ContextSearchStore } from './store/search.js'
 import type { RegistryStore } from './store/store.js'
 
 /** Resolves `signature.key_id` to key material (RFC-ACDP-0001 §5.11); `DidResolver` from @acdp/protocol. */
 export interface KeyResolver {
-  resolveKey(keyId: string, options?: { forceRefresh?: boolean }): Promise<ResolvedKey>
+  resolveKey(keyId: string, options?: { forceRefresh?: boolean; historical?: boolean }): Promise<ResolvedKey>
 }
 
 /**
@@ -41,6 +42,8 @@ export interface ForeignContext {
   registryState: Record<string, unknown>
   /** The body's `content_hash` (ETag). */
   contentHash: string
+  /** Verified evidence members of the origin's envelope, as JSON text to append (`,"registry_receipt":…`), or ''. */
+  evidenceJson: string
 }
 
 /**
@@ -151,6 +154,7 @@ export function createDefaultDeps(
     (config.registry.cross_registry_resolution
       ? createCrossRegistryResolver({
           client: outbound,
+          verifyEvidence: createUpstreamEvidenceVerifier({ client: outbound, resolver, clock }),
           ...(metrics ? { onOutcome: (outcome: string) => metrics.recordCrossRegistryResolution(outcome) } : {}),
         })
       : undefined)

@@ -117,6 +117,7 @@ describe('cross-registry resolution against a local HTTPS origin', () => {
       bodyText: JSON.stringify(makeBody(), null, 3),
       registryState: { status: 'superseded' },
       contentHash: makeBody().content_hash,
+      evidenceJson: '',
     })
   })
 

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { computeKeyFingerprint, type LifecycleEvent, signLifecycleEvent } from '@acdp/protocol'
+import { testDatabaseTargets } from '@acdp/storage'
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../src/config.js'
 import { refuseOrphanedLifecycleState } from '../src/start.js'
@@ -428,5 +429,24 @@ describe('profile gating, admin routes, startup rule', () => {
     await post(r, ctx_id, 'retract', { event: signedEvent(r, p, ctx_id, 'retracted') })
     await expect(refuseOrphanedLifecycleState(off, r.store)).rejects.toThrow(/lifecycle.enabled = false/)
     await expect(refuseOrphanedLifecycleState(r.config, r.store)).resolves.toBeUndefined()
+  })
+})
+
+describe.each(testDatabaseTargets())('lifecycle on $name', (target) => {
+  it('retracts, republishes and settles concurrent retracts with one winner', async () => {
+    const r = await start(lifecycleOn({ openDatabase: () => target.open() }))
+    const p = didKeyProducer()
+    const { ctx_id } = await publishAs(r, p)
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => post(r, ctx_id, 'retract', { event: signedEvent(r, p, ctx_id, 'retracted') })),
+    )
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409, 409, 409, 409, 409])
+    expect((await get(r, `/contexts/${enc(ctx_id)}`)).json().registry_state.status).toBe('retracted')
+    const back = await post(r, ctx_id, 'republish', { event: signedEvent(r, p, ctx_id, 'republished') })
+    expect(back.json().registry_state.lifecycle_events.map((e: LifecycleEvent) => e.event_type)).toEqual([
+      'retracted',
+      'republished',
+    ])
+    expect(await r.store.hasLifecycleState()).toBe(true)
   })
 })

@@ -233,7 +233,12 @@ describe('foreign ctx_ids', () => {
         crossRegistry: {
           resolve: async (ctxId) => {
             expect(ctxId).toBe(foreign)
-            return { bodyText, registryState: { status: 'superseded' }, contentHash: `sha256:${'c'.repeat(64)}` }
+            return {
+              bodyText,
+              registryState: { status: 'superseded' },
+              contentHash: `sha256:${'c'.repeat(64)}`,
+              evidenceJson: '',
+            }
           },
         },
       },

@@ -329,3 +329,16 @@ describe('parseDidDocument', () => {
     expect(reason(run)).toBe(`key_resolution_failed:${expected}`)
   })
 })
+
+describe('historical resolution (RFC-ACDP-0010 §10)', () => {
+  it('accepts a retired key listed only in verificationMethod, and still refuses a missing one', () => {
+    const retired = documentWith({ type: 'JsonWebKey2020', publicKeyJwk: edJwk }, [`${DID}#key-2`])
+    expect(parseDidDocument(retired, DID, KEY_ID, { historical: true })).toEqual({
+      algorithm: 'ed25519',
+      publicKey: edKey,
+    })
+    expect(reason(() => parseDidDocument(retired, DID, `${DID}#key-9`, { historical: true }))).toBe(
+      'key_resolution_failed:verification_method_not_found',
+    )
+  })
+})

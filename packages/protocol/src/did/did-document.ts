@@ -31,7 +31,8 @@ type Json = Record<string, unknown>
  * Rules: the document `id` must equal `did`; `keyId`'s DID must equal `did`; the method is matched
  * by exact absolute id (`did#frag`) or relative id (`#frag`), in `verificationMethod` or embedded
  * in `assertionMethod`, and must be unique; it must be authorized by `assertionMethod` (reference by
- * absolute or relative id, or embedded); its `controller`, when present, must equal `did`; its
+ * absolute or relative id, or embedded) — unless `options.historical`, where presence in `verificationMethod`
+ * suffices (RFC-ACDP-0010 §10 historical verification; retired receipt keys, §9); its `controller`, when present, must equal `did`; its
  * `type` must fit the key's algorithm ({@link VERIFICATION_METHOD_ALGORITHMS}); it must carry
  * exactly one of `publicKeyJwk` (OKP/Ed25519 or EC/P-256 with both 32-byte coordinates, no `d`) or
  * `publicKeyMultibase` (Ed25519 only); the key must be valid (on curve, not small order).
@@ -45,7 +46,12 @@ type Json = Record<string, unknown>
  *   Servers map `not_in_assertion_method` to key_not_authorized and `key_type_mismatch` to
  *   invalid_signature (§5.11 steps 5–6); every other reason to key_resolution_failed.
  */
-export function parseDidDocument(document: unknown, did: string, keyId: string): PublicKeyMaterial {
+export function parseDidDocument(
+  document: unknown,
+  did: string,
+  keyId: string,
+  options: { historical?: boolean } = {},
+): PublicKeyMaterial {
   let fragment: string
   try {
     const split = splitKeyId(keyId)
@@ -79,7 +85,10 @@ export function parseDidDocument(document: unknown, did: string, keyId: string):
   const method = candidates[0] as Json
 
   const authorized = embeddedInAssertion || authorizations.some((entry) => typeof entry === 'string' && matches(entry))
-  if (!authorized) throw failed('verification method is not referenced by assertionMethod', 'not_in_assertion_method')
+  // RFC-ACDP-0010 §9–§10: a retired key kept in verificationMethod still verifies historical signatures.
+  if (!authorized && options.historical !== true) {
+    throw failed('verification method is not referenced by assertionMethod', 'not_in_assertion_method')
+  }
   if (method['controller'] !== undefined && method['controller'] !== did) {
     throw failed('verification method controller is not the DID', 'controller_mismatch')
   }

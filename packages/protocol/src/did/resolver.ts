@@ -124,11 +124,14 @@ export class DidResolver {
    * cached document is used. A failed forced refetch leaves the cached document in place and
    * throws the fetch's error.
    *
+   * `historical` accepts a key listed only in `verificationMethod` (RFC-ACDP-0010 §10: a retired key verifies
+   * signatures whose time a receipt attests; §9: retired receipt keys). Never use it to accept a NEW signature.
+   *
    * @throws ProtocolError `key_resolution_failed` (permanent; details.reason says why, see
    *   `parseDidDocument` for document reasons) or `key_resolution_unreachable` (transient; details.reason
    *   `http_status` with details.status, or `transport_error`). Nothing else.
    */
-  async resolveKey(keyId: string, opts: { forceRefresh?: boolean } = {}): Promise<ResolvedKey> {
+  async resolveKey(keyId: string, opts: { forceRefresh?: boolean; historical?: boolean } = {}): Promise<ResolvedKey> {
     let did: string
     let fragment: string
     try {
@@ -142,7 +145,7 @@ export class DidResolver {
     }
     if (method === 'key') return this.#resolveDidKey(did, fragment, keyId)
     const entry = await this.#documentFor(did, opts.forceRefresh === true)
-    return copy(this.#keyFromEntry(entry, did, keyId))
+    return copy(this.#keyFromEntry(entry, did, keyId, opts.historical === true))
   }
 
   #resolveDidKey(did: string, fragment: string, keyId: string): ResolvedKey {
@@ -245,19 +248,21 @@ export class DidResolver {
     return document
   }
 
-  #keyFromEntry(entry: DocumentEntry, did: string, keyId: string): ResolvedKey {
-    const known = entry.keys.get(keyId)
+  #keyFromEntry(entry: DocumentEntry, did: string, keyId: string, historical: boolean): ResolvedKey {
+    // Historical lookups are memoized apart: the same key id may be retired (historical only) or current.
+    const memoKey = historical ? `historical ${keyId}` : keyId
+    const known = entry.keys.get(memoKey)
     if (known instanceof ProtocolError) throw known
     if (known !== undefined) return known
     let outcome: ResolvedKey | ProtocolError
     try {
-      outcome = { ...parseDidDocument(entry.document, did, keyId), did, keyId }
+      outcome = { ...parseDidDocument(entry.document, did, keyId, { historical }), did, keyId }
     } catch (error) {
       outcome = asPermanent(error, 'invalid_document')
     }
     // key_ids are attacker-chosen; bound the per-document memo.
     if (entry.keys.size >= MAX_KEYS_PER_DOCUMENT) entry.keys.clear()
-    entry.keys.set(keyId, outcome)
+    entry.keys.set(memoKey, outcome)
     if (outcome instanceof ProtocolError) throw outcome
     return outcome
   }

@@ -19,6 +19,7 @@ export {
 export { formatKeyFile, type KeyFileDocument, type ProducerKey, parseKeyFile } from './producer-key.js'
 export { type BuildPublishRequestInput, buildPublishRequest, type SignedPublishRequest } from './publish-request.js'
 export { DEFAULT_SDK_TIMEOUT_MS, MAX_SDK_RESPONSE_BYTES, type SdkRequestOptions } from './registry-http.js'
+export { type EvidenceInput, type EvidenceOptions, verifyEvidence } from './verify-evidence.js'
 export {
   type EnvelopeCheck,
   EVIDENCE_MEMBERS,

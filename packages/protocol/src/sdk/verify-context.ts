@@ -15,6 +15,7 @@ import { isProtocolError } from '../errors.js'
 import { computeContentHash } from '../hash/content-hash.js'
 import { verifyContentSignature } from '../signature/content-signature.js'
 import { ContextBody } from '../wire/context-body.js'
+import { type EvidenceOptions, verifyEvidence } from './verify-evidence.js'
 
 /** One stage's outcome. `detail` is a human sentence (for a failure: what failed and the code). */
 export interface VerificationCheck {
@@ -32,9 +33,9 @@ export interface VerificationReport {
   unchecked: string[]
 }
 
-/** Resolves a `signature.key_id` to a key; {@link DidResolver} satisfies it. */
+/** Resolves a `signature.key_id` to a key; {@link DidResolver} satisfies it (`historical`: verificationMethod suffices). */
 export interface KeyResolver {
-  resolveKey(keyId: string, options?: { forceRefresh?: boolean }): Promise<ResolvedKey>
+  resolveKey(keyId: string, options?: { forceRefresh?: boolean; historical?: boolean }): Promise<ResolvedKey>
 }
 
 /**
@@ -61,6 +62,11 @@ export const EVIDENCE_MEMBERS = [
 export interface VerifyContextOptions {
   resolver: KeyResolver
   envelopeChecks?: readonly EnvelopeCheck[]
+  /**
+   * Verify the registry's evidence too (receipt, log inclusion, witness cosignatures, key revocation; see
+   * verify-evidence.ts). Without it those members are listed in `unchecked`.
+   */
+  evidence?: EvidenceOptions
 }
 
 const checkBodySchema = Compile(ContextBody)
@@ -97,21 +103,50 @@ export async function verifyContext(
   const verifiedBody = body as Record<string, unknown> & ContextBody
   if (!record(checkContentHash(verifiedBody))) return finish(false, [])
   if (!record(checkKeyBinding(verifiedBody))) return finish(false, [])
-  const resolution = await resolveKey(options.resolver, verifiedBody.signature.key_id)
+  let resolution = await resolveKey(options.resolver, verifiedBody.signature.key_id)
+  let historicalKey = false
+  if (
+    resolution.key === undefined &&
+    resolution.reason === 'not_in_assertion_method' &&
+    options.evidence !== undefined &&
+    envelope['registry_receipt'] !== undefined
+  ) {
+    // RFC-ACDP-0010 §10: a retired key may verify a historical context whose receipt attests it (checked below).
+    resolution = await resolveKey(options.resolver, verifiedBody.signature.key_id, false, true)
+    historicalKey = resolution.key !== undefined
+  }
   if (!record(resolution.check) || resolution.key === undefined) return finish(false, [])
-  let signature = checkSignature(verifiedBody, resolution.key)
-  if (!signature.ok && resolution.key.did.startsWith('did:web:')) {
+  let key = resolution.key
+  let signature = checkSignature(verifiedBody, key)
+  if (!signature.ok && key.did.startsWith('did:web:')) {
     // §5.11 "Caching": refresh once on a failure that could be a key rotation.
-    const refreshed = await resolveKey(options.resolver, verifiedBody.signature.key_id, true)
-    if (refreshed.key !== undefined) signature = checkSignature(verifiedBody, refreshed.key)
+    const refreshed = await resolveKey(options.resolver, verifiedBody.signature.key_id, true, historicalKey)
+    if (refreshed.key !== undefined) {
+      signature = checkSignature(verifiedBody, refreshed.key)
+      key = refreshed.key
+    }
   }
   if (!record(signature)) return finish(true, [])
 
+  const covered: string[] = []
+  if (options.evidence !== undefined) {
+    const evidence = await verifyEvidence({
+      envelope,
+      body: verifiedBody,
+      key,
+      historicalKey,
+      contentHash: verifiedBody.content_hash,
+      resolver: options.resolver,
+      options: options.evidence,
+    })
+    for (const check of evidence.checks) record(check)
+    covered.push(...evidence.covered)
+  }
   const unchecked: string[] = []
   for (const member of EVIDENCE_MEMBERS) {
     if (envelope[member] === undefined) continue
     const applicable = (options.envelopeChecks ?? []).filter((check) => check.member === member)
-    if (applicable.length === 0) unchecked.push(member)
+    if (applicable.length === 0 && !covered.includes(member)) unchecked.push(member)
     for (const check of applicable) record(await runEnvelopeCheck(check, envelope, verifiedBody))
   }
   return finish(true, unchecked)
@@ -179,13 +214,26 @@ async function resolveKey(
   resolver: KeyResolver,
   keyId: string,
   forceRefresh = false,
-): Promise<{ check: VerificationCheck; key?: ResolvedKey }> {
+  historical = false,
+): Promise<{ check: VerificationCheck; key?: ResolvedKey; reason?: string }> {
   try {
-    const key = await resolver.resolveKey(keyId, forceRefresh ? { forceRefresh } : {})
-    const how = key.did.startsWith('did:key:') ? 'decoded from the did:key itself' : 'resolved from the DID document'
+    const key = await resolver.resolveKey(keyId, {
+      ...(forceRefresh ? { forceRefresh } : {}),
+      ...(historical ? { historical } : {}),
+    })
+    const how = key.did.startsWith('did:key:')
+      ? 'decoded from the did:key itself'
+      : historical
+        ? 'found in the DID document verificationMethod only (retired key)'
+        : 'resolved from the DID document'
     return { check: { name: 'did_resolution', ok: true, detail: `${key.algorithm} key ${how}` }, key }
   } catch (error) {
-    return { check: { name: 'did_resolution', ok: false, detail: `key ${keyId} did not resolve: ${describe(error)}` } }
+    const reason =
+      isProtocolError(error) && typeof error.details?.['reason'] === 'string' ? error.details['reason'] : undefined
+    return {
+      check: { name: 'did_resolution', ok: false, detail: `key ${keyId} did not resolve: ${describe(error)}` },
+      ...(reason === undefined ? {} : { reason }),
+    }
   }
 }
 

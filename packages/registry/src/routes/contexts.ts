@@ -106,7 +106,7 @@ export function registerContextRoutes(app: FastifyInstance, options: ContextRout
       const envelope =
         found.origin === 'local'
           ? renderContextEnvelope(found.context, found.status)
-          : `{"body":${bodyText},"registry_state":${found.registryStateJson}}`
+          : `{"body":${bodyText},"registry_state":${found.registryStateJson}${found.evidenceJson}}`
       return reply.send(envelope)
     },
   )

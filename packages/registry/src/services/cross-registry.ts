@@ -16,7 +16,9 @@
  * An origin 404 is `not_found` (§5: unresolvable, and indistinguishable from a non-public context, §4.4); every
  * other failure is `failed` with a reason, which the route answers as 502 `cross_registry_resolution_failed`.
  * The producer signature is not re-verified here (§4.2: the consumer verifies it end to end against the producer's
- * DID), and upstream receipts are relayed verbatim without verification.
+ * DID). With an evidence verifier (upstream-evidence.ts; always on in production) the origin's receipt and, when it
+ * runs a transparency log, its inclusion proof are verified against the origin's authority, and only verified
+ * evidence members are forwarded (verbatim); a failure is `invalid_receipt` / `invalid_log_proof` (502).
  */
 
 import {
@@ -27,7 +29,8 @@ import {
   parseJsonStrict,
 } from '@acdp/protocol'
 import type { CrossRegistryResolver, ForeignContext } from '../deps.js'
-import { RegistryError } from '../errors.js'
+import { isRegistryError, RegistryError } from '../errors.js'
+import type { UpstreamEvidenceVerifier } from './upstream-evidence.js'
 
 /** §7.3: individual context retrievals are capped at 1 MB. */
 export const FOREIGN_CONTEXT_MAX_BYTES = 1024 * 1024
@@ -63,8 +66,12 @@ export type ForeignContextResolution =
       registryState?: Record<string, unknown>
       /** The verified `content_hash` of the resolved body (for an ETag). */
       contentHash: string
+      /** Verified evidence members to forward (`,"registry_receipt":…`), or '' (none, or no verifier). */
+      evidenceJson: string
     }
   | { outcome: 'not_found' }
+  /** The origin's evidence failed verification: answer with `error` (invalid_receipt, invalid_log_proof, …). */
+  | { outcome: 'rejected'; error: RegistryError }
   | { outcome: 'failed'; reason: CrossRegistryFailureReason; upstreamStatus?: number }
 
 /** Which origin resource is fetched: the full retrieval envelope or the bare `/body` (RFC-ACDP-0004 §2). */
@@ -81,6 +88,8 @@ export interface CrossRegistryDeps {
   totalTimeoutMs?: number
   /** Observer for metrics (`resolved`, `not_found`, or a failure reason); must not throw. */
   onOutcome?: (outcome: string) => void
+  /** Verifies the origin's receipt and log inclusion (envelope form only); without it evidence is not forwarded. */
+  verifyEvidence?: UpstreamEvidenceVerifier
 }
 
 /**
@@ -106,7 +115,13 @@ export async function resolveForeignContext(
 ): Promise<ForeignContextResolution> {
   const result = await fetchAndCheck(deps, ctxId, form)
   try {
-    deps.onOutcome?.(result.outcome === 'failed' ? result.reason : result.outcome)
+    deps.onOutcome?.(
+      result.outcome === 'failed'
+        ? result.reason
+        : result.outcome === 'rejected'
+          ? String(result.error.details?.reason ?? result.error.code)
+          : result.outcome,
+    )
   } catch {
     // A metrics observer fault must not change the answer.
   }
@@ -154,12 +169,36 @@ async function fetchAndCheck(
     return { outcome: 'failed', reason: 'malformed_document' }
   }
   if (recomputed !== body.content_hash) return { outcome: 'failed', reason: 'hash_mismatch' }
+  let evidenceJson = ''
+  if (form === 'envelope' && deps.verifyEvidence && document.envelope && document.text !== undefined) {
+    const text = document.text
+    try {
+      evidenceJson = (
+        await deps.verifyEvidence({
+          ctxId,
+          authority: parsed.authority,
+          baseUrl: base,
+          body,
+          contentHash: recomputed,
+          envelope: document.envelope,
+          memberSource: (name) => {
+            const span = findTopLevelMemberSpan(text, name)
+            return span === undefined ? undefined : text.slice(span.start, span.end)
+          },
+        })
+      ).forwardedMembersJson
+    } catch (error) {
+      if (isRegistryError(error)) return { outcome: 'rejected', error }
+      throw error
+    }
+  }
   return {
     outcome: 'resolved',
     body: response.body,
     bodyText: document.bodyText,
     ...(document.registryState === undefined ? {} : { registryState: document.registryState }),
     contentHash: recomputed,
+    evidenceJson,
   }
 }
 
@@ -175,12 +214,18 @@ export function createCrossRegistryResolver(deps: CrossRegistryDeps): CrossRegis
     async resolve(ctxId: string): Promise<ForeignContext> {
       const result = await resolveForeignContext(deps, ctxId)
       if (result.outcome === 'not_found') throw new RegistryError('not_found', 'The context was not found.')
+      if (result.outcome === 'rejected') throw result.error
       if (result.outcome === 'failed') {
         throw new RegistryError('cross_registry_resolution_failed', 'The origin registry could not be resolved.', {
           details: { reason: result.reason },
         })
       }
-      return { bodyText: result.bodyText, registryState: result.registryState ?? {}, contentHash: result.contentHash }
+      return {
+        bodyText: result.bodyText,
+        registryState: result.registryState ?? {},
+        contentHash: result.contentHash,
+        evidenceJson: result.evidenceJson,
+      }
     },
   }
 }
@@ -193,6 +238,9 @@ interface ContextDocument {
   body: Record<string, unknown>
   bodyText: string
   registryState?: Record<string, unknown>
+  /** Envelope form: the whole parsed document and its text. */
+  envelope?: Record<string, unknown>
+  text?: string
 }
 
 /**
@@ -216,7 +264,7 @@ function readContextDocument(bytes: Uint8Array, form: ForeignContextForm): Conte
   if (!isObject(body) || !isObject(registryState) || typeof registryState.status !== 'string') return undefined
   const span = findTopLevelMemberSpan(text, 'body')
   if (span === undefined) return undefined
-  return { body, bodyText: text.slice(span.start, span.end), registryState }
+  return { body, bodyText: text.slice(span.start, span.end), registryState, envelope: document, text }
 }
 
 /**

@@ -29,7 +29,15 @@ export interface Reader {
 /** One context as served: local (from the store) or foreign (from its origin registry). */
 export type RetrievedContext =
   | { origin: 'local'; context: StoredContext; status: ContextStatus }
-  | { origin: 'foreign'; bodyText: string; registryStateJson: string; contentHash: string; visibility: 'public' }
+  | {
+      origin: 'foreign'
+      bodyText: string
+      registryStateJson: string
+      /** Verified origin evidence members to append (`,"registry_receipt":…`), or ''. */
+      evidenceJson: string
+      contentHash: string
+      visibility: 'public'
+    }
 
 /**
  * Loads a context the reader may see. Foreign authorities are resolved anonymously through
@@ -52,6 +60,7 @@ export async function retrieveContext(
       origin: 'foreign',
       bodyText: foreign.bodyText,
       registryStateJson: JSON.stringify(foreign.registryState),
+      evidenceJson: foreign.evidenceJson,
       contentHash: foreign.contentHash,
       visibility: 'public',
     }

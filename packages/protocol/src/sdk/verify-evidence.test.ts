@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest'
+import {
+  type FakeProducer,
+  FakeRegistry,
+  didDocumentOf,
+  fakeDidKeyProducer,
+  fakeProducer,
+} from '../../test/support/fake-registry.js'
+import { cosignCheckpoint } from '../cosignature/index.js'
+import { DidResolver } from '../did/index.js'
+import { computeKeyFingerprint } from '../keys/index.js'
+import type { KeyRevocation } from '../revocation/index.js'
+import { ed25519PublicKeyFromSeed } from '../signature/index.js'
+import { verifyContext } from './verify-context.js'
+
+const NOW = new Date('2026-05-10T00:00:00.000Z')
+
+function resolverFor(documents: Array<Record<string, unknown>>): DidResolver {
+  const byUrl = new Map(
+    documents.map((doc) => {
+      const [, , host, ...path] = String(doc.id).split(':')
+      const url =
+        path.length === 0 ? `https://${host}/.well-known/did.json` : `https://${host}/${path.join('/')}/did.json`
+      return [url, doc]
+    }),
+  )
+  return new DidResolver({
+    fetchDidDocument: async (url) => {
+      const doc = byUrl.get(url.href)
+      return doc
+        ? { status: 200, body: new TextEncoder().encode(JSON.stringify(doc)) }
+        : { status: 404, body: new Uint8Array() }
+    },
+    clock: () => NOW.getTime(),
+  })
+}
+
+const checksOf = (report: { checks: Array<{ name: string; ok: boolean }> }) =>
+  Object.fromEntries(report.checks.map((c) => [c.name, c.ok]))
+
+function setup(producer: FakeProducer = fakeDidKeyProducer(3)) {
+  const registry = new FakeRegistry({ authority: 'registry.example.com' })
+  const ctxId = registry.publish(producer)
+  registry.publish(producer)
+  return { registry, ctxId, producer }
+}
+
+describe('verifyContext with evidence (receipt, inclusion, witnesses)', () => {
+  it('verifies an honest envelope end to end and reports each stage', async () => {
+    const { registry, ctxId } = setup()
+    const witnessKey = new Uint8Array(32).fill(0x33)
+    const witness = fakeDidKeyProducer(0x33)
+    const inclusion = registry.inclusion(ctxId) as Record<string, unknown>
+    const envelope = {
+      ...registry.envelope(ctxId),
+      log_inclusion: inclusion,
+      witness_signatures: [
+        cosignCheckpoint({
+          checkpoint: inclusion.log_checkpoint as never,
+          witnessId: witness.did,
+          witnessedAt: NOW,
+          key: { algorithm: 'ed25519', keyId: witness.keyId, privateKey: witnessKey },
+        }),
+      ],
+    }
+    const report = await verifyContext(envelope, {
+      resolver: resolverFor([registry.didDocument()]),
+      evidence: { now: NOW },
+    })
+    expect(checksOf(report)).toEqual({
+      schema: true,
+      producer_content_hash: true,
+      key_binding: true,
+      did_resolution: true,
+      signature: true,
+      registry_receipt: true,
+      log_inclusion: true,
+      witness_signatures: true,
+    })
+    expect(report.ok).toBe(true)
+    expect(report.unchecked).toEqual([])
+  })
+
+  it('fails the receipt and everything resting on it when the receipt is forged', async () => {
+    const { registry, ctxId } = setup()
+    registry.tamper = 'receipt_signature'
+    const envelope = { ...registry.envelope(ctxId), log_inclusion: registry.inclusion(ctxId) }
+    const report = await verifyContext(envelope, {
+      resolver: resolverFor([registry.didDocument()]),
+      evidence: { now: NOW },
+    })
+    expect(report.ok).toBe(false)
+    expect(checksOf(report)).toMatchObject({ signature: true, registry_receipt: false, log_inclusion: false })
+  })
+
+  it('fails a tampered inclusion path and a cosignature over another tree', async () => {
+    const { registry, ctxId } = setup()
+    registry.tamper = 'inclusion_path'
+    const tampered = await verifyContext(
+      { ...registry.envelope(ctxId), log_inclusion: registry.inclusion(ctxId) },
+      { resolver: resolverFor([registry.didDocument()]), evidence: { now: NOW } },
+    )
+    expect(checksOf(tampered)).toMatchObject({ registry_receipt: true, log_inclusion: false })
+
+    registry.tamper = undefined
+    const inclusion = registry.inclusion(ctxId, 1) as Record<string, unknown>
+    const witness = fakeDidKeyProducer(0x34)
+    const otherTree = registry.checkpoint(2)
+    const report = await verifyContext(
+      {
+        ...registry.envelope(ctxId),
+        log_inclusion: inclusion,
+        witness_signatures: [
+          cosignCheckpoint({
+            checkpoint: otherTree,
+            witnessId: witness.did,
+            witnessedAt: NOW,
+            key: { algorithm: 'ed25519', keyId: witness.keyId, privateKey: witness.privateKey },
+          }),
+        ],
+      },
+      { resolver: resolverFor([registry.didDocument()]), evidence: { now: NOW } },
+    )
+    expect(checksOf(report)).toMatchObject({ log_inclusion: true, witness_signatures: false })
+  })
+
+  it('lists evidence as unchecked when evidence verification is not asked for', async () => {
+    const { registry, ctxId } = setup()
+    const report = await verifyContext(registry.envelope(ctxId) as Record<string, unknown>, {
+      resolver: resolverFor([registry.didDocument()]),
+    })
+    expect(report.ok).toBe(true)
+    expect(report.unchecked).toEqual(['registry_receipt'])
+  })
+})
+
+describe('time-scoped key revocation (RFC-ACDP-0014 §7, rev-002) and historical keys (rot-001)', () => {
+  const did = 'did:web:agents.example.com:test-producer'
+  const k1 = fakeProducer(did, 0, 'key-1')
+  const k2 = fakeProducer(did, 0x42, 'key-2')
+  const revocation: KeyRevocation = {
+    revokedKeyFingerprint: computeKeyFingerprint({ algorithm: 'ed25519', publicKey: k1.publicKey }),
+    compromisedSince: '2026-05-01T00:00:00.000Z',
+    controller: did,
+    trustClass: 'producer-signed',
+  }
+  // rot-001's DID document: K1 retained in verificationMethod only, K2 current.
+  const rotated = didDocumentOf(did, [k1, k2], [k2])
+
+  async function verifyAt(createdAt: string, options: { receipt?: boolean; revocations?: KeyRevocation[] } = {}) {
+    const registry = new FakeRegistry({ authority: 'registry.example.com' })
+    const ctxId = registry.publish(k1, {}, createdAt)
+    const envelope = registry.envelope(ctxId) as Record<string, unknown>
+    if (options.receipt === false) delete envelope.registry_receipt
+    return verifyContext(envelope, {
+      resolver: resolverFor([registry.didDocument(), rotated]),
+      evidence: { now: NOW, ...(options.revocations ? { revocations: options.revocations } : {}) },
+    })
+  }
+
+  it('accepts a retired key with a receipt attesting it (historically authorized) and fails closed without', async () => {
+    const withReceipt = await verifyAt('2026-04-16T10:30:15.123Z')
+    expect(checksOf(withReceipt)).toMatchObject({ did_resolution: true, registry_receipt: true, historical_key: true })
+    expect(withReceipt.ok).toBe(true)
+    const without = await verifyAt('2026-04-16T10:30:15.123Z', { receipt: false })
+    expect(without.ok).toBe(false)
+    expect(checksOf(without)).toMatchObject({ did_resolution: false })
+  })
+
+  it('before T: historically authorized (pre-compromise, receipt-attested)', async () => {
+    const report = await verifyAt('2026-04-16T10:30:15.123Z', { revocations: [revocation] })
+    expect(report.ok).toBe(true)
+    const stage = report.checks.find((c) => c.name === 'key_revocation')
+    expect(stage).toMatchObject({ ok: true })
+    expect(stage?.detail).toContain('historically authorized (pre-compromise, receipt-attested)')
+    expect(stage?.detail).toContain('producer-signed')
+  })
+
+  it('at or after T: fail closed despite a valid receipt; no receipt: fail closed', async () => {
+    const after = await verifyAt('2026-05-03T09:00:00.000Z', { revocations: [revocation] })
+    expect(after.ok).toBe(false)
+    expect(checksOf(after)).toMatchObject({ registry_receipt: true, key_revocation: false })
+    const atT = await verifyAt(revocation.compromisedSince, { revocations: [revocation] })
+    expect(checksOf(atT).key_revocation).toBe(false)
+    const unplaceable = await verifyAt('2026-04-16T10:30:15.123Z', { receipt: false, revocations: [revocation] })
+    expect(unplaceable.ok).toBe(false)
+  })
+
+  it('keeps the trust classes distinguishable and ignores a revocation of another controller', async () => {
+    const attested = await verifyAt('2026-05-03T09:00:00.000Z', {
+      revocations: [{ ...revocation, trustClass: 'registry-attested' }],
+    })
+    expect(attested.checks.find((c) => c.name === 'key_revocation')?.detail).toContain('registry-attested')
+    const foreign = await verifyAt('2026-05-03T09:00:00.000Z', {
+      revocations: [{ ...revocation, controller: 'did:web:agents.example.com:someone-else' }],
+    })
+    expect(checksOf(foreign).key_revocation).toBe(true)
+    expect(ed25519PublicKeyFromSeed(k1.privateKey)).toEqual(k1.publicKey)
+  })
+})

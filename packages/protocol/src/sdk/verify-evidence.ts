@@ -1,0 +1,226 @@
+/**
+ * The evidence stages of consumer verification, run after the body stages passed (see verify-context.ts):
+ *
+ * - `registry_receipt` — RFC-ACDP-0010 §8 against the authority of the context's ctx_id, with the producer key
+ *   the body stages resolved (retired receipt keys accepted from verificationMethod, §9);
+ * - `log_inclusion` — RFC-ACDP-0012 §9.1: the leaf rebuilt from the VERIFIED receipt (never an echoed `leaf`)
+ *   is proven under a signed checkpoint of the same registry;
+ * - `witness_signatures` — RFC-ACDP-0015 §8: every cosignature must verify over the verified checkpoint; the
+ *   stage reports how many distinct witnesses cosigned;
+ * - `historical_key` — RFC-ACDP-0010 §10: a key found only in verificationMethod is acceptable only with a
+ *   verified receipt attesting it;
+ * - `key_revocation` — RFC-ACDP-0014 §7: when a known verified revocation names the signing key, the
+ *   receipt-attested publish time must be strictly before the earliest boundary; otherwise fail closed.
+ *
+ * A stage needing an earlier one that failed or is absent fails with that reason, never passes by default.
+ */
+import { verifyLogInclusion } from '../checkpoint/verify-log-proofs.js'
+import { countWitnesses } from '../cosignature/verify-cosignature.js'
+import type { ResolvedKey } from '../did/resolver.js'
+import { isProtocolError } from '../errors.js'
+import { computeKeyFingerprint } from '../keys/index.js'
+import { buildLogLeaf, computeLogLeafHash } from '../merkle/log-leaf.js'
+import { authorityOfCtxId } from '../receipt/registry-binding.js'
+import { verifyRegistryReceipt } from '../receipt/registry-receipt.js'
+import { evaluateCompromiseBoundary, selectEffectiveCompromisedSince } from '../revocation/compromise-boundary.js'
+import type { KeyRevocation } from '../revocation/key-revocation.js'
+import type { LogCheckpoint, RegistryReceipt } from '../wire/log.js'
+import type { KeyResolver, VerificationCheck } from './verify-context.js'
+
+/** What the evidence stages need from the consumer. */
+export interface EvidenceOptions {
+  /** The consumer's clock (checkpoint and cosignature skew checks). */
+  now: Date
+  /** Witness DIDs the consumer trusts; absent or empty: any witness whose cosignature verifies is counted. */
+  trustedWitnesses?: readonly string[]
+  /**
+   * Key revocations the consumer already verified (RFC-ACDP-0014 §5–§6). When given, a `key_revocation` stage
+   * always runs; when absent the stage is skipped (the consumer did not look for revocations).
+   */
+  revocations?: readonly KeyRevocation[]
+}
+
+/** Input of {@link verifyEvidence}: the envelope and what the body stages established. */
+export interface EvidenceInput {
+  envelope: Record<string, unknown>
+  body: Record<string, unknown> & { ctx_id?: unknown; agent_id: string }
+  /** The producer key the signature verified under. */
+  key: ResolvedKey
+  /** True when that key was found only in verificationMethod (historical resolution). */
+  historicalKey: boolean
+  /** The content hash the body stages recomputed. */
+  contentHash: string
+  resolver: KeyResolver
+  options: EvidenceOptions
+}
+
+/** Runs the evidence stages; returns their checks and the envelope members they covered. */
+export async function verifyEvidence(
+  input: EvidenceInput,
+): Promise<{ checks: VerificationCheck[]; covered: string[] }> {
+  const { envelope, body, key, resolver, options } = input
+  const checks: VerificationCheck[] = []
+  const covered: string[] = []
+  const authority = typeof body.ctx_id === 'string' ? authorityOfCtxId(body.ctx_id) : undefined
+  const resolveHistorical = (keyId: string) => resolver.resolveKey(keyId, { historical: true })
+
+  let receipt: RegistryReceipt | undefined
+  let receiptFailure: string | undefined = 'no registry_receipt was served'
+  if (envelope['registry_receipt'] !== undefined) {
+    covered.push('registry_receipt')
+    try {
+      if (authority === undefined) throw new Error('the body has no acdp:// ctx_id to bind the receipt to')
+      receipt = (
+        await verifyRegistryReceipt({
+          receipt: envelope['registry_receipt'],
+          authority,
+          resolveKey: resolveHistorical,
+          context: {
+            ctx_id: String(body.ctx_id),
+            lineage_id: String(body['lineage_id']),
+            origin_registry: String(body['origin_registry']),
+            created_at: String(body['created_at']),
+          },
+          contentHash: input.contentHash,
+          producerKey: key,
+        })
+      ).receipt
+      receiptFailure = undefined
+      checks.push({
+        name: 'registry_receipt',
+        ok: true,
+        detail: `receipt by ${receipt.registry_did} verifies: accepted at ${receipt.created_at}, key ${receipt.key_fingerprint}`,
+      })
+    } catch (error) {
+      receiptFailure = `the registry_receipt did not verify (${describe(error)})`
+      checks.push({ name: 'registry_receipt', ok: false, detail: `invalid_receipt: ${describe(error)}` })
+    }
+  }
+
+  let checkpoint: LogCheckpoint | undefined
+  let checkpointFailure = 'no log_inclusion was served'
+  if (envelope['log_inclusion'] !== undefined) {
+    covered.push('log_inclusion')
+    if (receipt === undefined || authority === undefined) {
+      checkpointFailure = 'log_inclusion cannot be checked'
+      checks.push({
+        name: 'log_inclusion',
+        ok: false,
+        detail: `invalid_log_proof: needs a verified receipt; ${receiptFailure}`,
+      })
+    } else {
+      try {
+        const inclusion = envelope['log_inclusion'] as { leaf_index?: number; tree_size?: number }
+        checkpoint = (
+          await verifyLogInclusion(envelope['log_inclusion'], computeLogLeafHash(buildLogLeaf(receipt)), {
+            authority,
+            resolveKey: resolveHistorical,
+            now: options.now,
+          })
+        ).checkpoint
+        checks.push({
+          name: 'log_inclusion',
+          ok: true,
+          detail: `leaf ${inclusion.leaf_index} is in ${checkpoint.log_id} at tree size ${inclusion.tree_size} (signed checkpoint, root ${checkpoint.root_hash})`,
+        })
+      } catch (error) {
+        checkpointFailure = 'the log_inclusion did not verify'
+        checks.push({ name: 'log_inclusion', ok: false, detail: `invalid_log_proof: ${describe(error)}` })
+      }
+    }
+  }
+
+  const cosignatures = envelope['witness_signatures']
+  if (cosignatures !== undefined) {
+    covered.push('witness_signatures')
+    if (checkpoint === undefined) {
+      checks.push({
+        name: 'witness_signatures',
+        ok: false,
+        detail: `invalid_witness_cosignature: ${checkpointFailure}`,
+      })
+    } else if (!Array.isArray(cosignatures) || cosignatures.length === 0) {
+      checks.push({
+        name: 'witness_signatures',
+        ok: false,
+        detail: 'invalid_witness_cosignature: not a non-empty array',
+      })
+    } else {
+      const trusted = options.trustedWitnesses ?? []
+      const count = await countWitnesses(cosignatures, {
+        checkpoint,
+        resolveKey: resolveHistorical,
+        isTrustedWitness: (id) => trusted.length === 0 || trusted.includes(id),
+        now: options.now,
+      })
+      const ok = count.failures.length === 0 && count.count > 0
+      const failed = count.failures.map((f) => `#${f.index}: ${describe(f.error)}`).join('; ')
+      checks.push({
+        name: 'witness_signatures',
+        ok,
+        detail: ok
+          ? `${count.count}-witnessed: ${count.witnessIds.join(', ')}${trusted.length === 0 ? ' (no witness trust list given)' : ''}`
+          : `invalid_witness_cosignature: ${failed || 'no trusted witness cosigned'}`,
+      })
+    }
+  }
+
+  if (input.historicalKey) {
+    checks.push(
+      receipt === undefined
+        ? { name: 'historical_key', ok: false, detail: `key is no longer in assertionMethod and ${receiptFailure}` }
+        : {
+            name: 'historical_key',
+            ok: true,
+            detail: 'key retired from assertionMethod: historically authorized (receipt-attested)',
+          },
+    )
+  }
+
+  if (options.revocations !== undefined) checks.push(checkRevocation(input, receipt, options.revocations))
+  return { checks, covered }
+}
+
+function checkRevocation(
+  input: EvidenceInput,
+  receipt: RegistryReceipt | undefined,
+  revocations: readonly KeyRevocation[],
+): VerificationCheck {
+  const fingerprint = computeKeyFingerprint(input.key)
+  const applicable = revocations.filter(
+    (r) => r.revokedKeyFingerprint === fingerprint && r.controller === input.body.agent_id,
+  )
+  if (applicable.length === 0) {
+    return {
+      name: 'key_revocation',
+      ok: true,
+      detail: `no known revocation names key ${fingerprint} (${revocations.length} checked)`,
+    }
+  }
+  const boundary = selectEffectiveCompromisedSince(applicable.map((r) => r.compromisedSince)) as string
+  const classes = [...new Set(applicable.map((r) => r.trustClass))].join(', ')
+  const verdict = evaluateCompromiseBoundary({ compromisedSince: boundary, receiptCreatedAt: receipt?.created_at })
+  if (verdict.outcome === 'historically_authorized') {
+    return {
+      name: 'key_revocation',
+      ok: true,
+      detail: `key revoked since ${boundary} (${classes}); published ${receipt?.created_at}: historically authorized (pre-compromise, receipt-attested)`,
+    }
+  }
+  return {
+    name: 'key_revocation',
+    ok: false,
+    detail:
+      verdict.reason === 'at_or_after_compromise'
+        ? `key revoked since ${boundary} (${classes}); published ${receipt?.created_at}, at or after the boundary: fail closed`
+        : `key revoked since ${boundary} (${classes}); no verified receipt places the publish before it: fail closed`,
+  }
+}
+
+function describe(error: unknown): string {
+  if (isProtocolError(error)) {
+    const reason = error.details?.['reason']
+    return typeof reason === 'string' ? `${error.code}/${reason}` : `${error.code} (${error.message})`
+  }
+  return error instanceof Error ? error.message : String(error)
+}

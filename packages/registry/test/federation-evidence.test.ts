@@ -1,0 +1,164 @@
+/**
+ * Federation with verified origins (fixture fed-009; RFC-ACDP-0010 §8, RFC-ACDP-0012 §9.1) through the registry
+ * app: GET /contexts/{foreign ctx_id} against a loopback HTTPS origin that is a FakeRegistry (protocol library
+ * only: its receipts and checkpoints are signed with test keys). Honest origins are served with their verified
+ * receipt and inclusion proof forwarded verbatim; every forged or missing piece of evidence is a 502 with the
+ * failing stage and reason.
+ */
+import { createServer, type Server } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  type Fixture,
+  hasConformance,
+  loadFixtures,
+  reportMissingConformance,
+} from '../../../test/support/conformance.js'
+import { createFakeDns } from '../../protocol/test/support/fake-dns.js'
+import { FakeRegistry, fakeProducer, didDocumentOf } from '../../protocol/test/support/fake-registry.js'
+import { createTestPki } from '../../protocol/test/support/test-ca.js'
+import { createCrossRegistryResolver } from '../src/services/cross-registry.js'
+import { createUpstreamEvidenceVerifier } from '../src/services/upstream-evidence.js'
+import { type TestRegistry, useTestRegistry } from './support/registry-harness.js'
+
+reportMissingConformance('federation evidence')
+const ORIGIN = 'origin.test'
+const start = useTestRegistry()
+const producer = fakeProducer('did:web:agents.example.com:collector', 5)
+
+let server: Server
+let port = 0
+let client: OutboundClient
+let origin: FakeRegistry
+const requested: string[] = []
+
+beforeAll(async () => {
+  const pki = createTestPki({ dnsNames: [ORIGIN], ipAddresses: ['127.0.0.1'] })
+  server = createServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
+    requested.push(req.url ?? '')
+    const answer = origin.answer(req.url ?? '/')
+    res.writeHead(answer.status, { 'content-type': 'application/acdp+json' })
+    res.end(answer.body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  port = (server.address() as AddressInfo).port
+  client = createOutboundClient({
+    allowCidrs: ['127.0.0.1/32'],
+    trustedCaCertificates: [pki.caPem],
+    lookup: createFakeDns({ [ORIGIN]: ['127.0.0.1'] }).lookup,
+  })
+})
+
+afterAll(async () => {
+  await client.close()
+  server.closeAllConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+})
+
+async function federatedRegistry(fake: FakeRegistry): Promise<TestRegistry> {
+  origin = fake
+  requested.length = 0
+  const holder: { registry?: TestRegistry } = {}
+  const r = await start({
+    deps: {
+      crossRegistry: {
+        resolve: (ctxId) =>
+          createCrossRegistryResolver({
+            client,
+            originBaseUrl: (authority) => `https://${authority}:${port}`,
+            verifyEvidence: createUpstreamEvidenceVerifier({
+              client,
+              resolver: (holder.registry as TestRegistry).deps.resolver,
+              clock: (holder.registry as TestRegistry).clock.now,
+            }),
+          }).resolve(ctxId),
+      },
+    },
+  })
+  holder.registry = r
+  const json = (value: unknown) => ({ status: 200, body: new TextEncoder().encode(JSON.stringify(value)) })
+  r.dids.answer(fake.registryDid, json(fake.didDocument()))
+  r.dids.answer(producer.did, json(didDocumentOf(producer.did, [producer])))
+  return r
+}
+
+const getForeign = (r: TestRegistry, ctxId: string) =>
+  r.app.inject({ method: 'GET', url: `/contexts/${encodeURIComponent(ctxId)}` })
+
+describe('federated retrieval verifies the origin (fed-009)', () => {
+  it('serves an honest origin with its receipt verified against the ORIGIN authority and forwarded verbatim', async () => {
+    const fake = new FakeRegistry({ authority: ORIGIN })
+    fake.publish(producer)
+    const ctxId = fake.publish(producer)
+    const r = await federatedRegistry(fake)
+    const res = await getForeign(r, ctxId)
+    expect(res.statusCode).toBe(200)
+    const served = res.json() as Record<string, unknown>
+    expect(served.registry_receipt).toEqual(fake.envelope(ctxId)?.registry_receipt)
+    expect(served.registry_state).toEqual({ status: 'active' })
+    // The inclusion proof was fetched from the origin's log and checked (it is not inline, so not forwarded).
+    expect(requested.some((p) => p.startsWith('/log/proof?ctx_id='))).toBe(true)
+    expect(served).not.toHaveProperty('log_inclusion')
+  })
+
+  it.each([
+    ['a forged receipt signature', 'receipt_signature', 'invalid_receipt', 'registry_receipt'],
+    ['a receipt binding another content_hash', 'receipt_content_hash', 'invalid_receipt', 'registry_receipt'],
+    ['an inclusion path that does not reach the root', 'inclusion_path', 'invalid_log_proof', 'log_inclusion'],
+    ['a checkpoint whose signature does not cover it', 'checkpoint_signature', 'invalid_log_proof', 'log_inclusion'],
+  ] as const)('answers 502 for %s', async (_name, tamper, code, stage) => {
+    const fake = new FakeRegistry({ authority: ORIGIN })
+    fake.publish(producer)
+    const ctxId = fake.publish(producer)
+    fake.tamper = tamper
+    const r = await federatedRegistry(fake)
+    const res = await getForeign(r, ctxId)
+    expect(res.statusCode).toBe(502)
+    const error = (res.json() as { error: { code: string; details: { stage: string; reason: string } } }).error
+    expect(error.code).toBe(code)
+    expect(error.details.stage).toBe(stage)
+    expect(typeof error.details.reason).toBe('string')
+  })
+
+  it('refuses a receipts-advertising origin that serves no receipt, and accepts a receipt-less one that does not', async () => {
+    const fake = new FakeRegistry({ authority: ORIGIN })
+    const ctxId = fake.publish(producer)
+    fake.serveReceipts = false
+    const r = await federatedRegistry(fake)
+    const missing = await getForeign(r, ctxId)
+    expect(missing.statusCode).toBe(502)
+    expect(missing.json()).toMatchObject({ error: { code: 'invalid_receipt', details: { reason: 'receipt_missing' } } })
+
+    const plain = new FakeRegistry({ authority: ORIGIN, profiles: ['acdp-registry-core'] })
+    const plainId = plain.publish(producer)
+    plain.serveReceipts = false
+    const r2 = await federatedRegistry(plain)
+    const ok = await getForeign(r2, plainId)
+    expect(ok.statusCode).toBe(200)
+    expect(ok.json()).not.toHaveProperty('registry_receipt')
+  })
+
+  it('binds the receipt to the origin: another registry key signing as the origin is refused', async () => {
+    const fake = new FakeRegistry({ authority: ORIGIN })
+    const ctxId = fake.publish(producer)
+    const r = await federatedRegistry(fake)
+    // The origin's DID document now lists a different key under the same key id.
+    const impostor = new FakeRegistry({ authority: ORIGIN, receiptSeed: 0x22 })
+    const json = (value: unknown) => ({ status: 200, body: new TextEncoder().encode(JSON.stringify(value)) })
+    r.dids.answer(fake.registryDid, json(impostor.didDocument()))
+    const res = await getForeign(r, ctxId)
+    expect(res.json()).toMatchObject({ error: { code: 'invalid_receipt', details: { stage: 'registry_receipt' } } })
+  })
+
+  it.runIf(hasConformance)('matches the fed-009 fixture outcomes', async () => {
+    const [fx] = loadFixtures('fed-009') as [Fixture]
+    expect(fx.expected.outcome).toBe('success')
+    // Failure cases: each named case maps to the wire code the fixture pins.
+    const cases = fx.expected.failure_cases as Array<{ case: string; expected_outcome: string }>
+    expect(
+      cases.filter((c) => c.expected_outcome.startsWith('failure')).map((c) => c.expected_outcome.split(' ')[1]),
+    ).toEqual(['invalid_receipt', 'invalid_receipt'])
+    expect(cases.some((c) => c.expected_outcome.startsWith('success'))).toBe(true)
+  })
+})
