@@ -6,7 +6,7 @@
  */
 import { X509Certificate } from 'node:crypto'
 import { lookup as lookupDns } from 'node:dns/promises'
-import { getCACertificates } from 'node:tls'
+import { createSecureContext, getCACertificates, type SecureContext } from 'node:tls'
 import { buildConnector, Pool } from 'undici'
 import { ProtocolError } from '../errors.js'
 import { parseAllowCidrs } from './allow-cidrs.js'
@@ -140,6 +140,9 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
   const defaults = readLimits(policy, OUTBOUND_DEFAULTS)
   const userAgent = policy.userAgent ?? OUTBOUND_DEFAULTS.userAgent
   const ca = readTrustedCas(policy.trustedCaCertificates)
+  // One TLS context for the client's lifetime: passing `ca` per connection would make Node parse the whole root
+  // bundle again for every handshake (milliseconds of CPU and a fresh context each time).
+  const secureContext: SecureContext | undefined = ca ? createSecureContext({ ca }) : undefined
   // Invariant: each pool only ever dials the addresses in its key; written by poolFor, emptied by close().
   const pools = new Map<string, Pool>()
   let isClosed = false
@@ -153,7 +156,11 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
       pools.set(key, existing)
       return existing
     }
-    const connect = buildConnector({ timeout: connectTimeoutMs, allowH2: false, ...(ca ? { ca } : {}) })
+    const connect = buildConnector({
+      timeout: connectTimeoutMs,
+      allowH2: false,
+      ...(secureContext ? { secureContext } : {}),
+    })
     const pool = new Pool(origin, {
       connect: createPinnedConnector(connect, destination.addresses, destination.hostname),
       connections: CONNECTIONS_PER_POOL,
