@@ -31,7 +31,7 @@ export interface ControlPlaneConfig {
     readonly port: number
     /** HOST, default 0.0.0.0. */
     readonly host: string
-    /** PUBLIC_HOST: the host name clients use (witness did:web checks in part 2); '' when unset. */
+    /** PUBLIC_HOST: the host name clients use (a did:web WITNESS_ID must name it); empty when unset. */
     readonly publicHost: string
     /** TRUST_PROXY: false, a hop count (1–10) or a list of proxy addresses/CIDRs. */
     readonly trustProxy: false | number | readonly string[]
