@@ -26,6 +26,8 @@ const REGISTRIES = Number(process.env['BENCH_WITNESS_REGISTRIES'] ?? 1000)
 const INTERVAL_SECONDS = Number(process.env['BENCH_WITNESS_INTERVAL_SECONDS'] ?? 10)
 const SECONDS = Number(process.env['BENCH_WITNESS_SECONDS'] ?? 60)
 const CONCURRENCY = Number(process.env['BENCH_WITNESS_CONCURRENCY'] ?? 64)
+/** Registry simulator processes (each serves a slice of the registries on its own port). */
+const SIM_PROCS = Number(process.env['BENCH_WITNESS_SIM_PROCS'] ?? 2)
 const DOMAIN = 'reg.test'
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef'
 const TENANT = 'bench'
@@ -90,7 +92,7 @@ function createPki(): Pki {
 // ---------------------------------------------------------------------------------------------------------------
 // Child 1: the simulated registries
 
-async function serveRegistries(pki: Pki, count: number): Promise<void> {
+async function serveRegistries(pki: Pki, first: number, count: number): Promise<void> {
   const p = await import('@acdp/protocol')
   interface Registry {
     authority: string
@@ -150,7 +152,7 @@ async function serveRegistries(pki: Pki, count: number): Promise<void> {
   server.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   port = (server.address() as AddressInfo).port
-  for (let i = 0; i < count; i++) {
+  for (let i = first; i < first + count; i++) {
     const authority = `r${i}.${DOMAIN}:${port}`
     const did = p.registryDidForAuthority(authority)
     const seed = new Uint8Array(32).fill(7)
@@ -195,7 +197,13 @@ async function serveRegistries(pki: Pki, count: number): Promise<void> {
   }, 1000).unref()
   process.send?.({ port, authorities: [...registries.keys()] })
   process.on('message', (message) => {
-    if (message === 'stop') server.close(() => process.exit(0))
+    if (message === 'cpu') {
+      const { user, system } = process.cpuUsage()
+      process.send?.({ cpuMicros: user + system })
+    } else if (message === 'stop') {
+      server.close(() => process.exit(0))
+      server.closeAllConnections()
+    }
   })
 }
 
@@ -265,7 +273,12 @@ async function serveControlPlane(pki: Pki, dataDir: string): Promise<void> {
 // Parent
 
 function start<T>(args: string[]): Promise<{ child: ChildProcess; first: T }> {
-  const child = fork(fileURLToPath(import.meta.url), args, { stdio: 'inherit', execArgv: ['--expose-gc'] })
+  // BENCH_CPU_PROF=1: the control plane child writes a .cpuprofile into $TMPDIR/acdp-bench-profiles.
+  const profile =
+    process.env['BENCH_CPU_PROF'] === '1' && args[0] === '--control-plane'
+      ? ['--cpu-prof', '--cpu-prof-dir', join(tmpdir(), 'acdp-bench-profiles')]
+      : []
+  const child = fork(fileURLToPath(import.meta.url), args, { stdio: 'inherit', execArgv: ['--expose-gc', ...profile] })
   return new Promise((resolve, reject) => {
     child.once('message', (m) => resolve({ child, first: m as T }))
     child.once('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)))
@@ -290,14 +303,30 @@ async function main(): Promise<void> {
   const pkiFile = join(mkdtempSync(join(tmpdir(), 'acdp-bench-witness-')), 'pki.json')
   writeFileSync(pkiFile, JSON.stringify(pki))
   const dataDir = mkdtempSync(join(tmpdir(), 'acdp-bench-witness-data-'))
-  const sim = await start<{ port: number; authorities: string[] }>(['--registries', pkiFile, String(REGISTRIES)])
+  const perProc = Math.ceil(REGISTRIES / SIM_PROCS)
+  const sims = await Promise.all(
+    Array.from({ length: SIM_PROCS }, (_, p) =>
+      start<{ port: number; authorities: string[] }>([
+        '--registries',
+        pkiFile,
+        String(p * perProc),
+        String(Math.max(0, Math.min(perProc, REGISTRIES - p * perProc))),
+      ]),
+    ),
+  )
+  const authorities = sims.flatMap((s) => s.first.authorities)
   const cp = await start<{ url: string }>(['--control-plane', pkiFile, dataDir])
   const url = cp.first.url
+  const simCpu = async () =>
+    (await Promise.all(sims.map((s) => ask<{ cpuMicros: number }>(s.child, 'cpu')))).reduce(
+      (sum, c) => sum + c.cpuMicros,
+      0,
+    )
   try {
     // Enroll through the API, as an operator would.
-    for (let i = 0; i < sim.first.authorities.length; i += 50) {
+    for (let i = 0; i < authorities.length; i += 50) {
       await Promise.all(
-        sim.first.authorities.slice(i, i + 50).map(async (authority) => {
+        authorities.slice(i, i + 50).map(async (authority) => {
           const res = await fetch(`${url}/registries/enroll`, {
             method: 'POST',
             headers: {
@@ -311,11 +340,14 @@ async function main(): Promise<void> {
         }),
       )
     }
-    console.log(`witness bench: ${REGISTRIES} registries, interval ${INTERVAL_SECONDS} s, concurrency ${CONCURRENCY}`)
+    console.log(
+      `witness bench: ${REGISTRIES} registries (${SIM_PROCS} simulator processes), interval ${INTERVAL_SECONDS} s, concurrency ${CONCURRENCY}`,
+    )
     // Warm-up: two intervals (the first observation of each log also resolves its DID document).
     await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_SECONDS * 1000 + 2000))
     const labels = (result: string) => `result="${result}"`
     const before = {
+      simCpu: await simCpu(),
       witnessed: await metricValue(url, 'acdp_log_witness_checks_total', labels('witnessed')),
       sample: await ask<{ cpuMicros: number; rss: number; heapUsed: number }>(cp.child, 'sample'),
       at: performance.now(),
@@ -329,6 +361,7 @@ async function main(): Promise<void> {
       maxRss = Math.max(maxRss, (await ask<{ rss: number }>(cp.child, 'sample')).rss)
     }
     const after = {
+      simCpu: await simCpu(),
       witnessed: await metricValue(url, 'acdp_log_witness_checks_total', labels('witnessed')),
       failures: await metricValue(url, 'acdp_log_witness_checks_total', labels('failure')),
       alerts: await metricValue(url, 'acdp_log_witness_checks_total', labels('alert')),
@@ -345,6 +378,7 @@ async function main(): Promise<void> {
         `  observations: ${(observed / elapsed).toFixed(1)}/s witnessed (demand ${(REGISTRIES / INTERVAL_SECONDS).toFixed(1)}/s) over ${elapsed.toFixed(0)} s`,
         `  totals since start: failures ${after.failures}, alerts ${after.alerts}`,
         `  control plane CPU: ${((cpuSeconds * 1e6) / Math.max(1, observed)).toFixed(0)} µs per observation, ${((100 * cpuSeconds) / elapsed).toFixed(0)} % of one core`,
+        `  registry simulator CPU: ${((100 * (after.simCpu - before.simCpu)) / 1e6 / elapsed).toFixed(0)} % of one core`,
         `  control plane memory: RSS ${mib(before.sample.rss)} → ${mib(after.sample.rss)} MiB (max ${mib(maxRss)}), heap after GC ${mib(before.sample.heapUsed)} → ${mib(after.sample.heapUsed)} MiB`,
         `  event-loop delay: p50 ${loop.loopP50Ms.toFixed(0)} ms, p99 ${loop.loopP99Ms.toFixed(0)} ms, max ${loop.loopMaxMs.toFixed(0)} ms`,
         `  load average at start: ${load.map((l) => l.toFixed(2)).join(' ')}; at end: ${loadavg()
@@ -353,8 +387,13 @@ async function main(): Promise<void> {
       ].join('\n'),
     )
   } finally {
-    sim.child.send('stop')
-    if (cp.child.exitCode === null) cp.child.kill('SIGTERM')
+    for (const s of sims) s.child.send('stop')
+    // Give the control plane its graceful shutdown (and its CPU profile), bounded.
+    if (cp.child.exitCode === null) {
+      const exited = new Promise((resolve) => cp.child.once('exit', resolve))
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))])
+      if (cp.child.exitCode === null) cp.child.kill('SIGTERM')
+    }
     rmSync(dataDir, { recursive: true, force: true })
     rmSync(pkiFile, { force: true })
   }
@@ -362,7 +401,11 @@ async function main(): Promise<void> {
 
 const role = process.argv[2]
 if (role === '--registries') {
-  await serveRegistries(JSON.parse(readFileSync(process.argv[3] as string, 'utf8')) as Pki, Number(process.argv[4]))
+  await serveRegistries(
+    JSON.parse(readFileSync(process.argv[3] as string, 'utf8')) as Pki,
+    Number(process.argv[4]),
+    Number(process.argv[5]),
+  )
 } else if (role === '--control-plane') {
   await serveControlPlane(JSON.parse(readFileSync(process.argv[3] as string, 'utf8')) as Pki, process.argv[4] as string)
 } else {
