@@ -47,6 +47,10 @@ export type RegistryBehaviour =
   | { kind: 'unreachable' }
   /** Answers 404 to consistency proofs. */
   | { kind: 'refuse_proofs' }
+  /** Answers `body` verbatim (200) at /log/checkpoint. */
+  | { kind: 'raw_checkpoint'; body: string }
+  /** Answers `body` verbatim (200) at /log/proof. */
+  | { kind: 'raw_proof'; body: string }
 
 export interface SimulatedRegistry {
   readonly authority: string
@@ -152,6 +156,7 @@ export async function startRegistrySimulator(now: () => Date): Promise<RegistryS
       case '/.well-known/did.json':
         return json(200, didDocument(registry), 'application/did+json')
       case '/log/checkpoint': {
+        if (behaviour.kind === 'raw_checkpoint') return void res.writeHead(200).end(behaviour.body)
         const checkpoint = servedCheckpoint(registry)
         return registry.witnessSignatures.length > 0
           ? json(
@@ -163,6 +168,7 @@ export async function startRegistrySimulator(now: () => Date): Promise<RegistryS
       }
       case '/log/proof': {
         if (behaviour.kind === 'refuse_proofs') return json(404, { error: { code: 'not_found', message: 'no' } })
+        if (behaviour.kind === 'raw_proof') return void res.writeHead(200).end(behaviour.body)
         const first = Number(url.searchParams.get('first'))
         const second = Number(url.searchParams.get('second'))
         const tree = registry.tree
