@@ -34,7 +34,7 @@ export interface ControlPlaneConfig {
     readonly port: number
     /** HOST, default 0.0.0.0. */
     readonly host: string
-    /** PUBLIC_HOST: the host name clients use (witness did:web checks in part 2); '' when unset. */
+    /** PUBLIC_HOST: the host name clients use (a did:web WITNESS_ID must name it); empty when unset. */
     readonly publicHost: string
     /** TRUST_PROXY: false, a hop count (1–10) or a list of proxy addresses/CIDRs. */
     readonly trustProxy: false | number | readonly string[]
@@ -185,7 +185,7 @@ export interface WitnessConfig {
   readonly unreachableThreshold: number
   /** LOG_WITNESS_MAX_CLOCK_SKEW_SECONDS, default 120: how far a checkpoint timestamp may lead our clock. */
   readonly maxClockSkewSeconds: number
-  /** LOG_WITNESS_CHECKPOINTS_KEPT, default 1000: witnessed checkpoints kept per registry (oldest pruned). */
+  /** LOG_WITNESS_CHECKPOINTS_KEPT, default 100: witnessed checkpoints kept per registry (oldest pruned). */
   readonly checkpointsKept: number
   readonly cosigning: {
     /** WITNESS_COSIGNING_ENABLED, default false (needs LOG_WITNESS_ENABLED). */
@@ -577,7 +577,7 @@ function readWitness(read: EnvReader, publicHost: string): WitnessConfig {
     pollTimeoutMs: read.integer('LOG_WITNESS_POLL_TIMEOUT_MS', 15_000, 1000, 120_000),
     unreachableThreshold: read.integer('LOG_WITNESS_UNREACHABLE_THRESHOLD', 5, 1, 10_000),
     maxClockSkewSeconds: read.integer('LOG_WITNESS_MAX_CLOCK_SKEW_SECONDS', 120, 0, 3600),
-    checkpointsKept: read.integer('LOG_WITNESS_CHECKPOINTS_KEPT', 1000, 1, 10_000_000),
+    checkpointsKept: read.integer('LOG_WITNESS_CHECKPOINTS_KEPT', 100, 1, 10_000_000),
     cosigning: {
       enabled: cosigningEnabled,
       witnessId,

@@ -31,6 +31,34 @@ const DISHONEST: Array<{ name: string; reason: string; lie: (r: SimulatedRegistr
   { name: 'future timestamp', reason: 'checkpoint_timestamp_in_future', lie: () => ({ kind: 'future_timestamp' }) },
   { name: 'new log instantiation', reason: 'log_id_changed', lie: () => ({ kind: 'new_instance' }) },
   {
+    name: 'a body that is not JSON',
+    reason: 'checkpoint_invalid',
+    lie: () => ({ kind: 'raw_checkpoint', body: '<html>' }),
+  },
+  { name: 'a JSON array', reason: 'checkpoint_invalid', lie: () => ({ kind: 'raw_checkpoint', body: '[1,2]' }) },
+  {
+    name: 'a checkpoint with a duplicate key',
+    reason: 'checkpoint_invalid',
+    lie: (r) => {
+      const text = JSON.stringify(r.signedCheckpoint())
+      return { kind: 'raw_checkpoint', body: text.replace('{', '{"tree_size":1,') }
+    },
+  },
+  {
+    name: 'a checkpoint with an extra member',
+    reason: 'checkpoint_invalid',
+    lie: (r) => ({ kind: 'raw_checkpoint', body: JSON.stringify({ ...r.signedCheckpoint(), extra: true }) }),
+  },
+  {
+    name: 'a proof whose path is not hashes',
+    reason: 'consistency_failed',
+    lie: (r) => {
+      r.append(3)
+      const body = { log_id: r.logId, first_tree_size: 8, second_tree_size: 11, consistency_path: ['sha256:zz'] }
+      return { kind: 'raw_proof', body: JSON.stringify(body) }
+    },
+  },
+  {
     name: 'refusing the consistency proof',
     reason: 'consistency_failed',
     lie: (r) => (r.append(2), { kind: 'refuse_proofs' }),

@@ -197,21 +197,19 @@ async function compareWithHead(
   }
   const proof = parseConsistencyAnswer(answer.body, head, presented)
   if ('error' in proof) return alert('consistency_failed', { ...pair, error: proof.error }, registry)
-  // The proof's own checkpoint is a second signed statement about the same size: a different root is a split view.
-  if (proof.checkpoint !== undefined) {
-    const second = await verifyFetchedCheckpoint(deps, registry, proof.checkpoint, undefined)
-    if ('kind' in second) return second
-    if (second.checkpoint.root_hash !== presented.root_hash && second.checkpoint.tree_size === presented.tree_size) {
-      return alert(
-        'root_mismatch',
-        { previous: retained, checkpoint: presented, conflicting: second.checkpoint },
-        registry,
-      )
-    }
-  }
+  // RFC-ACDP-0015 §7 step 2, the headline check: the proof must fold to our retained root and the presented root.
   const decision = decideCosignature({ presented, retainedHead: retained, consistencyPath: proof.path })
   if (decision.action === 'refuse') {
     return alert('consistency_failed', { ...pair, evidence: decision.evidence, error: decision.reason }, registry)
+  }
+  // The proof's own checkpoint is a second signed statement about the same size: a different root is a split view.
+  if (proof.checkpoint !== undefined) {
+    const conflicting = await verifyFetchedCheckpoint(deps, registry, proof.checkpoint, undefined)
+    if ('kind' in conflicting) return conflicting
+    const other = conflicting.checkpoint
+    if (other.tree_size === presented.tree_size && other.root_hash !== presented.root_hash) {
+      return alert('root_mismatch', { ...pair, conflicting: other }, registry)
+    }
   }
   return undefined
 }

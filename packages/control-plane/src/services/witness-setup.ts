@@ -34,7 +34,7 @@ export interface WitnessFeatureInput {
 export function createWitnessFeature(input: WitnessFeatureInput): WitnessFeature {
   const { config, deps, log } = input
   const settings = config.witness
-  const store = createWitnessStore(deps.database as Parameters<typeof createWitnessStore>[0])
+  const store = createWitnessStore(deps.database)
   const identity = settings.cosigning.enabled ? createWitnessIdentity(settings.cosigning) : undefined
   if (!settings.enabled) {
     return { store, identity, poller: undefined, start() {}, async close() {} }

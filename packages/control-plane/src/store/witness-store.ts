@@ -212,7 +212,7 @@ export interface WitnessStore {
 type Db = Kysely<WitnessTables>
 
 /** Builds the witness store on an open database (the control plane's; migration 0200 applied). */
-export function createWitnessStore(database: { db: Kysely<unknown>; kind: DatabaseKind }): WitnessStore {
+export function createWitnessStore<T>(database: { db: Kysely<T>; kind: DatabaseKind }): WitnessStore {
   const db = database.db as unknown as Db
   const isPostgres = database.kind === 'postgres'
 

@@ -47,6 +47,10 @@ export type RegistryBehaviour =
   | { kind: 'unreachable' }
   /** Answers 404 to consistency proofs. */
   | { kind: 'refuse_proofs' }
+  /** Answers `body` verbatim (200) at /log/checkpoint. */
+  | { kind: 'raw_checkpoint'; body: string }
+  /** Answers `body` verbatim (200) at /log/proof. */
+  | { kind: 'raw_proof'; body: string }
 
 export interface SimulatedRegistry {
   readonly authority: string
@@ -68,9 +72,24 @@ export interface SimulatedRegistry {
   signedCheckpoint(): LogCheckpoint
 }
 
+/** A scripted answer of a custom host. */
+export interface ScriptedAnswer {
+  status: number
+  body: unknown
+  type?: string
+}
+
+/** Answers a request to a custom host (path and query), or undefined for 404. */
+export type ScriptedHost = (path: string, query: URLSearchParams) => ScriptedAnswer | undefined
+
 export interface RegistrySimulator {
   readonly pki: TestPki
   readonly port: number
+  /**
+   * Serves `host` (one of {@link SCRIPTED_HOSTS}, reached as if on port 443) with `handler`: conformance
+   * fixtures pin `did:web:registry.example.com`-style identities that have no port.
+   */
+  serveHost(host: string, handler: ScriptedHost): void
   /** An outbound client that trusts the test CA and resolves `*.reg.test` to 127.0.0.1 (only). */
   outbound(): OutboundClient
   /** Adds registry `name` (`<name>.reg.test`) with `leaves` initial leaves. */
@@ -80,15 +99,31 @@ export interface RegistrySimulator {
 }
 
 const DOMAIN = 'reg.test'
+/** Port-less hosts the fixtures name; the simulator's client routes them to its own port. */
+export const SCRIPTED_HOSTS = ['registry.example.com', 'witness.example.org', 'witness-2.example.org']
 let pkiCache: TestPki | undefined
 
 /** Starts the simulator on 127.0.0.1 (port 0). `now` is the registries' clock (the test's clock). */
 export async function startRegistrySimulator(now: () => Date): Promise<RegistrySimulator> {
-  pkiCache ??= createTestPki({ dnsNames: [`*.${DOMAIN}`, DOMAIN], ipAddresses: ['127.0.0.1'] }, 'ACDP witness test CA')
+  pkiCache ??= createTestPki(
+    { dnsNames: [`*.${DOMAIN}`, DOMAIN, ...SCRIPTED_HOSTS], ipAddresses: ['127.0.0.1'] },
+    'ACDP witness test CA',
+  )
   const pki = pkiCache
   const byHost = new Map<string, SimulatedRegistry>()
+  const scripted = new Map<string, ScriptedHost>()
   const server: Server = createServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
     const host = (req.headers.host ?? '').toLowerCase()
+    const script = scripted.get(host.replace(/:\d+$/, ''))
+    if (script !== undefined) {
+      const url = new URL(req.url ?? '/', `https://${host}`)
+      const answer = script(url.pathname, url.searchParams)
+      if (answer === undefined) return void res.writeHead(404).end()
+      res
+        .writeHead(answer.status, { 'content-type': answer.type ?? 'application/json' })
+        .end(JSON.stringify(answer.body))
+      return
+    }
     const registry = byHost.get(host)
     if (registry === undefined) {
       res.writeHead(404).end()
@@ -121,6 +156,7 @@ export async function startRegistrySimulator(now: () => Date): Promise<RegistryS
       case '/.well-known/did.json':
         return json(200, didDocument(registry), 'application/did+json')
       case '/log/checkpoint': {
+        if (behaviour.kind === 'raw_checkpoint') return void res.writeHead(200).end(behaviour.body)
         const checkpoint = servedCheckpoint(registry)
         return registry.witnessSignatures.length > 0
           ? json(
@@ -132,6 +168,7 @@ export async function startRegistrySimulator(now: () => Date): Promise<RegistryS
       }
       case '/log/proof': {
         if (behaviour.kind === 'refuse_proofs') return json(404, { error: { code: 'not_found', message: 'no' } })
+        if (behaviour.kind === 'raw_proof') return void res.writeHead(200).end(behaviour.body)
         const first = Number(url.searchParams.get('first'))
         const second = Number(url.searchParams.get('second'))
         const tree = registry.tree
@@ -240,17 +277,33 @@ export async function startRegistrySimulator(now: () => Date): Promise<RegistryS
     pki,
     port,
     registries,
+    serveHost(host, handler) {
+      if (!SCRIPTED_HOSTS.includes(host)) throw new TypeError(`${host} is not in the test certificate`)
+      scripted.set(host, handler)
+    },
     outbound() {
       const client = createOutboundClient({
         allowCidrs: ['127.0.0.1/32'],
         trustedCaCertificates: [pki.caPem],
         lookup: async (hostname: string) => {
-          if (hostname === DOMAIN || hostname.endsWith(`.${DOMAIN}`)) return [{ address: '127.0.0.1', family: 4 }]
+          if (hostname === DOMAIN || hostname.endsWith(`.${DOMAIN}`) || SCRIPTED_HOSTS.includes(hostname)) {
+            return [{ address: '127.0.0.1', family: 4 }]
+          }
           throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' })
         },
       })
       clients.push(client)
-      return client
+      // Port-less fixture hosts live on the simulator's port.
+      const routed = (url: string | URL): URL => {
+        const target = new URL(url)
+        if (SCRIPTED_HOSTS.includes(target.hostname) && target.port === '') target.port = String(port)
+        return target
+      }
+      return {
+        request: (url, init) => client.request(routed(url), init),
+        checkUrl: (url) => client.checkUrl(routed(url)),
+        close: () => client.close(),
+      }
     },
     addRegistry(name, leaves = 0) {
       serial += 1

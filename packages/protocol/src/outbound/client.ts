@@ -6,7 +6,7 @@
  */
 import { X509Certificate } from 'node:crypto'
 import { lookup as lookupDns } from 'node:dns/promises'
-import { getCACertificates } from 'node:tls'
+import { createSecureContext, getCACertificates, type SecureContext } from 'node:tls'
 import { buildConnector, Pool } from 'undici'
 import { ProtocolError } from '../errors.js'
 import { parseAllowCidrs } from './allow-cidrs.js'
@@ -104,6 +104,8 @@ export const OUTBOUND_DEFAULTS = {
 /** Pools kept for keep-alive reuse, each bound to one origin and one checked address set. */
 const MAX_POOLS = 64
 const CONNECTIONS_PER_POOL = 16
+/** TLS sessions kept for resumption, one per server name (a witness polls up to thousands of registries). */
+const MAX_CACHED_TLS_SESSIONS = 4096
 /** Redirect response bodies are drained up to this size (for keep-alive), else the socket is dropped. */
 const REDIRECT_DRAIN_BYTES = 64 * 1024
 const FORBIDDEN_REQUEST_HEADERS = new Set([
@@ -140,8 +142,28 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
   const defaults = readLimits(policy, OUTBOUND_DEFAULTS)
   const userAgent = policy.userAgent ?? OUTBOUND_DEFAULTS.userAgent
   const ca = readTrustedCas(policy.trustedCaCertificates)
+  // One TLS context for the client's lifetime: passing `ca` per connection would make Node parse the whole root
+  // bundle again for every handshake (milliseconds of CPU and a fresh context each time).
+  const secureContext: SecureContext | undefined = ca ? createSecureContext({ ca }) : undefined
   // Invariant: each pool only ever dials the addresses in its key; written by poolFor, emptied by close().
   const pools = new Map<string, Pool>()
+  // One connector per connect deadline, shared by every pool: its TLS session cache (keyed by server name) then
+  // outlives pool eviction, so a client talking to more origins than MAX_POOLS resumes sessions instead of doing
+  // a full handshake (certificate chain verification included) for every new pool.
+  const connectors = new Map<number, buildConnector.connector>()
+  const connectorFor = (connectTimeoutMs: number): buildConnector.connector => {
+    let connector = connectors.get(connectTimeoutMs)
+    if (connector === undefined) {
+      connector = buildConnector({
+        timeout: connectTimeoutMs,
+        allowH2: false,
+        maxCachedSessions: MAX_CACHED_TLS_SESSIONS,
+        ...(secureContext ? { secureContext } : {}),
+      })
+      connectors.set(connectTimeoutMs, connector)
+    }
+    return connector
+  }
   let isClosed = false
 
   const poolFor = (destination: Destination, connectTimeoutMs: number): Pool => {
@@ -153,9 +175,8 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
       pools.set(key, existing)
       return existing
     }
-    const connect = buildConnector({ timeout: connectTimeoutMs, allowH2: false, ...(ca ? { ca } : {}) })
     const pool = new Pool(origin, {
-      connect: createPinnedConnector(connect, destination.addresses, destination.hostname),
+      connect: createPinnedConnector(connectorFor(connectTimeoutMs), destination.addresses, destination.hostname),
       connections: CONNECTIONS_PER_POOL,
       allowH2: false,
     })
