@@ -15,7 +15,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(abs).flatMap((name) => {
     const path = join(abs, name)
     if (statSync(path).isDirectory()) return sourceFiles(join(dir, name))
-    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [join(dir, name)] : []
+    return /\.tsx?$/.test(name) && !name.endsWith('.test.ts') ? [join(dir, name)] : []
   })
 }
 
@@ -57,6 +57,13 @@ const RULES = [
     dirs: SERVERS.map((s) => `${s}/services`),
     forbid: ["createHash('sha256'", 'Date.now(', 'new Date()', 'randomUUID('],
   },
+  {
+    // The console is a client of the control plane's public HTTP API: no server or storage code, and only the
+    // browser-safe verification entry of the protocol (its root also exports the Node-only outbound client).
+    name: 'console uses only the HTTP API and @acdp/protocol/verify',
+    dirs: ['packages/console/src'],
+    forbid: ['@acdp/control-plane', '@acdp/registry', '@acdp/storage', "from '@acdp/protocol'", "from 'node:"],
+  },
 ]
 
 describe('architecture', () => {
@@ -64,7 +71,8 @@ describe('architecture', () => {
     expect(offenders(dirs, forbid)).toEqual([])
   })
 
-  it('finds the protocol sources it polices', () => {
+  it('finds the protocol and console sources it polices', () => {
     expect(sourceFiles('packages/protocol/src').length).toBeGreaterThan(0)
+    expect(sourceFiles('packages/console/src').some((file) => file.endsWith('.tsx'))).toBe(true)
   })
 })

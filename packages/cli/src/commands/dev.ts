@@ -25,7 +25,7 @@ const HEALTH_DEADLINE_MS = 5000
 export const devCommand: Command = {
   name: 'dev',
   summary: 'run the registry and the control plane locally, wired together (npm start)',
-  help: `Usage: acdp dev [--reset] [--data-dir DIR] [--registry-port N] [--control-plane-port N] [--log-level L]
+  help: `Usage: acdp dev [--reset] [--demo] [--data-dir DIR] [--registry-port N] [--control-plane-port N] [--log-level L]
 
 Starts the registry and the control plane in this process on embedded SQLite under the data directory and
 wires them: the registry's webhook goes to the control plane's POST /ingest/acdp with a generated HMAC
@@ -36,6 +36,7 @@ Refused with NODE_ENV=production. See docs/dev-stack.md.
 
 Options:
   --reset                  delete the stack's databases and secrets first and start clean
+  --demo                   once up, play the demo scenario (acdp demo) and print the console link to its run
   --data-dir DIR           where databases and dev secrets live (default: ACDP_DATA_DIR or ./data)
   --registry-port N        registry port (default ${DEFAULT_REGISTRY_PORT}; 0 = any free port)
   --control-plane-port N   control plane port (default ${DEFAULT_CONTROL_PLANE_PORT}; 0 = any free port)
@@ -47,6 +48,7 @@ Options:
       args,
       {
         reset: { type: 'boolean' },
+        demo: { type: 'boolean' },
         'data-dir': { type: 'string' },
         'registry-port': { type: 'string' },
         'control-plane-port': { type: 'string' },
@@ -85,6 +87,7 @@ Options:
       const cpu = process.cpuUsage()
       const ready = { wallMs: Math.round(process.uptime() * 1000), cpuMs: Math.round((cpu.user + cpu.system) / 1000) }
       io.stdout(renderBanner(io, stack, dataDir, healthy ? ready : undefined))
+      if (values.demo === true) await playDemo(io, stack, dataDir)
       await new Promise<void>((resolve) => {
         if (io.signal.aborted) resolve()
         else io.signal.addEventListener('abort', () => resolve(), { once: true })
@@ -96,6 +99,24 @@ Options:
     io.stdout('acdp dev: both services stopped\n')
     return EXIT.ok
   },
+}
+
+/**
+ * `--demo`: plays `acdp demo` against the fresh stack and prints the console's link to that run, so the URL
+ * `npm start` prints opens on something to look at. A failing demo is reported and the stack keeps running.
+ */
+async function playDemo(io: CliIo, stack: RunningDevStack, dataDir: string): Promise<void> {
+  const { demoCommand } = await import('./demo.js')
+  let output = ''
+  try {
+    await demoCommand.run(['--json', '--data-dir', dataDir], { ...io, stdout: (text: string) => (output += text) })
+    const runId = (JSON.parse(output) as { run_id: string }).run_id
+    io.stdout(
+      `Demo run ${runId} is in the console:\n  ${stack.controlPlaneUrl}/console/#/runs/${encodeURIComponent(runId)}\n\n`,
+    )
+  } catch (error) {
+    io.stderr(`acdp dev: the demo did not complete (${(error as Error).message}); the stack keeps running\n`)
+  }
 }
 
 function isLoopback(host: string): boolean {
@@ -134,6 +155,7 @@ function renderBanner(
 ACDP dev stack is up${ready === undefined ? '' : ` (ready ${ready.wallMs} ms after process start, ${ready.cpuMs} ms CPU)`}
   registry        ${stack.registryUrl}   (authority "localhost"; OpenAPI ${stack.registryOpenApiUrl})
   control plane   ${stack.controlPlaneUrl}
+  console         ${stack.controlPlaneUrl}/console/   (sign in with control_plane_api_key from the dev secrets below)
   API docs        ${stack.docsUrl}
   data            ${shownDataDir}/   (${stack.isFirstRun ? 'fresh: dev secrets generated' : 'reused'}; "acdp dev --reset" starts clean)
   dev secrets     ${join(shownDataDir, DEV_SECRETS_FILE)}   (control-plane API key, webhook secrets; never commit it)

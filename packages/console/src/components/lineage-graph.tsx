@@ -43,10 +43,10 @@ export function LineageGraph({
         {layout.nodes.map((placed) => {
           const node = placed.node
           const id = placed.ctxId.split('/').at(-1) ?? placed.ctxId
-          const label =
-            node === null
-              ? `External parent ${placed.ctxId}`
-              : `Context ${placed.ctxId}, ${node.contextType ?? 'untyped'}${node.retracted ? ', retracted' : ''}, by ${node.agentId}`
+          const title = `${node === null ? 'external parent' : (node.contextType ?? 'context')}${node?.retracted ? ' (retracted)' : ''}`
+          const shortId = id.length > 26 ? `${id.slice(0, 25)}…` : id
+          // The accessible name is the visible text (WCAG 2.5.3); the full ids go in the description.
+          const description = `${node === null ? 'Parent outside this run' : 'Context'} ${placed.ctxId}${node === null ? '' : `, published by ${node.agentId}`}`
           const classes = [
             'node',
             node === null ? 'node-external' : '',
@@ -59,8 +59,7 @@ export function LineageGraph({
               class={classes.filter(Boolean).join(' ')}
               transform={`translate(${placed.x} ${placed.y})`}
               role={node === null ? 'img' : 'button'}
-              tabIndex={node === null ? undefined : 0}
-              aria-label={label}
+              tabindex={node === null ? undefined : 0}
               aria-pressed={node === null ? undefined : selected === placed.ctxId}
               data-ctx-id={placed.ctxId}
               onClick={node === null ? undefined : () => onSelect(placed.ctxId)}
@@ -75,13 +74,13 @@ export function LineageGraph({
                     }
               }
             >
+              <desc>{description}</desc>
               <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={6} />
               <text x={10} y={19} class="node-title">
-                {node === null ? 'external parent' : (node.contextType ?? 'context')}
-                {node?.retracted ? ' (retracted)' : ''}
+                {title}
               </text>
               <text x={10} y={37} class="node-id">
-                {id.length > 26 ? `${id.slice(0, 25)}…` : id}
+                {shortId}
               </text>
             </g>
           )
