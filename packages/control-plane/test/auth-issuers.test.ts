@@ -18,13 +18,29 @@ const NOW = Math.floor(T0 / 1000)
 const alice = createTestAgent('alice')
 
 function peerToken(claims: Record<string, unknown>, secret = PEER_SECRET): Promise<string> {
-  return new SignJWT({ iss: 'peer.test', aud: 'cp-aud', sub: 'did:web:peer-agent.test', jti: 'p-1', iat: NOW, exp: NOW + 600, ...claims })
+  return new SignJWT({
+    iss: 'peer.test',
+    aud: 'cp-aud',
+    sub: 'did:web:peer-agent.test',
+    jti: 'p-1',
+    iat: NOW,
+    exp: NOW + 600,
+    ...claims,
+  })
     .setProtectedHeader({ alg: 'HS256' })
     .sign(new TextEncoder().encode(secret))
 }
 
 function edToken(key: KeyObject, kid: string, claims: Record<string, unknown> = {}): Promise<string> {
-  return new SignJWT({ iss: 'idp.test', aud: 'cp-aud', sub: 'did:web:idp-agent.test', jti: `e-${kid}`, iat: NOW, exp: NOW + 600, ...claims })
+  return new SignJWT({
+    iss: 'idp.test',
+    aud: 'cp-aud',
+    sub: 'did:web:idp-agent.test',
+    jti: `e-${kid}`,
+    iat: NOW,
+    exp: NOW + 600,
+    ...claims,
+  })
     .setProtectedHeader({ alg: 'EdDSA', kid })
     .sign(key)
 }
@@ -57,7 +73,9 @@ describe.each(testDatabaseTargets())('issuers and instances on $name', (target) 
       expect((await runs(t, await peerToken({ scp: ['runs:read'] }))).statusCode).toBe(200)
       expect((await runs(t, await peerToken({}))).statusCode).toBe(401)
       expect((await runs(t, await peerToken({ scope: 'runs:read', aud: 'other' }))).statusCode).toBe(401)
-      expect((await runs(t, await peerToken({ scope: 'runs:read' }, 'wrong-secret-0123456789abcdef0123456'))).statusCode).toBe(401)
+      expect(
+        (await runs(t, await peerToken({ scope: 'runs:read' }, 'wrong-secret-0123456789abcdef0123456'))).statusCode,
+      ).toBe(401)
     })
 
     it('confines a read_only issuer to reads (and introspection)', async () => {
@@ -72,7 +90,12 @@ describe.each(testDatabaseTargets())('issuers and instances on $name', (target) 
       })
       expect(write.statusCode).toBe(403)
       expect(write.json()).toMatchObject({ errorCode: 'ISSUER_READ_ONLY' })
-      const introspect = await t.app.inject({ method: 'POST', url: '/auth/introspect', headers: bearer(token), payload: { token } })
+      const introspect = await t.app.inject({
+        method: 'POST',
+        url: '/auth/introspect',
+        headers: bearer(token),
+        payload: { token },
+      })
       expect(introspect.json()).toMatchObject({ active: true, iss: 'peer.test', tenant: 'acme' })
     })
 
@@ -81,7 +104,11 @@ describe.each(testDatabaseTargets())('issuers and instances on $name', (target) 
       const k2 = generateKeyPairSync('ed25519')
       const jwk = async (key: KeyObject, kid: string) => ({ ...(await exportJWK(key)), kid, use: 'sig' })
       let published = { keys: [await jwk(k1.publicKey, 'k1')] }
-      upstream.handle(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(published) }))
+      upstream.handle(() => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(published),
+      }))
       const t = await open({ TRUSTED_ISSUERS: `idp.test|EdDSA|${upstream.origin('idp.test')}/jwks.json|cp-aud` })
       expect((await runs(t, await edToken(k1.privateKey, 'k1'))).statusCode).toBe(200)
       // HS256 under an EdDSA issuer (alg confusion) and alg none never reach a key.
@@ -114,7 +141,12 @@ describe.each(testDatabaseTargets())('issuers and instances on $name', (target) 
       const b = await open(env, { store: a.store, database: a.deps.database })
       const token = await issueToken(a.app, alice)
       expect((await runs(b, token)).statusCode).toBe(200)
-      const revoke = await a.app.inject({ method: 'POST', url: '/auth/token/revoke', headers: bearer(token), payload: { token } })
+      const revoke = await a.app.inject({
+        method: 'POST',
+        url: '/auth/token/revoke',
+        headers: bearer(token),
+        payload: { token },
+      })
       expect(revoke.json()).toEqual({ revoked: true })
       expect((await runs(a, token)).statusCode).toBe(401)
       await vi.waitFor(async () => expect((await runs(b, token)).statusCode).toBe(401), { timeout: 5000, interval: 50 })
@@ -160,12 +192,22 @@ describe.each(testDatabaseTargets())('issuers and instances on $name', (target) 
       await vi.waitFor(async () => expect((await runs(t, j3)).statusCode).toBe(401), { timeout: 5000, interval: 50 })
       expect((await runs(t, j1)).statusCode).toBe(401)
       expect((await runs(t, await feedToken('j2'))).statusCode).toBe(200)
-      expect(upstream.seen.map((s) => new URL(s.path, 'https://x').searchParams.get('since'))).toEqual(['0', String(T0 - 1500)])
-      const cursor = await createAuthStore(t.deps.database as Parameters<typeof createAuthStore>[0]).getFeedCursor('cp-a.test')
+      expect(upstream.seen.map((s) => new URL(s.path, 'https://x').searchParams.get('since'))).toEqual([
+        '0',
+        String(T0 - 1500),
+      ])
+      const cursor = await createAuthStore(t.deps.database as Parameters<typeof createAuthStore>[0]).getFeedCursor(
+        'cp-a.test',
+      )
       expect(cursor).toBe(T0 - 1000)
       // Feed entries reach this instance's own feed (for its peers).
       const own = await t.app.inject({ method: 'GET', url: '/auth/revocations', headers: bearer(ADMIN_KEY) })
-      expect(own.json().entries.map((e: { jti: string }) => e.jti).sort()).toEqual(['j1', 'j3'])
+      expect(
+        own
+          .json()
+          .entries.map((e: { jti: string }) => e.jti)
+          .sort(),
+      ).toEqual(['j1', 'j3'])
     })
 
     it('does not advance the cursor past a page that failed to apply', async () => {
