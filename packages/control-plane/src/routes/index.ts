@@ -14,6 +14,7 @@ import { ingestRoutes } from './ingest.js'
 import { registerMetricsRoutes } from './metrics.js'
 import { registryRoutes } from './registries.js'
 import { markRoutesPublic, type RoutePlugin } from './route-context.js'
+import { routingRoutes } from './routing.js'
 import { runRoutes } from './runs.js'
 import { registerStreamRoutes } from './streams.js'
 import { registerWebhookRoutes } from './webhooks.js'
@@ -55,4 +56,5 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   authRoutes,
   contextRoutes,
   capabilityRoutes,
+  routingRoutes,
 ]
