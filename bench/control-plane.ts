@@ -37,7 +37,9 @@ const SSE_CLIENTS = Number(process.env['BENCH_SSE_CLIENTS'] ?? 2000)
 const SSE_CLIENT_PROCS = Number(process.env['BENCH_SSE_CLIENT_PROCS'] ?? 2)
 const SSE_RATE = Number(process.env['BENCH_SSE_RATE'] ?? 100)
 const SSE_SECONDS = Number(process.env['BENCH_SSE_SECONDS'] ?? 10)
-const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'sqlite,postgres,sse').split(',').map((s) => s.trim()))
+const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'sqlite,postgres,sse,auth').split(',').map((s) => s.trim()))
+/** The token-auth and federation phases live in their own file (bench/control-plane-auth.ts). */
+const AUTH_BENCH_MODULE: string = './control-plane-auth.ts'
 
 const AUTHORITY = 'bench.registry.test'
 const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789abcdef'
@@ -588,6 +590,10 @@ async function main(): Promise<void> {
     else results.ingest.push(...pg)
   }
   if (ONLY.has('sse')) results.sse = await benchSse()
+  const auth = ONLY.has('auth')
+    ? ((await import(AUTH_BENCH_MODULE)) as typeof import('./control-plane-auth.ts'))
+    : undefined
+  const authResults = auth === undefined ? undefined : await auth.benchAuth()
 
   console.log('')
   console.log('| phase | req/s | p50 ms | p99 ms | max ms | total | non-2xx | errors | server CPU µs/req |')
@@ -610,6 +616,7 @@ async function main(): Promise<void> {
         `(server-side p99 ≤ ${s.serverIngestP99Ms ?? '?'} ms)`,
     )
   }
+  if (auth !== undefined && authResults !== undefined) auth.printAuthResults(authResults)
   if (process.env['BENCH_OUT']) writeFileSync(process.env['BENCH_OUT'], `${JSON.stringify(results, null, 2)}\n`)
 }
 
