@@ -50,8 +50,10 @@ const LARGE_EVENTS = Number(process.env['BENCH_LARGE_EVENTS'] ?? 1_000_000)
 const DASHBOARD_EVENTS = Number(process.env['BENCH_DASHBOARD_EVENTS'] ?? 315_000)
 const DASHBOARD_WINDOW = process.env['BENCH_DASHBOARD_WINDOW'] ?? '24h'
 const ONLY = new Set(
-  (process.env['BENCH_ONLY'] ?? 'sqlite,postgres,large,dashboard,sse').split(',').map((s) => s.trim()),
+  (process.env['BENCH_ONLY'] ?? 'sqlite,postgres,large,dashboard,sse,auth').split(',').map((s) => s.trim()),
 )
+/** The token-auth and federation phases live in their own file (bench/control-plane-auth.ts). */
+const AUTH_BENCH_MODULE: string = './control-plane-auth.ts'
 
 const AUTHORITY = 'bench.registry.test'
 const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789abcdef'
@@ -814,6 +816,10 @@ async function main(): Promise<void> {
     }
   }
   if (ONLY.has('sse')) results.sse = await benchSse()
+  const auth = ONLY.has('auth')
+    ? ((await import(AUTH_BENCH_MODULE)) as typeof import('./control-plane-auth.ts'))
+    : undefined
+  const authResults = auth === undefined ? undefined : await auth.benchAuth()
 
   console.log('')
   console.log('| phase | req/s | p50 ms | p99 ms | max ms | total | non-2xx | errors | server CPU µs/req |')
@@ -836,6 +842,7 @@ async function main(): Promise<void> {
         `(server-side p99 ≤ ${s.serverIngestP99Ms ?? '?'} ms)`,
     )
   }
+  if (auth !== undefined && authResults !== undefined) auth.printAuthResults(authResults)
   if (process.env['BENCH_OUT']) writeFileSync(process.env['BENCH_OUT'], `${JSON.stringify(results, null, 2)}\n`)
 }
 

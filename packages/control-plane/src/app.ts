@@ -19,6 +19,7 @@ import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
 import { createAccessGates } from './services/access-gates.js'
+import { createEnvelopeVerifier } from './services/context-verification.js'
 import { createEnrollmentDirectory } from './services/enrollment-directory.js'
 import { createReadiness, type Readiness } from './services/readiness.js'
 import { resealEnrollmentSecrets } from './services/registries.js'
@@ -98,7 +99,12 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   app.addHook('onClose', async () => tokens.close())
 
   const gates = createAccessGates({ config, authStore: tokens.authStore, clock: deps.clock, log: app.log })
-  const federation = { outbound }
+  const federation = {
+    outbound,
+    ...(config.federation.verifyContexts
+      ? { verifyEnvelope: createEnvelopeVerifier({ outbound, now: () => deps.clock().getTime() }) }
+      : {}),
+  }
 
   installRouteAuthentication(app, {
     auth: config.auth,

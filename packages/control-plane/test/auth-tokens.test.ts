@@ -163,6 +163,18 @@ describe.each(testDatabaseTargets())('agent tokens on $name', (target) => {
       expect(off.statusCode).toBe(404)
     })
 
+    it('applies the token.issue quota per agent (429 with Retry-After)', async () => {
+      t = await openTestApp(target, { ...TOKEN_ENV, AGENT_QUOTAS: `${alice.did}:token.issue=2/min` })
+      await issueToken(t.app, alice)
+      await issueToken(t.app, alice)
+      const challenge = await requestChallenge(t.app, alice)
+      const res = await t.app.inject({ method: 'POST', url: '/auth/token', payload: tokenRequest(alice, challenge) })
+      expect(res.statusCode).toBe(429)
+      expect(res.json()).toMatchObject({ errorCode: 'QUOTA_EXCEEDED', action: 'token.issue' })
+      expect(res.headers['retry-after']).toBe('60')
+      await issueToken(t.app, bob)
+    })
+
     it('throttles /auth/challenge and /auth/token per client IP', async () => {
       t = await openTestApp(target, { ...TOKEN_ENV, AUTH_THROTTLE_LIMIT: '3' })
       const call = (ip: string) =>

@@ -5,6 +5,7 @@
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { OutboundClient } from '@acdp/protocol'
+import { hasConformance, loadFixtures, reportMissingConformance } from '../../../test/support/conformance.js'
 import { type HttpsUpstream, startHttpsUpstream, type UpstreamAnswer } from './support/https-upstream.js'
 import { ADMIN_KEY, bearer, openTestApp, type TestApp, USER_KEY } from './support/test-app.js'
 
@@ -13,6 +14,21 @@ const CTX = `acdp://reg-a.test/${UUID}`
 const ENVELOPE = `{"body":{"ctx_id":"${CTX}","context_type":"note"},"registry_state":{"status":"active"}}`
 
 const user = bearer(USER_KEY)
+
+reportMissingConformance('federation proxy verification')
+/** The sig-003 golden did:key context as a registry serves it (conformance fixture, read at test time). */
+function goldenEnvelope(): { ctxId: string; authority: string; envelope: Record<string, unknown> } | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- fixtures are untyped JSON
+  const vector = loadFixtures('sig-003')[0]?.vectors?.[0] as any
+  if (vector === undefined) return undefined
+  const { note: _note, ...assigned } = vector.registry_assigned
+  const body = { ...vector.expected.publish_request_body, ...assigned }
+  return {
+    ctxId: assigned.ctx_id,
+    authority: assigned.origin_registry,
+    envelope: { body, registry_state: { status: 'active' } },
+  }
+}
 const admin = bearer(ADMIN_KEY)
 
 describe.each(testDatabaseTargets())('federation proxy on $name', (target) => {
@@ -213,6 +229,52 @@ describe.each(testDatabaseTargets())('federation proxy on $name', (target) => {
   it('needs a credential', async () => {
     await open()
     expect((await t.app.inject({ method: 'GET', url: `/contexts/${CTX}` })).statusCode).toBe(401)
+  })
+
+  describe.runIf(hasConformance)('with FEDERATION_VERIFY_CONTEXTS', () => {
+    const golden = goldenEnvelope()
+    const serve = (envelope: unknown) =>
+      upstream.handle(() => ({
+        status: 200,
+        headers: { 'content-type': 'application/acdp+json' },
+        body: JSON.stringify(envelope),
+      }))
+    async function openVerifying(verify: boolean) {
+      t = await openTestApp(target, verify ? { FEDERATION_VERIFY_CONTEXTS: 'true' } : {}, { outbound: client })
+      await enroll(golden?.authority ?? '', { baseUrl: upstream.origin('reg-a.test') })
+    }
+
+    it('relays a context whose producer signature verifies (sig-003 golden), byte for byte', async () => {
+      await openVerifying(true)
+      serve(golden?.envelope)
+      const res = await get(`/contexts/${golden?.ctxId}`)
+      expect(res.statusCode).toBe(200)
+      expect(res.body).toBe(JSON.stringify(golden?.envelope))
+    })
+
+    it('refuses a tampered body with 502 CONTEXT_BINDING_UNVERIFIABLE (relayed when the setting is off)', async () => {
+      const envelope = structuredClone(golden?.envelope) as { body: Record<string, unknown> }
+      envelope.body['title'] = 'tampered'
+      await openVerifying(true)
+      serve(envelope)
+      expect((await get(`/contexts/${golden?.ctxId}`)).json()).toMatchObject({
+        statusCode: 502,
+        errorCode: 'CONTEXT_BINDING_UNVERIFIABLE',
+      })
+      await t.close()
+      await openVerifying(false)
+      expect((await get(`/contexts/${golden?.ctxId}`)).statusCode).toBe(200)
+    })
+
+    it('refuses a receipt that fails RFC-ACDP-0010 §8 against the remote authority (fed-009), never stripping it', async () => {
+      expect(loadFixtures('fed-009')).toHaveLength(1)
+      await openVerifying(true)
+      serve({ ...golden?.envelope, registry_receipt: { receipt_version: 'bogus' } })
+      expect((await get(`/contexts/${golden?.ctxId}`)).json()).toMatchObject({
+        statusCode: 502,
+        errorCode: 'CONTEXT_BINDING_UNVERIFIABLE',
+      })
+    })
   })
 
   it('serves over a real socket', async () => {

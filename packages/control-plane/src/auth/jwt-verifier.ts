@@ -36,6 +36,8 @@ export interface JwtVerifier extends CredentialVerifier {
 }
 
 const TEN_YEARS_SECONDS = 10 * 365 * 86_400
+const CACHE_TTL_MS = 60_000
+const CACHE_MAX_ENTRIES = 10_000
 
 export interface JwtVerifierOptions {
   tokens: TokenConfig
@@ -108,26 +110,51 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
     }
   }
 
+  // Verified tokens, by their exact text, for at most CACHE_TTL_MS and never past their expiry: repeated requests
+  // with one token skip the signature and claim parsing (about 140 µs). Revocation is still checked every time.
+  const cache = new Map<string, { principal: Principal; until: number }>()
+
   return {
     claims: looksLikeJwt,
     inspect,
     async verify(credential): Promise<Principal | undefined> {
+      const now = clock().getTime()
+      const cached = cache.get(credential)
+      if (cached !== undefined) {
+        if (now < cached.until) {
+          const token = cached.principal.token
+          return token !== undefined && revocations.has(token.iss, token.jti) ? undefined : cached.principal
+        }
+        cache.delete(credential)
+      }
       const verified = await inspect(credential)
       if (verified === undefined) return undefined
       const { claims } = verified
       if (revocations.has(claims.iss, claims.jti)) return undefined
-      return {
-        kind: 'jwt',
-        actorId: `jwt:${claims.sub}`,
-        // A token never reaches admin routes: admin rights belong to AUTH_ADMIN_API_KEYS only.
-        isAdmin: false,
-        boundTenant: verified.tenant,
-        mayAssertTenant: tokens.tenantHeaderTrust === 'any_peer',
-        subject: claims.sub,
-        token: { iss: claims.iss, jti: claims.jti, exp: claims.exp },
-        readOnly: verified.trustedIssuer?.readOnly === true,
+      const principal = toPrincipal(verified)
+      if (cache.size >= CACHE_MAX_ENTRIES) {
+        const oldest = cache.keys().next().value
+        if (oldest !== undefined) cache.delete(oldest)
       }
+      cache.set(credential, { principal, until: Math.min(now + CACHE_TTL_MS, claims.exp * 1000) })
+      return principal
     },
+  }
+
+  function toPrincipal(verified: VerifiedToken): Principal {
+    const { claims } = verified
+    // Frozen: one cached principal serves many requests.
+    return Object.freeze({
+      kind: 'jwt',
+      actorId: `jwt:${claims.sub}`,
+      // A token never reaches admin routes: admin rights belong to AUTH_ADMIN_API_KEYS only.
+      isAdmin: false,
+      boundTenant: verified.tenant,
+      mayAssertTenant: tokens.tenantHeaderTrust === 'any_peer',
+      subject: claims.sub,
+      token: { iss: claims.iss, jti: claims.jti, exp: claims.exp },
+      readOnly: verified.trustedIssuer?.readOnly === true,
+    })
   }
 }
 

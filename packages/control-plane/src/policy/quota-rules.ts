@@ -6,8 +6,8 @@
  *
  * Entries are `;`-separated `<subject>:<action>=<limit>/<sec|min|hour>[,…]`. The subject is a tenant id (or `*`,
  * every tenant, each counted separately) or an agent DID (or `*`); it ends at the last `:` before the first `=`,
- * so DIDs with colons work. Actions: capability.declare, context.retrieve, token.issue, or `*` (every gated
- * action, one shared counter). Windows are fixed and aligned to the epoch.
+ * so DIDs with colons work. Actions: capability.declare, context.retrieve, token.issue (POST /auth/token; the
+ * tenant is the agent's TENANT_AGENTS tenant, else `default`), or `*` (every gated action, one shared counter). Windows are fixed and aligned to the epoch.
  */
 
 export const QUOTA_ACTIONS = ['capability.declare', 'context.retrieve', 'token.issue'] as const

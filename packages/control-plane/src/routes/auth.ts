@@ -57,7 +57,7 @@ const FeedShape = Type.Object({
   next_cursor: Type.Union([Type.Integer(), Type.Null()]),
 })
 
-export const authRoutes: RoutePlugin = async (app, { config, deps, tokens }) => {
+export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates }) => {
   const issuance = (): Parameters<typeof issueChallenge>[0] => {
     if (!config.tokens.issuanceEnabled || tokens.signer === undefined) {
       throw new ControlPlaneError('NOT_FOUND', 'token issuance is not enabled')
@@ -89,7 +89,12 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens }) => 
   app.post(
     '/auth/token',
     { config: { auth: 'public' }, onRequest: throttle, schema: { tags: ['auth'], body: TokenBody } },
-    async (request) => exchangeToken(issuance(), request.body as Static<typeof TokenBody>),
+    async (request) => {
+      const body = request.body as Static<typeof TokenBody>
+      const tenantId = config.tokens.tenantAgents.find((entry) => entry.agentDid === body.agent_id)?.tenantId
+      await gates.quotas.consume({ action: 'token.issue', tenantId: tenantId ?? 'default', agentDid: body.agent_id })
+      return exchangeToken(issuance(), body)
+    },
   )
 
   app.post('/auth/introspect', { schema: { tags: ['auth'], body: IntrospectBody } }, async (request) =>

@@ -15,6 +15,7 @@ import { ingestRoutes } from './ingest.js'
 import { registerMetricsRoutes } from './metrics.js'
 import { registryRoutes } from './registries.js'
 import { markRoutesPublic, type RoutePlugin } from './route-context.js'
+import { routingRoutes } from './routing.js'
 import { runRoutes } from './runs.js'
 import { sessionRoutes } from './session.js'
 import { registerStreamRoutes } from './streams.js'
@@ -63,4 +64,5 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   authRoutes,
   contextRoutes,
   capabilityRoutes,
+  routingRoutes,
 ]

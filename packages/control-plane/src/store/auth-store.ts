@@ -66,8 +66,8 @@ export interface AuthStore {
   findCapabilities(tenantId: string, capabilityUri: string, limit: number): Promise<CapabilityRecord[]>
   /** Capabilities of one agent in a tenant, by URI. */
   listAgentCapabilities(tenantId: string, agentDid: string, limit: number): Promise<CapabilityRecord[]>
-  /** Every agent of the tenant declaring `capabilityUri` (the routing gate). */
-  agentsWithCapability(tenantId: string, capabilityUri: string): Promise<string[]>
+  /** Every capability of the tenant, at most `limit` (the routing arms). */
+  listTenantCapabilities(tenantId: string, limit: number): Promise<CapabilityRecord[]>
 
   /** Adds one to the counter of (bucket, window) and returns the new count. */
   incrementQuota(bucket: string, windowStart: number): Promise<number>
@@ -230,14 +230,16 @@ export function createAuthStore(database: { db: Kysely<unknown>; kind: DatabaseK
       return rows.map(toCapability)
     },
 
-    async agentsWithCapability(tenantId, capabilityUri) {
+    async listTenantCapabilities(tenantId, limit) {
       const rows = await db
         .selectFrom('agent_capabilities')
-        .select('agent_did')
+        .selectAll()
         .where('tenant_id', '=', tenantId)
-        .where('capability_uri', '=', capabilityUri)
+        .orderBy('capability_uri')
+        .orderBy('agent_did')
+        .limit(limit)
         .execute()
-      return rows.map((row) => row.agent_did)
+      return rows.map(toCapability)
     },
 
     async incrementQuota(bucket, windowStart) {
