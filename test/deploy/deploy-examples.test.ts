@@ -8,7 +8,9 @@
  *     deadlines, do not restart on a refused configuration, and pass `systemd-analyze verify` when available;
  *   - the SQLite online backup command, taken while the registry is writing, yields a file that passes
  *     `PRAGMA integrity_check` and, restored, serves every context acknowledged before the backup began;
- *   - pg_dump / pg_restore of a running registry's database restores into a database the registry serves from.
+ *   - pg_dump / pg_restore of a running registry's database restores into a database the registry serves from;
+ *   - two registry instances starting at once on one PostgreSQL database apply each migration once (the
+ *     advisory lock of docs/deploy.md "Upgrades").
  */
 import { execFile } from 'node:child_process'
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -114,6 +116,30 @@ describe('deploy/registry.toml', () => {
       expect((await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
     } finally {
       await registry.registry.close()
+      await backend.dispose()
+    }
+  })
+})
+
+describe('upgrades', () => {
+  it('instances starting together on one PostgreSQL database apply each migration exactly once', async () => {
+    if (testDatabaseUrl() === undefined) {
+      console.warn('[deploy] ACDP_TEST_DATABASE_URL unset: concurrent migration not exercised')
+      return
+    }
+    const backend = await openCrashBackend('postgres', 'deploy-upgrade')
+    const env = { ACDP_REGISTRY_STORAGE__POSTGRES_URL: backend.postgresUrl }
+    try {
+      const instances = await Promise.all([startRegistryFromExample(env), startRegistryFromExample(env)])
+      try {
+        const applied = instances.flatMap((i) => i.run.registry.migrationsApplied)
+        expect(applied.length).toBeGreaterThan(0)
+        expect(new Set(applied).size).toBe(applied.length)
+        for (const instance of instances) expect((await fetch(`${instance.baseUrl}/healthz`)).status).toBe(200)
+      } finally {
+        await Promise.all(instances.map((i) => i.run.registry.close()))
+      }
+    } finally {
       await backend.dispose()
     }
   })

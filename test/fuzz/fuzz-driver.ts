@@ -95,7 +95,8 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
     await Promise.all(Array.from({ length: concurrency }, worker))
     report.peakRssBytes = Math.max(report.peakRssBytes, process.memoryUsage().rss)
     if (control) {
-      const answer = await exchange(target.port, buildSeedRequest(control), deadlineMs)
+      // A generous deadline: a busy machine must not pass for a dead service.
+      const answer = await exchange(target.port, buildSeedRequest(control), 15_000)
       if (answer.status < 200 || answer.status >= 300) report.failedControls++
     }
     const done = offset + count

@@ -22,8 +22,8 @@ import {
   TEST_WEBHOOK_SECRET,
   USER_KEY,
 } from '../../../packages/control-plane/test/support/test-app.js'
+import { listRoutes } from '../route-list.js'
 import type { FuzzSeed, FuzzTarget } from '../seed.js'
-import { listRoutes } from './registry-target.js'
 
 const RUN_ID = 'run-fuzz-1'
 

@@ -17,6 +17,7 @@ import {
   signRequest,
 } from '../../../packages/registry/test/support/registry-harness.js'
 import { createRegistryMetrics } from '../../../packages/registry/src/metrics.js'
+import { listRoutes } from '../route-list.js'
 import type { FuzzSeed, FuzzTarget } from '../seed.js'
 
 export async function startRegistryTarget(): Promise<FuzzTarget> {
@@ -36,7 +37,6 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
     },
     deps: { metrics: createRegistryMetrics() },
   })
-  // Real time: the fuzz run is long and idempotency records should expire the normal way.
   const first = await publish(
     registry.app,
     signRequest(keyProducer, minimalUnsigned(keyProducer, { title: 'fuzz parent', tags: ['fuzz', 'parent'] })),
@@ -123,28 +123,4 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
       rmSync(dir, { recursive: true, force: true })
     },
   }
-}
-
-/**
- * `METHOD /path` of every route from Fastify's route tree print-out (`commonPrefix: false`): each line holds a
- * path segment and, when a route ends there, its methods in parentheses.
- */
-export function listRoutes(tree: string): string[] {
-  const routes: string[] = []
-  const stack: string[] = []
-  for (const line of tree.split('\n')) {
-    const match = /^([│ ]*)(?:[└├]── )(.*?)(?: \(([^)]*)\))?$/.exec(line)
-    if (!match) continue
-    const depth = (match[1] as string).length / 4
-    stack.length = depth
-    const segment = match[2] as string
-    // A wildcard child prints as `*` under its parent's prefix, which lacks the separating slash.
-    stack.push(segment.startsWith('*') && !stack.join('').endsWith('/') ? `/${segment}` : segment)
-    if (match[3]) {
-      for (const method of match[3].split(', ')) {
-        if (method !== 'HEAD') routes.push(`${method} ${stack.join('')}`)
-      }
-    }
-  }
-  return [...new Set(routes)].sort()
 }

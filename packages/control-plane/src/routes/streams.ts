@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { ControlPlaneError } from '../errors.js'
-import type { SseHub, StreamSubscription } from '../services/sse.js'
+import { type SseHub, SSE_CONTENT_HEADERS, type StreamSubscription } from '../services/sse.js'
 import { isStreamEventId } from '../services/sse-history.js'
 
 export interface StreamRouteDeps {
@@ -57,6 +57,12 @@ function openStream(
   if (types) subscription.eventTypes = types
   const lastEventId = readLastEventId(request, query)
   if (lastEventId !== undefined) subscription.lastEventId = lastEventId
+  if (request.method === 'HEAD') {
+    // No body to stream: answer the stream's headers and finish (a hijacked HEAD stream sent nothing and held a
+    // stream slot until the client left; found by the HTTP fuzzer).
+    void reply.code(200).headers(SSE_CONTENT_HEADERS).send()
+    return
+  }
   if (!deps.sse.canAccept()) {
     throw new ControlPlaneError('SERVICE_DRAINING', 'no stream capacity on this instance; retry', {
       headers: { 'retry-after': '1' },

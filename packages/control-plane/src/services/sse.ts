@@ -110,9 +110,14 @@ interface TenantClients {
   byRun: Map<string, Set<StreamClient>>
 }
 
-const HEADERS = {
+/** Media type and caching headers of a stream (also the answer to a HEAD request on a stream route). */
+export const SSE_CONTENT_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',
+} as const
+
+const HEADERS = {
+  ...SSE_CONTENT_HEADERS,
   connection: 'keep-alive',
   // Reverse proxies (nginx) must not buffer a stream.
   'x-accel-buffering': 'no',
