@@ -8,11 +8,13 @@
 import type { Migration } from '@acdp/storage'
 import { migration0001Core } from './0001_core.js'
 import { migration0100Webhooks } from './0100_webhooks.js'
+import { migration0400RunsWindowIndex } from './0400_runs_window_index.js'
 
 /** Every migration of the control plane schema, in application order. */
 export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
   migration0001Core,
   migration0100Webhooks,
+  migration0400RunsWindowIndex,
   // 0100+ (webhooks, streams, domain packs) are appended below this line, one entry each.
 ]
 
