@@ -14,7 +14,9 @@
  *   4. dashboard (`dashboard` phase): GET /dashboard/overview at 16 connections over BENCH_DASHBOARD_EVENTS
  *      (315,000) bulk-loaded events spread over the last 23 hours, on SQLite and PostgreSQL, first with the
  *      overview cache off (DASHBOARD_CACHE_MS=0: every request runs the queries), then with the default cache;
- *   5. SSE fan-out (SQLite): BENCH_SSE_CLIENTS raw HTTP stream connections held by BENCH_SSE_CLIENT_PROCS client
+ *   5. `otel`: the SQLite ingest phases with OpenTelemetry export on, to a loopback OTLP receiver in this process
+ *      that counts the spans it receives;
+ *   6. SSE fan-out (SQLite): BENCH_SSE_CLIENTS raw HTTP stream connections held by BENCH_SSE_CLIENT_PROCS client
  *      processes, while this process ingests BENCH_SSE_RATE events/s for BENCH_SSE_SECONDS; each event carries its
  *      send time (created_at → the stream event's `ts`), and the clients histogram receive time − send time.
  *
@@ -24,13 +26,13 @@
  * BENCH_PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres; 'off' skips PostgreSQL), BENCH_SSE_CLIENTS
  * (2000), BENCH_SSE_CLIENT_PROCS (2), BENCH_SSE_RATE (100), BENCH_SSE_SECONDS (10), BENCH_HIGH_CONNECTIONS (64),
  * BENCH_LARGE_EVENTS (1000000), BENCH_DASHBOARD_EVENTS (315000), BENCH_DASHBOARD_WINDOW (24h), BENCH_ONLY (comma
- * list of sqlite, postgres, large, dashboard, sse), BENCH_CPU_PROF=1|server|client (child processes write .cpuprofile files into $TMPDIR/acdp-bench-profiles),
+ * list of sqlite, postgres, otel, large, dashboard, sse), BENCH_CPU_PROF=1|server|client (child processes write .cpuprofile files into $TMPDIR/acdp-bench-profiles),
  * BENCH_OUT=<file> (results as JSON). Loopback only; every phase is bounded in time.
  */
 import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { Agent, request as httpRequest } from 'node:http'
+import { createServer as createHttpServer, Agent, request as httpRequest } from 'node:http'
 import { connect as netConnect, type Socket } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -50,7 +52,7 @@ const LARGE_EVENTS = Number(process.env['BENCH_LARGE_EVENTS'] ?? 1_000_000)
 const DASHBOARD_EVENTS = Number(process.env['BENCH_DASHBOARD_EVENTS'] ?? 315_000)
 const DASHBOARD_WINDOW = process.env['BENCH_DASHBOARD_WINDOW'] ?? '24h'
 const ONLY = new Set(
-  (process.env['BENCH_ONLY'] ?? 'sqlite,postgres,large,dashboard,sse,auth').split(',').map((s) => s.trim()),
+  (process.env['BENCH_ONLY'] ?? 'sqlite,postgres,otel,large,dashboard,sse,auth').split(',').map((s) => s.trim()),
 )
 /** The token-auth and federation phases live in their own file (bench/control-plane-auth.ts). */
 const AUTH_BENCH_MODULE: string = './control-plane-auth.ts'
@@ -537,6 +539,56 @@ async function benchDashboard(kind: 'sqlite' | 'postgres'): Promise<PhaseResult[
   return withPostgresDatabase((url) => measure(url))
 }
 
+/**
+ * Ingest on SQLite with OpenTelemetry export on, to a loopback OTLP/HTTP receiver in this process that counts the
+ * spans it decodes: the export's cost per ingest, and whether every event became a span.
+ */
+async function benchOtel(): Promise<{ phases: PhaseResult[]; summary: string }> {
+  let spans = 0
+  let requests = 0
+  const receiver = createHttpServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      requests += 1
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        resourceSpans: Array<{ scopeSpans: Array<{ spans: unknown[] }> }>
+      }
+      for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) spans += ss.spans.length
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  const endpoint = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-cp-otel-'))
+  try {
+    const child = await startChild('sqlite', dir, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } })
+    let phases: PhaseResult[]
+    let dropped = ''
+    try {
+      console.log(`control plane child pid ${child.process.pid} at ${child.url} (SQLite, exporting to ${endpoint})`)
+      phases = await ingestPhases('SQLite, OpenTelemetry export on', child, ['closed', 'fixed'])
+      const metrics = await (await fetch(`${child.url}/metrics`)).text()
+      dropped = metrics
+        .split('\n')
+        .filter((line) => line.startsWith('acdp_otel_spans_dropped_total{'))
+        .join(', ')
+    } finally {
+      await stopChild(child.process) // flushes the exporter
+    }
+    const stored = phases.reduce((sum, p) => sum + p.total, 0)
+    return {
+      phases,
+      summary:
+        `OpenTelemetry: ${spans} spans received in ${requests} export requests for ≈ ${stored} measured ingests ` +
+        `(+ warm-up); dropped: ${dropped || 'none'}`,
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+    await new Promise<void>((resolve) => receiver.close(() => resolve()))
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // SSE fan-out
 
@@ -800,12 +852,17 @@ async function main(): Promise<void> {
       .map((n) => n.toFixed(2))
       .join(' ')}`,
   )
-  const results: { ingest: PhaseResult[]; postgres?: string; sse?: SseResult } = { ingest: [] }
+  const results: { ingest: PhaseResult[]; postgres?: string; otel?: string; sse?: SseResult } = { ingest: [] }
   if (ONLY.has('sqlite')) results.ingest.push(...(await benchSqlite()))
   if (ONLY.has('postgres')) {
     const pg = await benchPostgres()
     if (typeof pg === 'string') results.postgres = pg
     else results.ingest.push(...pg)
+  }
+  if (ONLY.has('otel')) {
+    const otel = await benchOtel()
+    results.ingest.push(...otel.phases)
+    results.otel = otel.summary
   }
   if (ONLY.has('large')) results.ingest.push(...(await benchLarge()))
   if (ONLY.has('dashboard')) {
@@ -831,6 +888,7 @@ async function main(): Promise<void> {
     )
   }
   if (results.postgres) console.log(`PostgreSQL: ${results.postgres}`)
+  if (results.otel) console.log(results.otel)
   if (results.sse) {
     const s = results.sse
     console.log('')

@@ -35,7 +35,7 @@ export interface ControlPlaneMetrics {
   readonly httpRequests: Counter<'method' | 'path' | 'status_code'>
   /** Run spans the OpenTelemetry collector accepted (telemetry/otlp-run-exporter.ts). */
   readonly otelSpansExported: Counter
-  /** Run spans dropped: `queue_full`, `export_failed` (collector down or refusing), `shutdown`. */
+  /** Run spans dropped: `queue_full`, `export_failed` (collector down or refusing), `shutdown`, `error`. */
   readonly otelSpansDropped: Counter<'reason'>
   /** Counts one stored event (`acdp_events_ingested_total{event_type}`); call once per new row, not for dedups. */
   recordEventIngested(eventType: string): void
@@ -134,7 +134,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): ControlPlaneM
     }),
     otelSpansDropped: new Counter({
       name: 'acdp_otel_spans_dropped_total',
-      help: 'Run spans dropped instead of exported, by reason (queue_full, export_failed, shutdown).',
+      help: 'Run spans dropped instead of exported, by reason (queue_full, export_failed, shutdown, error).',
       labelNames: ['reason'] as const,
       registers,
     }),

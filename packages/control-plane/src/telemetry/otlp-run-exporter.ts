@@ -96,8 +96,17 @@ export function createOtlpRunExporter(
         metrics.otelSpansDropped.inc({ reason: 'queue_full' })
         return
       }
+      let span: ReadableSpan
+      try {
+        span = toReadableSpan(describeRunSpan(event, isDeliveryVerified), resource)
+      } catch (error) {
+        // The contract is "never throws": a span that cannot be built is a dropped span, not a failed ingest.
+        metrics.otelSpansDropped.inc({ reason: 'error' })
+        log.warn({ err: error, eventId: event.id }, 'could not describe an event as a span; dropped')
+        return
+      }
       pending += 1
-      processor.onEnd(toReadableSpan(describeRunSpan(event, isDeliveryVerified), resource))
+      processor.onEnd(span)
     },
     async flush() {
       // A failed export is already counted by `settle`; flushing reports nothing more.

@@ -14,7 +14,6 @@
  * Attributes follow the OpenTelemetry GenAI agent conventions where they fit (`gen_ai.agent.id` is the producing
  * agent's DID, `gen_ai.conversation.id` the run) and carry the ACDP facts as `acdp.*`.
  */
-import { parseTimestamp } from '../http/wire-time.js'
 import type { StoredEvent } from '../store/schema.js'
 import { deriveContextSpanId, deriveEventSpanId, deriveTraceId, type TraceKey } from './run-trace-ids.js'
 
@@ -55,8 +54,9 @@ export function describeRunSpan(event: StoredEvent, isDeliveryVerified: boolean)
     isPublication && event.ctxId !== null ? deriveContextSpanId(tenant, event.ctxId) : deriveEventSpanId(tenant, event)
   const parents = isPublication ? event.derivedFrom : event.ctxId !== null ? [event.ctxId] : []
   const [first, ...rest] = parents
-  const startTimeMs = parseTimestamp(event.ts) ?? 0
-  const endTimeMs = Math.max(startTimeMs, parseTimestamp(event.receivedAt) ?? startTimeMs)
+  // Both were written by formatTimestamp (RFC 3339, ms, UTC): Date.parse reads that form exactly.
+  const startTimeMs = Date.parse(event.ts)
+  const endTimeMs = Math.max(startTimeMs, Date.parse(event.receivedAt))
   return {
     name: event.contextType !== null ? `${event.type} ${event.contextType}` : event.type,
     traceId,

@@ -35,9 +35,23 @@ export function deriveEventSpanId(tenantId: string, event: { eventId: string | n
   return derive(`${ID_DOMAIN}\nspan\n${tenantId}\nevent\n${value}`, 8)
 }
 
+/**
+ * Most derived ids remembered. Events of one run share a trace id and a derived context usually follows its parent
+ * closely, so most derivations repeat a recent one; a hash costs several µs and ingest pays it per event.
+ */
+export const DERIVED_ID_CACHE_ENTRIES = 4096
+
+/** input → id, insertion-ordered so the first key is the oldest. Pure memo: hits return what a miss would. */
+const derived = new Map<string, string>()
+
 /** The first `bytes` of SHA-256(input) as hex; an all-zero id is invalid in OpenTelemetry, so it becomes …01. */
 function derive(input: string, bytes: number): string {
+  const known = derived.get(input)
+  if (known !== undefined) return known
   const digest = sha256(input).subarray(0, bytes)
   if (digest.every((b) => b === 0)) digest[bytes - 1] = 1
-  return Buffer.from(digest).toString('hex')
+  const id = Buffer.from(digest).toString('hex')
+  if (derived.size >= DERIVED_ID_CACHE_ENTRIES) derived.delete(derived.keys().next().value as string)
+  derived.set(input, id)
+  return id
 }

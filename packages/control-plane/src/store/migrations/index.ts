@@ -10,6 +10,7 @@ import { migration0001Core } from './0001_core.js'
 import { migration0100Webhooks } from './0100_webhooks.js'
 import { migration0200LogWitness } from './0200_log_witness.js'
 import { migration0300Auth } from './0300_auth.js'
+import { migration0400RunsWindowIndex } from './0400_runs_window_index.js'
 
 /** Every migration of the control plane schema, in application order. */
 export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
@@ -17,6 +18,7 @@ export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
   migration0100Webhooks,
   migration0200LogWitness,
   migration0300Auth,
+  migration0400RunsWindowIndex,
   // 0100+ (webhooks, streams, domain packs) are appended below this line, one entry each.
 ]
 
