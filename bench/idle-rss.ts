@@ -1,0 +1,128 @@
+/**
+ * Idle memory of the real bins (`npm run bench:idle-rss`; see docs/performance.md "Idle memory (RSS)").
+ *
+ * Starts each service from the built tree as its own process on a free loopback port with a fresh data directory
+ * (registry on SQLite, control plane on SQLite, and control plane on PostgreSQL when BENCH_DATABASE_URL is set),
+ * waits until /healthz answers, lets it settle BENCH_SETTLE_MS (default 3000), reads its resident set with
+ * `ps -o rss=`, stops it with SIGTERM, BENCH_RUNS times each (default 3). Prints each figure and the load average.
+ * NODE_OPTIONS passes through, e.g. NODE_OPTIONS=--max-semi-space-size=2.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 3)
+const SETTLE_MS = Number(process.env['BENCH_SETTLE_MS'] ?? 3000)
+const DATABASE_URL = process.env['BENCH_DATABASE_URL'] ?? ''
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before answering ${url}`)
+    try {
+      if ((await fetch(url)).ok) return
+    } catch {
+      // not listening yet
+    }
+    await sleep(100)
+  }
+  throw new Error(`${url} did not answer within 60 s`)
+}
+
+interface Target {
+  name: string
+  start(dir: string, port: number): ChildProcess
+}
+
+const targets: Target[] = [
+  {
+    name: 'registry, SQLite',
+    start(dir, port) {
+      const config = join(dir, 'registry.toml')
+      writeFileSync(
+        config,
+        `[registry]\nauthority = "registry.localhost"\nport = ${port}\nlog_level = "warn"\n` +
+          `[storage]\nsqlite_path = "${join(dir, 'registry.db')}"\n`,
+      )
+      return spawn(process.execPath, [join(ROOT, 'packages/registry/bin/acdp-registry.js'), '--config', config], {
+        stdio: 'ignore',
+      })
+    },
+  },
+  {
+    name: 'control plane, SQLite',
+    start(dir, port) {
+      return spawn(process.execPath, [join(ROOT, 'packages/control-plane/bin/acdp-control-plane.js')], {
+        stdio: 'ignore',
+        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'warn' },
+      })
+    },
+  },
+  ...(DATABASE_URL === ''
+    ? []
+    : [
+        {
+          name: 'control plane, PostgreSQL',
+          start(dir: string, port: number) {
+            return spawn(process.execPath, [join(ROOT, 'packages/control-plane/bin/acdp-control-plane.js')], {
+              stdio: 'ignore',
+              env: {
+                ...process.env,
+                PORT: String(port),
+                HOST: '127.0.0.1',
+                DATA_DIR: dir,
+                LOG_LEVEL: 'warn',
+                DATABASE_URL,
+              },
+            })
+          },
+        },
+      ]),
+]
+
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')
+
+console.log(
+  `idle RSS, ${RUNS} runs each, ${SETTLE_MS} ms after /healthz; NODE_OPTIONS=${process.env['NODE_OPTIONS'] ?? ''}`,
+)
+for (const target of targets) {
+  const figures: number[] = []
+  for (let run = 0; run < RUNS; run++) {
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-idle-rss-'))
+    const port = await freePort()
+    const child = target.start(dir, port)
+    try {
+      await waitForHealth(`http://127.0.0.1:${port}/healthz`, child)
+      await sleep(SETTLE_MS)
+      const kib = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(child.pid)], { encoding: 'utf8' }).trim())
+      figures.push(kib / 1024)
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve))
+        child.kill('SIGTERM')
+        await exited
+      }
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  console.log(`${target.name.padEnd(28)} ${figures.map((mb) => `${mb.toFixed(1)} MB`).join(', ')}  (load ${load()})`)
+}
