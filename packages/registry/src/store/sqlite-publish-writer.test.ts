@@ -255,4 +255,24 @@ describe('the SQLite group-commit writer', () => {
     statements.failTransactionAt = undefined
     expect(await writer.write(newContext(), undefined)).toEqual({ ok: true, leafIndex: null })
   })
+
+  it('forgets the log edge of a lost transaction: the next publish takes the first unused index', async () => {
+    const { statements, writer } = await openWriter()
+    const logged = () => {
+      const context = newContext()
+      const leafJson = JSON.stringify({ leaf: context.ctxId })
+      return { ...context, logLeaf: { leafJson, leafHash: computeLeafHash(new TextEncoder().encode(leafJson)) } }
+    }
+    expect(await writer.write(logged(), undefined)).toEqual({ ok: true, leafIndex: 0 })
+    const batch = [logged(), logged(), logged()]
+    statements.failTransactionAt = batch[2]!.ctxId
+    const settled = await Promise.allSettled(batch.map((ctx) => writer.write(ctx, undefined)))
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    statements.failTransactionAt = undefined
+    expect(await writer.write(logged(), undefined)).toEqual({ ok: true, leafIndex: 1 })
+    const log = createKyselyStore(database!).log
+    expect(await log.readTreeSize()).toBe(2)
+    const check = await runLogSelfCheck(log, { logId: 'did:web:registry.example.com/log/1', checkpointKeys: new Map() })
+    expect(check).toEqual({ ok: true, treeSize: 2, checkpointTreeSize: null })
+  })
 })
