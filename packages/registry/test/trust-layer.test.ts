@@ -31,6 +31,7 @@ import {
   type TestRegistryOptions,
   useTestRegistry,
 } from './support/registry-harness.js'
+import { createRegistryMetrics } from '../src/metrics.js'
 import { registryKeyResolver, TRUST_CONFIG } from './support/trust.js'
 
 const entriesValidator = Compile(LogEntries)
@@ -103,9 +104,10 @@ describe.each(testDatabaseTargets())('trust layer on $name', (target) => {
       expect(checkpoint.tree_size).toBe(1)
     })
 
-    it('carries key_fingerprint and the receipt in the context_published webhook, once', async () => {
+    it('carries key_fingerprint and the receipt in the context_published webhook, once, and counts it', async () => {
       const webhooks = recordingDispatcher()
-      const r = await startTrusted({ deps: { webhooks } })
+      const metrics = createRegistryMetrics()
+      const r = await startTrusted({ deps: { webhooks, metrics } })
       const p = producer(r)
       const body = signRequest(p, minimalUnsigned(p))
       const first = (await publish(r.app, body, { 'idempotency-key': 'k' })).json() as {
@@ -118,6 +120,9 @@ describe.each(testDatabaseTargets())('trust layer on $name', (target) => {
         key_fingerprint: first.registry_receipt.key_fingerprint,
         registry_receipt: first.registry_receipt,
       })
+      const text = await metrics.registry.metrics()
+      expect(text).toMatch(/^acdp_registry_receipts_minted_total 1$/m)
+      expect(text).toMatch(/^acdp_registry_log_leaves_total 1$/m)
     })
 
     it('serves the registry DID document with current and retired receipt keys', async () => {
@@ -147,6 +152,20 @@ describe.each(testDatabaseTargets())('trust layer on $name', (target) => {
           'acdp-registry-receipts',
           'acdp-registry-head-receipts',
           'acdp-registry-transparency-log',
+        ]),
+      )
+    })
+
+    it('documents the trust routes in the OpenAPI document', async () => {
+      const r = await startTrusted({ config: { auth: { admin_tokens: ['t'] } } })
+      const doc = (await get(r, '/openapi.json')).json() as { paths: Record<string, unknown> }
+      expect(Object.keys(doc.paths)).toEqual(
+        expect.arrayContaining([
+          '/.well-known/did.json',
+          '/log/checkpoint',
+          '/log/proof',
+          '/log/entries',
+          '/admin/log/verify',
         ]),
       )
     })

@@ -137,6 +137,10 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
       )
       return CompiledQuery.raw(text, [1, 1])
     },
+    setLogTreeSize(size: number): CompiledQuery {
+      const text = sqlOf('log-size-set', () => db.updateTable('log_state').set({ tree_size: size }).where('id', '=', 1))
+      return CompiledQuery.raw(text, [size, 1])
+    },
     readLogTreeSize(): CompiledQuery {
       const text = sqlOf('log-size', () => db.selectFrom('log_state').select('tree_size').where('id', '=', 1))
       return CompiledQuery.raw(text, [1])

@@ -1,41 +1,95 @@
 /**
  * The log half of the publish transaction (RFC-ACDP-0012 §7.1): takes the next leaf index, then — once the
  * context row exists — writes the leaf and every perfect subtree the leaf completes (`buildAppendedNodes`).
- * One implementation per executor: synchronous on the SQLite group-commit connection, awaited on a PostgreSQL
- * transaction. Both run the same compiled statements in the same order.
+ * On PostgreSQL the index comes from the `log_state` row (its lock serializes concurrent appenders) and the
+ * siblings are read back; the SQLite writer is the only appender on its connection, so it keeps the right edge
+ * in memory (`SqliteLogFrontier`).
  */
-import { buildAppendedNodes, planAppend } from '@acdp/protocol'
+import { buildAppendedNodes, planAppend, planTreeRoot, type StoredMerkleNode } from '@acdp/protocol'
 import type { Kysely } from 'kysely'
 import type { CompiledStatements } from './compiled-statements.js'
 import type { RegistryDatabase } from './schema.js'
 import type { SqliteStatements } from './sqlite-statements.js'
 import type { NewLogLeaf } from './store.js'
 
-/** Increments the tree size; returns the index of the leaf being appended. */
-export function takeLeafIndexSync(sqlite: SqliteStatements, statements: CompiledStatements): number {
-  const [row] = sqlite.all<{ tree_size: number | bigint }>(statements.incrementLogTreeSize())
-  if (row === undefined) throw new Error('log_state row is missing (migration 0002 not applied?)')
-  return Number(row.tree_size) - 1
+/**
+ * The log's right edge as the SQLite group-commit writer keeps it between publishes: the committed tree size
+ * and the hashes of the perfect subtrees that tile `[0, size)` (the "frontier": exactly the left siblings the
+ * next appends need). Loaded once from storage, then advanced in memory, so a logged publish reads nothing back
+ * and the tree size is written once per transaction. The writer discards it whenever a transaction fails.
+ */
+export class SqliteLogFrontier {
+  /** Leaves appended, committed or inside the open transaction. */
+  size: number
+  /** Perfect subtrees tiling `[0, size)`, left to right (largest first). */
+  #nodes: StoredMerkleNode[]
+  #dirty = false
+
+  private constructor(size: number, nodes: StoredMerkleNode[]) {
+    this.size = size
+    this.#nodes = nodes
+  }
+
+  /** Reads the tree size and its frontier nodes (inside the writer's open transaction). */
+  static load(sqlite: SqliteStatements, statements: CompiledStatements): SqliteLogFrontier {
+    const [row] = sqlite.all<{ tree_size: number | bigint }>(statements.readLogTreeSize())
+    if (row === undefined) throw new Error('log_state row is missing (migration 0002 not applied?)')
+    const size = Number(row.tree_size)
+    const nodes = planTreeRoot(size).addresses.map(({ level, index }) => ({
+      level,
+      index,
+      hash: readNode(sqlite, statements, level, index),
+    }))
+    return new SqliteLogFrontier(size, nodes)
+  }
+
+  /**
+   * Writes leaf number `size` and every perfect subtree it completes; returns the new frontier, which the
+   * caller installs with {@link advance} once the publish's savepoint is released.
+   */
+  append(
+    sqlite: SqliteStatements,
+    statements: CompiledStatements,
+    ctxId: string,
+    leaf: NewLogLeaf,
+  ): StoredMerkleNode[] {
+    const leafIndex = this.size
+    sqlite.run(statements.insertLogLeaf({ leaf_index: leafIndex, ctx_id: ctxId, leaf_json: leaf.leafJson }))
+    // planAppend lists the left siblings bottom-up: the frontier's smallest subtrees, right to left.
+    const siblings = planAppend(leafIndex)
+    const kept = this.#nodes.length - siblings.length
+    const hashes = siblings.map((address, i) => {
+      const node = this.#nodes[this.#nodes.length - 1 - i]
+      if (node === undefined || node.level !== address.level || node.index !== address.index) {
+        throw new Error(`log frontier does not hold node (${address.level}, ${address.index})`)
+      }
+      return node.hash
+    })
+    const appended = buildAppendedNodes(leafIndex, leaf.leafHash, hashes)
+    for (const node of appended)
+      sqlite.run(statements.insertLogNode({ level: node.level, idx: node.index, hash: node.hash }))
+    return [...this.#nodes.slice(0, kept), appended[appended.length - 1] as StoredMerkleNode]
+  }
+
+  /** Installs the frontier `append` returned: the leaf is part of the transaction now. */
+  advance(frontier: StoredMerkleNode[]): void {
+    this.#nodes = frontier
+    this.size += 1
+    this.#dirty = true
+  }
+
+  /** Writes the tree size if it moved (once per transaction, before COMMIT). */
+  flushSize(sqlite: SqliteStatements, statements: CompiledStatements): void {
+    if (!this.#dirty) return
+    sqlite.run(statements.setLogTreeSize(this.size))
+    this.#dirty = false
+  }
 }
 
-/** Writes leaf `leafIndex` and the nodes it completes. */
-export function appendLeafSync(
-  sqlite: SqliteStatements,
-  statements: CompiledStatements,
-  leafIndex: number,
-  ctxId: string,
-  leaf: NewLogLeaf,
-): number {
-  sqlite.run(statements.insertLogLeaf({ leaf_index: leafIndex, ctx_id: ctxId, leaf_json: leaf.leafJson }))
-  const siblings = planAppend(leafIndex).map(({ level, index }) => {
-    const [row] = sqlite.all<{ hash: Uint8Array }>(statements.findLogNode(level, index))
-    if (row === undefined) throw new Error(`log node (${level}, ${index}) is missing`)
-    return row.hash
-  })
-  const nodes = buildAppendedNodes(leafIndex, leaf.leafHash, siblings)
-  for (const node of nodes)
-    sqlite.run(statements.insertLogNode({ level: node.level, idx: node.index, hash: node.hash }))
-  return nodes.length
+function readNode(sqlite: SqliteStatements, statements: CompiledStatements, level: number, index: number): Uint8Array {
+  const [row] = sqlite.all<{ hash: Uint8Array }>(statements.findLogNode(level, index))
+  if (row === undefined) throw new Error(`log node (${level}, ${index}) is missing`)
+  return row.hash
 }
 
 type Executor = Pick<Kysely<RegistryDatabase>, 'executeQuery'>

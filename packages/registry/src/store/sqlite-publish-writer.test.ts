@@ -7,6 +7,8 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { type Database, openDatabase, testDatabaseTargets } from '@acdp/storage'
 import type { CompiledQuery } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
+import { computeLeafHash } from '@acdp/protocol'
+import { runLogSelfCheck } from '../services/log-self-check.js'
 import { createCompiledStatements } from './compiled-statements.js'
 import { createKyselyStore } from './kysely-store.js'
 import { migrateRegistryDatabase } from './open-store.js'
@@ -79,6 +81,47 @@ describe.each(testDatabaseTargets())('concurrent publishes on $name', (target) =
   afterEach(async () => {
     await database?.close()
     database = undefined
+  })
+
+  it('keeps log leaf indexes dense when publishes of one turn conflict or fail, and the log verifies', async () => {
+    database = (await target.open()) as Database<RegistryDatabase>
+    await migrateRegistryDatabase(database)
+    const store = createKyselyStore(database)
+    const logged = (overrides: Partial<NewContext> = {}) => {
+      const context = newContext(overrides)
+      const leafJson = JSON.stringify({ leaf: context.ctxId })
+      return { ...context, logLeaf: { leafJson, leafHash: computeLeafHash(new TextEncoder().encode(leafJson)) } }
+    }
+    const first = logged()
+    expect(await store.insertContext(first, keyRecord(first.ctxId, 'taken'))).toEqual({ ok: true, leafIndex: 0 })
+    const a = logged()
+    const conflicting = logged()
+    const b = logged()
+    const broken = logged({ ctxId: first.ctxId })
+    const c = logged()
+    const settled = await Promise.allSettled([
+      store.insertContext(a),
+      store.insertContext(conflicting, keyRecord(conflicting.ctxId, 'taken')),
+      store.insertContext(b),
+      store.insertContext(broken),
+      store.insertContext(c),
+    ])
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([
+      { ok: true, leafIndex: 1 },
+      { ok: false, conflict: 'idempotency_key' },
+      { ok: true, leafIndex: 2 },
+      'rejected',
+      { ok: true, leafIndex: 3 },
+    ])
+    expect(await store.insertContext(logged())).toEqual({ ok: true, leafIndex: 4 })
+    expect(await store.log.readTreeSize()).toBe(5)
+    const texts = await store.log.listLeafTexts(0, 10)
+    expect(texts.map((t) => t.leafIndex)).toEqual([0, 1, 2, 3, 4])
+    const check = await runLogSelfCheck(store.log, {
+      logId: 'did:web:registry.example.com/log/1',
+      checkpointKeys: new Map(),
+    })
+    expect(check).toEqual({ ok: true, treeSize: 5, checkpointTreeSize: null })
   })
 
   it('gives each publish of one turn its own outcome; a conflict or an error leaves nothing of its publish behind', async () => {
@@ -215,5 +258,25 @@ describe('the SQLite group-commit writer', () => {
     expect(await countRows(database!, 'idempotency_record')).toBe(0)
     statements.failTransactionAt = undefined
     expect(await writer.write(newContext(), undefined)).toEqual({ ok: true, leafIndex: null })
+  })
+
+  it('forgets the log edge of a lost transaction: the next publish takes the first unused index', async () => {
+    const { statements, writer } = await openWriter()
+    const logged = () => {
+      const context = newContext()
+      const leafJson = JSON.stringify({ leaf: context.ctxId })
+      return { ...context, logLeaf: { leafJson, leafHash: computeLeafHash(new TextEncoder().encode(leafJson)) } }
+    }
+    expect(await writer.write(logged(), undefined)).toEqual({ ok: true, leafIndex: 0 })
+    const batch = [logged(), logged(), logged()]
+    statements.failTransactionAt = batch[2]!.ctxId
+    const settled = await Promise.allSettled(batch.map((ctx) => writer.write(ctx, undefined)))
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    statements.failTransactionAt = undefined
+    expect(await writer.write(logged(), undefined)).toEqual({ ok: true, leafIndex: 1 })
+    const log = createKyselyStore(database!).log
+    expect(await log.readTreeSize()).toBe(2)
+    const check = await runLogSelfCheck(log, { logId: 'did:web:registry.example.com/log/1', checkpointKeys: new Map() })
+    expect(check).toEqual({ ok: true, treeSize: 2, checkpointTreeSize: null })
   })
 })

@@ -17,7 +17,8 @@
  */
 import { isUniqueViolation } from '@acdp/storage'
 import type { CompiledStatements } from './compiled-statements.js'
-import { appendLeafSync, takeLeafIndexSync } from './log-append.js'
+import { SqliteLogFrontier } from './log-append.js'
+import type { StoredMerkleNode } from '@acdp/protocol'
 import { fromIdempotencyRecord, toContextRow } from './rows.js'
 import type { SqliteStatements } from './sqlite-statements.js'
 import type { IdempotencyRecord, InsertContextResult, NewContext } from './store.js'
@@ -44,6 +45,8 @@ export class SqlitePublishWriter {
   readonly #statements: CompiledStatements
   #queue: PendingPublish[] = []
   #scheduled = false
+  /** The log's right edge, loaded on the first logged publish; dropped whenever a transaction fails. */
+  #log: SqliteLogFrontier | undefined
 
   /** `sqlite` wraps the connection the store's Kysely instance uses; `statements` are compiled for SQLite. */
   constructor(sqlite: SqliteStatements, statements: CompiledStatements) {
@@ -89,8 +92,10 @@ export class SqlitePublishWriter {
     try {
       this.#sqlite.statement('BEGIN IMMEDIATE').run()
       for (const pending of batch) outcomes.push(this.#writeOne(pending))
+      this.#log?.flushSize(this.#sqlite, this.#statements)
       this.#sqlite.statement('COMMIT').run()
     } catch (error) {
+      this.#log = undefined
       // BEGIN or COMMIT failed, or an error ended the whole transaction: nothing of the batch is persisted.
       if (raw.isOpen && raw.isTransaction) {
         try {
@@ -113,9 +118,11 @@ export class SqlitePublishWriter {
   #writeOne(pending: PendingPublish): Outcome {
     this.#sqlite.statement('SAVEPOINT publish').run()
     try {
-      const outcome = this.#apply(pending)
+      const { outcome, frontier } = this.#apply(pending)
       if (!outcome.ok) this.#sqlite.statement('ROLLBACK TO publish').run()
       this.#sqlite.statement('RELEASE publish').run()
+      // Only a released savepoint moves the log's edge: a rolled-back publish leaves no leaf and no index gap.
+      if (frontier) this.#log?.advance(frontier)
       return outcome
     } catch (error) {
       if (!this.#sqlite.raw.isTransaction) throw error
@@ -128,17 +135,19 @@ export class SqlitePublishWriter {
   }
 
   /** The publish transaction's statements (the same as the Kysely store's), in the same order. */
-  #apply({ context, idempotency }: PendingPublish): InsertContextResult {
+  #apply({ context, idempotency }: PendingPublish): { outcome: InsertContextResult; frontier?: StoredMerkleNode[] } {
     const s = this.#statements
     if (idempotency && this.#sqlite.run(s.claimIdempotencyKey(fromIdempotencyRecord(idempotency))) !== 1) {
-      return KEY_TAKEN
+      return { outcome: KEY_TAKEN }
     }
     if (context.supersedes !== null && this.#sqlite.run(s.markSuperseded(context.supersedes, context.ctxId)) !== 1) {
-      return ALREADY_SUPERSEDED
+      return { outcome: ALREADY_SUPERSEDED }
     }
-    // The receipt rides in the context row; the leaf index is taken here and the leaf written last, so a failed
-    // publish rolls its index back with its savepoint and indexes stay dense.
-    const leafIndex = context.logLeaf === null ? null : takeLeafIndexSync(this.#sqlite, s)
+    // The receipt rides in the context row. The leaf index is the log's current size; the leaf is written last,
+    // and the size only moves once the savepoint is released, so indexes stay dense.
+    if (context.logLeaf !== null && this.#log === undefined) this.#log = SqliteLogFrontier.load(this.#sqlite, s)
+    const log = context.logLeaf === null ? undefined : this.#log
+    const leafIndex = log === undefined ? null : log.size
     this.#sqlite.run(s.insertContext(toContextRow(context, leafIndex)))
     // One row per statement: a single prepared statement per table, however many tags or DIDs a body lists
     // (a multi-row text per count would prepare and keep up to a thousand programs per table).
@@ -146,8 +155,8 @@ export class SqlitePublishWriter {
     for (const did of context.audience) this.#sqlite.run(s.insertAudience([{ ctx_id, did }]))
     for (const tag of context.tags) this.#sqlite.run(s.insertTags([{ ctx_id, tag }]))
     for (const source_ctx_id of context.derivedFrom) this.#sqlite.run(s.insertDerivedFrom([{ ctx_id, source_ctx_id }]))
-    if (context.logLeaf === null || leafIndex === null) return WRITTEN
-    appendLeafSync(this.#sqlite, s, leafIndex, ctx_id, context.logLeaf)
-    return { ok: true, leafIndex }
+    if (log === undefined || context.logLeaf === null || leafIndex === null) return { outcome: WRITTEN }
+    const frontier = log.append(this.#sqlite, s, ctx_id, context.logLeaf)
+    return { outcome: { ok: true, leafIndex }, frontier }
   }
 }
