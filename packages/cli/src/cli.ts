@@ -9,6 +9,7 @@ import { demoCommand } from './commands/demo.js'
 import { devCommand } from './commands/dev.js'
 import { getCommand } from './commands/get.js'
 import { keygenCommand } from './commands/keygen.js'
+import { logCommand } from './commands/log-audit.js'
 import { publishCommand } from './commands/publish.js'
 import { runCommand } from './commands/run.js'
 import { runsCommand } from './commands/runs.js'
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   keygenCommand,
   publishCommand,
   getCommand,
+  logCommand,
   runsCommand,
   runCommand,
   watchCommand,

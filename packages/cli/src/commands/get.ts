@@ -1,20 +1,17 @@
 /**
  * `acdp get <ctx_id> [--verify]`: retrieves a context from the registry and, with --verify, checks it locally
- * (schema, content_hash over ProducerContent, key binding, key resolution, signature) without trusting the
+ * (schema, content_hash over ProducerContent, key binding, key resolution, signature, then the registry's
+ * evidence: receipt, log inclusion, witness cosignatures, the producer's key revocations) without trusting the
  * registry's word for any of it.
  */
-import {
-  createOutboundClient,
-  DidResolver,
-  fetchContext,
-  MAX_DID_DOCUMENT_BYTES,
-  type VerificationReport,
-  verifyContext,
-} from '@acdp/protocol'
-import { type Command, parseCommandArgs } from '../command.js'
+import { authorityOfCtxId, fetchContext, type VerificationReport, verifyContext } from '@acdp/protocol'
+import { type CliIo, type Command, parseCommandArgs } from '../command.js'
 import { EXIT } from '../exit-codes.js'
 import { sanitizeTerminalText } from '../render/text-table.js'
 import { resolveStackTarget } from '../stack-target.js'
+import { findProducerRevocations } from '../verify/key-revocations.js'
+import { getRegistryJson } from '../verify/registry-fetch.js'
+import { createCliResolver } from '../verify/registry-resolver.js'
 import { checkBaseUrl, JSON_OPTION } from './shared-options.js'
 
 /** `acdp get` (help text below is what `acdp get --help` prints). */
@@ -40,7 +37,13 @@ Options:
     const { values, positionals } = parseCommandArgs(
       'get',
       args,
-      { ...JSON_OPTION, verify: { type: 'boolean' }, registry: { type: 'string' }, 'data-dir': { type: 'string' } },
+      {
+        ...JSON_OPTION,
+        verify: { type: 'boolean' },
+        'trust-witness': { type: 'string', multiple: true },
+        registry: { type: 'string' },
+        'data-dir': { type: 'string' },
+      },
       { min: 1, max: 1, names: 'one ctx_id' },
     )
     const ctxId = positionals[0]!
@@ -53,36 +56,73 @@ Options:
       io.stdout(`${JSON.stringify(values.json ? { context: envelope } : envelope, null, 2)}\n`)
       return EXIT.ok
     }
-    const report = await verifyWithPublicResolver(envelope)
+    const { report, notes } = await verifyWithEvidence(io, target.registryUrl, envelope, values['trust-witness'] ?? [])
     if (values.json) {
-      io.stdout(`${JSON.stringify({ context: envelope, verification: report }, null, 2)}\n`)
+      io.stdout(`${JSON.stringify({ context: envelope, verification: { ...report, notes } }, null, 2)}\n`)
     } else {
-      io.stdout(`${renderReport(ctxId, envelope, report)}\n`)
+      io.stdout(`${renderReport(ctxId, envelope, report, notes)}\n`)
     }
     return report.ok ? EXIT.ok : EXIT.failure
   },
 }
 
 /**
- * Verifies with a resolver that decodes did:key locally and fetches did:web documents through the outbound
- * policy client with production rules (HTTPS only, public addresses only, 64 KB cap).
+ * Verifies the context and the registry's evidence. The inclusion proof is fetched when the answer carries a
+ * receipt but no proof; the producer's revocations are looked up by search. Both lookups are best effort: a
+ * registry without them (404/501) just leaves those stages out, which the notes say.
  */
-async function verifyWithPublicResolver(envelope: Record<string, unknown>): Promise<VerificationReport> {
-  const client = createOutboundClient({ allowCidrs: [], userAgent: 'acdp-cli' })
+async function verifyWithEvidence(
+  io: CliIo,
+  registryUrl: string,
+  fetched: Record<string, unknown>,
+  trustedWitnesses: string[],
+): Promise<{ report: VerificationReport; notes: string[] }> {
+  const envelope = { ...fetched }
+  const body = (envelope['body'] ?? {}) as Record<string, unknown>
+  const authority = typeof body['ctx_id'] === 'string' ? authorityOfCtxId(body['ctx_id']) : undefined
+  const notes: string[] = []
+  const { resolver, close } = createCliResolver(io, registryUrl, authority)
   try {
-    const resolver = new DidResolver({
-      fetchDidDocument: async (url) => {
-        const response = await client.request(url, { maxBodyBytes: MAX_DID_DOCUMENT_BYTES })
-        return { status: response.status, body: response.body }
+    if (envelope['registry_receipt'] !== undefined && envelope['log_inclusion'] === undefined && authority) {
+      const proof = await getRegistryJson(
+        io,
+        registryUrl,
+        `/log/proof?ctx_id=${encodeURIComponent(String(body['ctx_id']))}`,
+      )
+      if (proof.status === 200 && typeof proof.body === 'object' && proof.body !== null) {
+        const { leaf: _echoed, ...inclusion } = proof.body as Record<string, unknown>
+        envelope['log_inclusion'] = inclusion
+        notes.push('inclusion proof fetched from GET /log/proof')
+      } else {
+        notes.push(`no inclusion proof (GET /log/proof answered ${proof.status})`)
+      }
+    }
+    let revocations
+    if (typeof body['agent_id'] === 'string') {
+      const lookup = await findProducerRevocations(io, registryUrl, body['agent_id'], authority, resolver)
+      revocations = lookup.revocations
+      notes.push(lookup.note)
+    }
+    const report = await verifyContext(envelope, {
+      resolver,
+      evidence: {
+        now: new Date(),
+        trustedWitnesses,
+        ...(revocations === undefined ? {} : { revocations }),
       },
     })
-    return await verifyContext(envelope, { resolver })
+    return { report, notes }
   } finally {
-    await client.close()
+    await close()
   }
 }
 
-function renderReport(ctxId: string, envelope: Record<string, unknown>, report: VerificationReport): string {
+function renderReport(
+  ctxId: string,
+  envelope: Record<string, unknown>,
+  report: VerificationReport,
+  notes: string[],
+): string {
   const body = (envelope['body'] ?? {}) as Record<string, unknown>
   const state = (envelope['registry_state'] ?? {}) as Record<string, unknown>
   const width = Math.max(...report.checks.map((check) => check.name.length))
@@ -94,8 +134,9 @@ function renderReport(ctxId: string, envelope: Record<string, unknown>, report: 
     '',
     ...report.checks.map((check) => `${check.ok ? 'ok  ' : 'FAIL'}  ${check.name.padEnd(width)}  ${check.detail}`),
     ...report.unchecked.map((member) => `--    ${member.padEnd(width)}  present, not checked by this verifier`),
+    ...notes.map((note) => `note  ${note}`),
     '',
-    report.ok ? 'verified: hash and signature check out' : 'verification FAILED',
+    report.ok ? `verified: ${report.checks.map((check) => check.name).join(', ')}` : 'verification FAILED',
   ]
   return lines.map(sanitizeTerminalText).join('\n')
 }

@@ -121,6 +121,16 @@ export class FakeRegistry {
     return this.#tree.size
   }
 
+  /** The registry itself as a signer (registry-attested revocations, RFC-ACDP-0014 §6). */
+  asProducer(): FakeProducer {
+    return {
+      did: this.registryDid,
+      keyId: this.receiptKey.keyId,
+      privateKey: this.receiptKey.privateKey,
+      publicKey: this.receiptKey.publicKey,
+    }
+  }
+
   /** The registry's DID document (its receipt key, current). */
   didDocument(): Record<string, unknown> {
     return didDocumentOf(this.registryDid, [this.receiptKey])
@@ -285,6 +295,18 @@ export class FakeRegistry {
         return json(400, { error: { code: 'schema_violation', message: 'bad sizes' } })
       }
       return json(200, this.consistency(first, second))
+    }
+    if (url.pathname === '/contexts/search') {
+      // Just enough of RFC-ACDP-0005 for revocation discovery: exact type and agent_id filters.
+      const type = url.searchParams.get('type')
+      const agent = url.searchParams.get('agent_id')
+      const matches = [...this.#entries.entries()]
+        .filter(([, e]) => {
+          const body = e.envelope.body as Record<string, unknown>
+          return (type === null || body.type === type) && (agent === null || body.agent_id === agent)
+        })
+        .map(([ctxId]) => ({ ctx_id: ctxId }))
+      return json(200, { matches })
     }
     if (url.pathname.startsWith('/contexts/')) {
       const envelope = this.envelope(decodeURIComponent(url.pathname.slice('/contexts/'.length)))

@@ -1,0 +1,185 @@
+/**
+ * `acdp get --verify` and `acdp log audit` against fake loopback registries built from the protocol library
+ * (FakeRegistry: receipts and checkpoints signed with test keys), over real HTTP sockets: an honest registry, and
+ * dishonest ones that forge evidence or rewrite their log's history.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { computeKeyFingerprint } from '@acdp/protocol'
+import { afterEach, describe, expect, it } from 'vitest'
+import { FakeRegistry, fakeDidKeyProducer } from '../../protocol/test/support/fake-registry.js'
+import { runCli } from '../src/cli.js'
+import { captureIo } from '../src/test-io.js'
+
+const producer = fakeDidKeyProducer(9)
+let server: Server | undefined
+
+afterEach(async () => {
+  server?.closeAllConnections()
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+  server = undefined
+})
+
+/** Serves `fake` on 127.0.0.1; `onRequest` may change the fake before it answers (a log growing between polls). */
+async function serve(fake: FakeRegistry, onRequest: (path: string) => void = () => {}): Promise<string> {
+  server = createServer((req, res) => {
+    onRequest(req.url ?? '/')
+    const answer = fake.answer(req.url ?? '/')
+    res.writeHead(answer.status, { 'content-type': 'application/acdp+json' })
+    res.end(answer.body)
+  })
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server?.address() as AddressInfo).port}`
+}
+
+async function cli(args: string[]) {
+  const io = captureIo({ cwd: mkdtempSync(join(tmpdir(), 'acdp-cli-')) })
+  const code = await runCli(args, io)
+  return { code, out: io.out(), err: io.err(), cwd: io.cwd }
+}
+
+describe('acdp get --verify', () => {
+  it('checks signature, receipt and the inclusion proof it fetches, and prints each stage', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    const ctxId = fake.publish(producer)
+    fake.publish(producer)
+    const url = await serve(fake)
+    const { code, out } = await cli(['get', ctxId, '--verify', '--registry', url])
+    expect(out).toMatch(/ok\s+signature/)
+    expect(out).toMatch(/ok\s+registry_receipt\s+receipt by did:web:registry\.example\.com verifies/)
+    expect(out).toMatch(/ok\s+log_inclusion\s+leaf 0 is in did:web:registry\.example\.com\/log\/1 at tree size 2/)
+    expect(out).toContain('note  inclusion proof fetched from GET /log/proof')
+    expect(code).toBe(0)
+  })
+
+  it('fails (exit 1) on a forged receipt and on a proof that does not reach the checkpoint', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    const ctxId = fake.publish(producer)
+    fake.publish(producer)
+    const url = await serve(fake)
+    fake.tamper = 'receipt_signature'
+    const forged = await cli(['get', ctxId, '--verify', '--registry', url, '--json'])
+    expect(forged.code).toBe(1)
+    const checks = JSON.parse(forged.out).verification.checks as Array<{ name: string; ok: boolean }>
+    expect(checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['registry_receipt', 'log_inclusion'])
+    fake.tamper = 'inclusion_path'
+    const badProof = await cli(['get', ctxId, '--verify', '--registry', url])
+    expect(badProof.code).toBe(1)
+    expect(badProof.out).toMatch(/FAIL\s+log_inclusion\s+invalid_log_proof/)
+  })
+
+  it('applies the producer key revocation it finds: before T historically authorized, after T fail closed', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    const before = fake.publish(producer, {}, '2026-04-16T10:30:15.123Z')
+    const after = fake.publish(producer, {}, '2026-05-03T09:00:00.000Z')
+    // Registry-attested (RFC-ACDP-0014 §6): the producer is a did:key and has no second key to sign with.
+    fake.publish(fake.asProducer(), {
+      type: 'key-revocation',
+      metadata: {
+        revoked_key_fingerprint: computeKeyFingerprint({ algorithm: 'ed25519', publicKey: producer.publicKey }),
+        compromised_since: '2026-05-01T00:00:00.000Z',
+        revoked_key_controller: producer.did,
+      },
+    })
+    const url = await serve(fake)
+    const ok = await cli(['get', before, '--verify', '--registry', url])
+    expect(ok.out).toMatch(/ok\s+key_revocation\s+.*historically authorized \(pre-compromise, receipt-attested\)/)
+    expect(ok.out).toContain('registry-attested')
+    expect(ok.out).toContain('note  1 verified key revocation(s)')
+    expect(ok.code).toBe(0)
+    const revoked = await cli(['get', after, '--verify', '--registry', url])
+    expect(revoked.out).toMatch(/FAIL\s+key_revocation\s+.*at or after the boundary: fail closed/)
+    expect(revoked.code).toBe(1)
+  })
+
+  it('says so when the registry offers no search (revocations not looked up)', async () => {
+    const fake = new FakeRegistry({
+      authority: 'registry.example.com',
+      profiles: ['acdp-registry-core', 'acdp-registry-receipts'],
+    })
+    const ctxId = fake.publish(producer)
+    const url = await serve(fake, () => {})
+    const original = fake.answer.bind(fake)
+    fake.answer = (path) => (path.startsWith('/contexts/search') ? { status: 501, body: '{}' } : original(path))
+    const { code, out } = await cli(['get', ctxId, '--verify', '--registry', url])
+    expect(out).toMatch(/note\s+revocations not looked up \(search answered 501\)/)
+    expect(out).not.toContain('key_revocation')
+    expect(code).toBe(0)
+  })
+})
+
+describe('acdp log audit', () => {
+  it('verifies checkpoints over time and the consistency proofs between them (honest, growing log)', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    fake.publish(producer)
+    fake.publish(producer)
+    const url = await serve(fake, (path) => {
+      if (path === '/log/checkpoint') fake.publish(producer)
+    })
+    const { code, out, cwd } = await cli([
+      'log',
+      'audit',
+      url,
+      '--count',
+      '3',
+      '--interval',
+      '0',
+      '--state',
+      'head.json',
+    ])
+    expect(out).toContain('log audit of registry.example.com')
+    expect(out).toMatch(/ok\s+checkpoint verified: size 3/)
+    expect(out).toMatch(/ok\s+size 3 → 4: consistency proof verified/)
+    expect(out).toMatch(/ok\s+size 4 → 5: consistency proof verified/)
+    expect(code).toBe(0)
+    // The state file carries the newest verified checkpoint to the next run, which continues from it.
+    expect(JSON.parse(readFileSync(join(cwd, 'head.json'), 'utf8'))).toMatchObject({ tree_size: 5 })
+  })
+
+  it('detects a registry that rewrites history between two polls (exit 1, both checkpoints shown)', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    for (let i = 0; i < 4; i++) fake.publish(producer)
+    let polls = 0
+    const url = await serve(fake, (path) => {
+      if (path !== '/log/checkpoint') return
+      polls++
+      if (polls === 2) {
+        fake.rewriteHistory(1)
+        fake.publish(producer)
+      }
+    })
+    const { code, out } = await cli(['log', 'audit', url, '--count', '2', '--interval', '0'])
+    expect(code).toBe(1)
+    expect(out).toMatch(/FAIL\s+HISTORY REWRITE: consistency 4 → 5 does not verify/)
+    expect(out).toContain('"tree_size":4')
+    expect(out).toContain('audit FAILED')
+  })
+
+  it('detects a fork at the same size and refuses a checkpoint whose signature does not cover it', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    for (let i = 0; i < 3; i++) fake.publish(producer)
+    let polls = 0
+    const url = await serve(fake, (path) => {
+      if (path === '/log/checkpoint' && ++polls === 2) fake.rewriteHistory(0)
+    })
+    const fork = await cli(['log', 'audit', url, '--count', '2', '--interval', '0'])
+    expect(fork.code).toBe(1)
+    expect(fork.out).toMatch(/HISTORY REWRITE: two roots for size 3/)
+
+    fake.tamper = 'checkpoint_signature'
+    const forged = await cli(['log', 'audit', url, '--count', '1', '--interval', '0', '--json'])
+    expect(forged.code).toBe(1)
+    expect(JSON.parse(forged.out).steps[0]).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('invalid checkpoint'),
+    })
+  })
+
+  it('answers a usage error without a sub-command or registry', async () => {
+    expect((await cli(['log'])).code).toBe(2)
+    expect((await cli(['log', 'audit'])).code).toBe(2)
+  })
+})
