@@ -23,6 +23,7 @@ import { registerWellKnownRoutes } from './routes/well-known.js'
 import { AgentRateLimiter } from './services/agent-rate-limiter.js'
 import { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
 import { ContextCache } from './services/context-cache.js'
+import { RevocationSigners } from './services/revoked-keys.js'
 import { createSearchCursorCodec } from './services/search-cursor.js'
 import { toEventCtxId } from './services/webhooks.js'
 
@@ -117,6 +118,7 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
   })
   const resolveReader = createReaderResolver(deps.authenticateReader, config.auth.anonymous_public_reads)
   const authority = config.registry.authority
+  const revocationSigners = await RevocationSigners.load(deps.store)
 
   registerWellKnownRoutes(app, {
     deps,
@@ -131,6 +133,7 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
       registryDid: registryDidOf(authority),
       acceptedDidMethods: config.auth.did_methods,
       idempotencyTtlMs: config.limits.idempotency_key_ttl_seconds * 1000,
+      revocationSigners,
     },
     retrieval: { authority, crossRegistryResolution: config.registry.cross_registry_resolution },
     resolveReader,
@@ -143,7 +146,7 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
       cache,
       // The per-agent write budget of `limits.publish_rate_per_minute` (product spec behaviour 6).
       limiter: new AgentRateLimiter({ perMinute: config.limits.publish_rate_per_minute }),
-      settings: { authority, registryDid: registryDidOf(authority) },
+      settings: { authority, registryDid: registryDidOf(authority), revocationSigners },
     },
     enabled: config.lifecycle.enabled,
     adminTokens: config.auth.admin_tokens,

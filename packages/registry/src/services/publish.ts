@@ -22,7 +22,7 @@ import type { IdempotencyRecord, NewContext, StoredContext } from '../store/stor
 import type { ContextCache } from './context-cache.js'
 import { authorityOf, contextLocation, mintCtxId } from './context-id.js'
 import { verifyProducerSignature } from './producer-signature.js'
-import { assertKeyNotRevoked } from './revoked-keys.js'
+import { assertKeyNotRevoked, type RevocationSigners } from './revoked-keys.js'
 import { checkBodyRules, checkEmbeddedData, checkSignerIdentity } from './publish-checks.js'
 import { formatTimestamp, parseTimestampMs } from './timestamps.js'
 import { canRetrieve } from './visibility.js'
@@ -34,6 +34,8 @@ export interface PublishSettings {
   /** `auth.did_methods`. */
   acceptedDidMethods: readonly string[]
   idempotencyTtlMs: number
+  /** Skips the revocation lookup for signers that never revoked a key (exact on SQLite). */
+  revocationSigners?: RevocationSigners
 }
 
 export interface PublishInput {
@@ -98,12 +100,11 @@ export async function publishContext(
   // The publish instant is the created_at assigned below: a key revoked at or before it signs nothing new.
   const now = deps.clock()
   const nowMs = now.getTime()
-  await assertKeyNotRevoked(deps.store, {
-    agentId: request.agent_id,
-    key: signingKey,
-    atMs: nowMs,
-    registryDid: settings.registryDid,
-  })
+  await assertKeyNotRevoked(
+    deps.store,
+    { agentId: request.agent_id, key: signingKey, atMs: nowMs, registryDid: settings.registryDid },
+    settings.revocationSigners,
+  )
 
   const predecessor = request.supersedes === null ? undefined : await checkSupersession(deps, settings, cache, request)
 
@@ -177,6 +178,7 @@ export async function publishContext(
     return answerExistingRecord(winner, contentHash, idempotencyKey as string)
   }
 
+  if (request.type === 'key-revocation') settings.revocationSigners?.add(request.agent_id)
   if (request.supersedes !== null) cache.refreshStatus(request.supersedes, { supersededBy: ctxId }, nowMs)
   cache.set(toStoredContext(context), nowMs)
   if (deps.events.has('context_published')) {
