@@ -31,6 +31,7 @@ import { ContextCache } from './services/context-cache.js'
 import { buildRegistryDidDocument, loadReceiptKeyring } from './services/receipt-keyring.js'
 import { TransparencyLog } from './services/transparency-log.js'
 import { WitnessAggregator } from './services/witness-cosignatures.js'
+import { RevocationSigners } from './services/revoked-keys.js'
 import { createSearchCursorCodec } from './services/search-cursor.js'
 import { toEventCtxId } from './services/webhooks.js'
 
@@ -162,6 +163,7 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
           ...(deps.metrics ? { metrics: deps.metrics } : {}),
         })
       : undefined
+  const revocationSigners = await RevocationSigners.load(deps.store)
 
   registerWellKnownRoutes(app, {
     deps,
@@ -178,6 +180,7 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
       acceptedDidMethods: config.auth.did_methods,
       idempotencyTtlMs: config.limits.idempotency_key_ttl_seconds * 1000,
       ...(keyring ? { receiptKey: keyring.signingKey, transparencyLog: transparencyLog !== undefined } : {}),
+      revocationSigners,
     },
     retrieval: { authority, crossRegistryResolution: config.registry.cross_registry_resolution },
     resolveReader,
@@ -213,11 +216,12 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
       cache,
       // The per-agent write budget of `limits.publish_rate_per_minute` (product spec behaviour 6).
       limiter: new AgentRateLimiter({ perMinute: config.limits.publish_rate_per_minute }),
-      settings: { authority, registryDid: registryDidOf(authority) },
+      settings: { authority, registryDid, revocationSigners },
     },
     enabled: config.lifecycle.enabled,
     adminTokens: config.auth.admin_tokens,
-    registrySigningKey: deps.registrySigningKey,
+    // Registry-initiated (admin) events are signed with the receipt key where receipts run (RFC-ACDP-0013 §5).
+    registrySigningKey: deps.registrySigningKey ?? keyring?.signingKey,
   })
 
   if (discovery && deps.searchStore) {

@@ -110,4 +110,63 @@ describe('acdp-registry', () => {
     await runRegistryCli(['log', 'verify', '--config', file], none.proc)
     expect(none.out.exits).toEqual([2])
   })
+
+  it('refuses to start (exit 2, nothing bound) with lifecycle off over a store holding lifecycle state', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-cli-'))
+    const dbPath = join(dir, 'registry.db')
+    const file = join(dir, 'registry.toml')
+    const write = (lifecycle: boolean) =>
+      writeFileSync(
+        file,
+        `[registry]\nauthority = "registry.example.com"\nport = 0\nlog_level = "silent"\n` +
+          `[storage]\nsqlite_path = "${dbPath}"\n[lifecycle]\nenabled = ${lifecycle}\n`,
+      )
+    write(true)
+    const first = fakeProcess()
+    const run = await runRegistryCli(['--config', file], first.proc)
+    if (!run) throw new Error('the registry did not start')
+    // Give the store lifecycle state, as an accepted retraction would.
+    await run.registry.deps.store.insertContext({
+      ctxId: 'acdp://registry.example.com/00000000-0000-4000-8000-000000000001',
+      lineageId: `lin:sha256:${'a'.repeat(64)}`,
+      version: 1,
+      supersedes: null,
+      agentId: 'did:web:agents.example.com:p',
+      contextType: 'data_snapshot',
+      visibility: 'public',
+      audience: [],
+      title: 't',
+      summary: null,
+      description: null,
+      domain: null,
+      schemaUri: null,
+      tags: [],
+      derivedFrom: [],
+      contentHash: `sha256:${'b'.repeat(64)}`,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      createdAtMs: 0,
+      expiresAtMs: null,
+      dataPeriodStartMs: null,
+      dataPeriodEndMs: null,
+      bodyText: '{}',
+    })
+    expect(
+      await run.registry.deps.store.appendLifecycleEvent({
+        ctxId: 'acdp://registry.example.com/00000000-0000-4000-8000-000000000001',
+        expectedCount: 0,
+        eventsJson: '[{"event_type":"retracted"}]',
+        retracted: true,
+      }),
+    ).toBe(true)
+    first.out.stop?.('SIGTERM')
+    await run.stopped
+
+    write(false)
+    const second = fakeProcess()
+    expect(await runRegistryCli(['--config', file], second.proc)).toBeUndefined()
+    expect(second.out.exits).toEqual([2])
+    expect(second.out.stderr).toMatch(
+      /^acdp-registry: refusing to start: lifecycle\.enabled = false but the store holds/,
+    )
+  })
 })

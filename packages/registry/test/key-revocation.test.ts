@@ -5,7 +5,11 @@
  * The producer's DID document is the rot-001 story with K1 still in assertionMethod, so the refusal below can
  * only come from the revocation (not from a rotation).
  */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ed25519PublicKeyFromSeed } from '@acdp/protocol'
+import { openDatabase } from '@acdp/storage'
 import { describe, expect, it } from 'vitest'
 import {
   type Fixture,
@@ -121,6 +125,23 @@ describe.runIf(hasConformance)('key revocation at publish (rev-001 live)', () =>
     )
     expect(attested.statusCode).toBe(201)
     const refused = await publish(r.app, signRequest(k1, minimalUnsigned(k1)))
+    expect(refused.statusCode).toBe(403)
+    expect(refused.json().error.details.reason).toBe('key_revoked')
+  })
+
+  it('still refuses the revoked key after a restart (the signer filter is loaded from the store)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'acdp-rev-')), 'registry.db')
+    const open = () => openDatabase({ kind: 'sqlite', path: file })
+    const fx = rev001 as Fixture
+    const k1 = goldenProducer('00'.repeat(32), 'key-1')
+    const k2 = goldenProducer(fx.test_keypair.private_seed_hex, 'key-2')
+    const first = await start({ clock: new TestClock(Date.parse('2026-05-02T00:00:00.000Z')), openDatabase: open })
+    first.dids.host([k1, k2])
+    expect((await publish(first.app, fx.vectors[0].expected.publish_request_body)).statusCode).toBe(201)
+    await first.close()
+    const second = await start({ clock: new TestClock(Date.parse('2026-05-02T00:00:00.000Z')), openDatabase: open })
+    second.dids.host([k1, k2])
+    const refused = await publish(second.app, signRequest(k1, minimalUnsigned(k1)))
     expect(refused.statusCode).toBe(403)
     expect(refused.json().error.details.reason).toBe('key_revoked')
   })

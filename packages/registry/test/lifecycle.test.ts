@@ -7,6 +7,7 @@ import { computeKeyFingerprint, type LifecycleEvent, signLifecycleEvent } from '
 import { testDatabaseTargets } from '@acdp/storage'
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../src/config.js'
+import { createRegistryMetrics } from '../src/metrics.js'
 import { refuseOrphanedLifecycleState } from '../src/start.js'
 import {
   AUTHORITY,
@@ -357,6 +358,22 @@ describe('lifecycle charging (product spec behaviour 6)', () => {
     expect((await post(r, b.ctx_id, 'retract', { event: signedEvent(r, p, b.ctx_id, 'retracted') })).statusCode).toBe(
       200,
     )
+  })
+})
+
+describe('lifecycle metrics', () => {
+  it('counts outcomes per action and 429s under lifecycle_per_agent', async () => {
+    const metrics = createRegistryMetrics()
+    const r = await start(lifecycleOn({ deps: { metrics }, config: { limits: { publish_rate_per_minute: 1 } } }))
+    const p = didKeyProducer()
+    const { ctx_id } = await publishAs(r, p)
+    const event = signedEvent(r, p, ctx_id, 'retracted')
+    await post(r, ctx_id, 'retract', { event })
+    await post(r, ctx_id, 'retract', { event: signedEvent(r, p, ctx_id, 'retracted') })
+    const text = await metrics.registry.metrics()
+    expect(text).toContain('acdp_registry_lifecycle_event_total{event="retract",outcome="appended"} 1')
+    expect(text).toContain('acdp_registry_lifecycle_event_total{event="retract",outcome="rate_limited"} 1')
+    expect(text).toContain('acdp_registry_rate_limit_rejections_total{scope="lifecycle_per_agent"} 1')
   })
 })
 

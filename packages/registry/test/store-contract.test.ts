@@ -296,5 +296,6 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
     ])
     expect(await store.listKeyRevocations([alice, 'did:web:agents.example.com:bob'])).toHaveLength(2)
     expect(await store.listKeyRevocations([])).toEqual([])
+    expect((await store.listKeyRevocationSigners()).sort()).toEqual([alice, 'did:web:agents.example.com:bob'])
   })
 })

@@ -7,6 +7,7 @@ import {
   fakeProducer,
 } from '../../test/support/fake-registry.js'
 import { cosignCheckpoint } from '../cosignature/index.js'
+import { signLifecycleEvent } from '../lifecycle/index.js'
 import { DidResolver } from '../did/index.js'
 import { computeKeyFingerprint } from '../keys/index.js'
 import type { KeyRevocation } from '../revocation/index.js'
@@ -196,5 +197,42 @@ describe('time-scoped key revocation (RFC-ACDP-0014 §7, rev-002) and historical
     })
     expect(checksOf(foreign).key_revocation).toBe(true)
     expect(ed25519PublicKeyFromSeed(k1.privateKey)).toEqual(k1.publicKey)
+  })
+})
+
+describe('lifecycle events in registry_state (RFC-ACDP-0013 §5 consumer verification)', () => {
+  it('verifies producer-signed events, accepts unsigned registry events, refuses forged or unbound ones', async () => {
+    const { registry, ctxId, producer } = setup()
+    const base = registry.envelope(ctxId) as Record<string, unknown>
+    const event = signLifecycleEvent(
+      {
+        event_id: '018f6d0a-7b2e-4c4d-9e1f-3a5b7c9d1e2f',
+        ctx_id: ctxId,
+        event_type: 'retracted',
+        occurred_at: '2026-05-02T00:00:00.000Z',
+        actor: producer.did,
+      },
+      { algorithm: 'ed25519', keyId: producer.keyId, privateKey: producer.privateKey },
+    )
+    const adminEvent = {
+      event_id: '018f6d0a-7b2e-4c4d-9e1f-3a5b7c9d1e30',
+      ctx_id: ctxId,
+      event_type: 'republished',
+      occurred_at: '2026-05-03T00:00:00.000Z',
+      actor: registry.registryDid,
+    }
+    const withEvents = (events: unknown[]) => ({
+      ...base,
+      registry_state: { status: 'retracted', lifecycle_events: events },
+    })
+    const verify = (events: unknown[]) =>
+      verifyContext(withEvents(events), { resolver: resolverFor([registry.didDocument()]), evidence: { now: NOW } })
+    const good = await verify([event, adminEvent])
+    expect(good.checks.find((c) => c.name === 'lifecycle_events')).toMatchObject({ ok: true })
+    expect(good.ok).toBe(true)
+    expect(checksOf(await verify([{ ...event, reason: 'edited later' }])).lifecycle_events).toBe(false)
+    expect(checksOf(await verify([{ ...event, signature: undefined }])).lifecycle_events).toBe(false)
+    const otherCtx = ctxId.replace(/.$/, '9')
+    expect(checksOf(await verify([{ ...adminEvent, ctx_id: otherCtx }])).lifecycle_events).toBe(false)
   })
 })

@@ -10,7 +10,10 @@
  * - `historical_key` — RFC-ACDP-0010 §10: a key found only in verificationMethod is acceptable only with a
  *   verified receipt attesting it;
  * - `key_revocation` — RFC-ACDP-0014 §7: when a known verified revocation names the signing key, the
- *   receipt-attested publish time must be strictly before the earliest boundary; otherwise fail closed.
+ *   receipt-attested publish time must be strictly before the earliest boundary; otherwise fail closed;
+ * - `lifecycle_events` — RFC-ACDP-0013 §5 consumer verification of `registry_state.lifecycle_events`: each event
+ *   bound to this ctx_id, producer events signed by a key of the producer (historical keys accepted: events are
+ *   history), registry events by the registry's DID or unsigned (reported as attributable to transport only).
  *
  * A stage needing an earlier one that failed or is absent fails with that reason, never passes by default.
  */
@@ -18,6 +21,7 @@ import { verifyLogInclusion } from '../checkpoint/verify-log-proofs.js'
 import { countWitnesses } from '../cosignature/verify-cosignature.js'
 import type { ResolvedKey } from '../did/resolver.js'
 import { isProtocolError } from '../errors.js'
+import { verifyLifecycleEventSignature } from '../lifecycle/lifecycle-event.js'
 import { computeKeyFingerprint } from '../keys/index.js'
 import { buildLogLeaf, computeLogLeafHash } from '../merkle/log-leaf.js'
 import { authorityOfCtxId } from '../receipt/registry-binding.js'
@@ -178,7 +182,50 @@ export async function verifyEvidence(
   }
 
   if (options.revocations !== undefined) checks.push(checkRevocation(input, receipt, options.revocations))
+  const lifecycle = await checkLifecycleEvents(input, authority)
+  if (lifecycle !== undefined) checks.push(lifecycle)
   return { checks, covered }
+}
+
+async function checkLifecycleEvents(
+  input: EvidenceInput,
+  authority: string | undefined,
+): Promise<VerificationCheck | undefined> {
+  const state = input.envelope['registry_state']
+  const events =
+    typeof state === 'object' && state !== null ? (state as Record<string, unknown>)['lifecycle_events'] : undefined
+  if (events === undefined) return undefined
+  const fail = (detail: string): VerificationCheck => ({ name: 'lifecycle_events', ok: false, detail })
+  if (!Array.isArray(events) || events.length === 0) return fail('lifecycle_events is not a non-empty array')
+  const registryDid = authority === undefined ? undefined : `did:web:${authority}`
+  let unsigned = 0
+  for (const [index, event] of events.entries()) {
+    const e = event as Record<string, unknown>
+    if (typeof e !== 'object' || e === null || e['ctx_id'] !== input.body.ctx_id) {
+      return fail(`event #${index} is not bound to this ctx_id`)
+    }
+    const byProducer = e['actor'] === input.body.agent_id
+    const byRegistry = registryDid !== undefined && e['actor'] === registryDid
+    if (!byProducer && !byRegistry)
+      return fail(`event #${index}: actor ${String(e['actor'])} is neither the producer nor the registry`)
+    if (e['signature'] === undefined) {
+      if (byProducer) return fail(`event #${index}: a producer event must be signed (RFC-ACDP-0013 §5)`)
+      unsigned++
+      continue
+    }
+    try {
+      await verifyLifecycleEventSignature(e as never, (keyId) => input.resolver.resolveKey(keyId, { historical: true }))
+    } catch (error) {
+      return fail(`event #${index} (${String(e['event_type'])}) does not verify: ${describe(error)}`)
+    }
+  }
+  return {
+    name: 'lifecycle_events',
+    ok: true,
+    detail:
+      `${events.length} event(s) bound to this context, ${events.length - unsigned} signature(s) verify` +
+      (unsigned > 0 ? `, ${unsigned} unsigned registry event(s) (attributable to the transport only)` : ''),
+  }
 }
 
 function checkRevocation(

@@ -43,7 +43,7 @@ import { authorityOf, formatUuidV4 } from './context-id.js'
 import { type ContextStatus, deriveStatus } from './context-status.js'
 import { verifyProducerSignature } from './producer-signature.js'
 import { loadContext, type Reader } from './retrieval.js'
-import { assertKeyNotRevoked } from './revoked-keys.js'
+import { assertKeyNotRevoked, type RevocationSigners } from './revoked-keys.js'
 import { formatTimestamp } from './timestamps.js'
 import { canRetrieve } from './visibility.js'
 
@@ -61,6 +61,8 @@ export interface LifecycleSettings {
   authority: string
   /** `did:web:<authority>`: the actor of registry-initiated events. */
   registryDid: string
+  /** Skips the revocation lookup for signers that never revoked a key (exact on SQLite). */
+  revocationSigners?: RevocationSigners
 }
 
 export interface LifecycleDeps {
@@ -231,12 +233,11 @@ async function verifyEventSignature(ld: LifecycleDeps, event: LifecycleEvent): P
   }
   // The event hash is signed exactly like a content_hash: the ASCII bytes of the "sha256:<hex>" string.
   const key = await verifyProducerSignature(ld.deps.resolver, signature, computeLifecycleEventHash(event))
-  await assertKeyNotRevoked(ld.deps.store, {
-    agentId: event.actor,
-    key,
-    atMs: ld.deps.clock().getTime(),
-    registryDid: ld.settings.registryDid,
-  })
+  await assertKeyNotRevoked(
+    ld.deps.store,
+    { agentId: event.actor, key, atMs: ld.deps.clock().getTime(), registryDid: ld.settings.registryDid },
+    ld.settings.revocationSigners,
+  )
 }
 
 /**

@@ -33,7 +33,7 @@ import type { IdempotencyRecord, NewContext, NewLogLeaf, StoredContext } from '.
 import type { ContextCache } from './context-cache.js'
 import { authorityOf, contextLocation, mintCtxId } from './context-id.js'
 import { verifyProducerSignature } from './producer-signature.js'
-import { assertKeyNotRevoked } from './revoked-keys.js'
+import { assertKeyNotRevoked, type RevocationSigners } from './revoked-keys.js'
 import { checkBodyRules, checkEmbeddedData, checkSignerIdentity } from './publish-checks.js'
 import { formatTimestamp, parseTimestampMs } from './timestamps.js'
 import { canRetrieve } from './visibility.js'
@@ -49,6 +49,8 @@ export interface PublishSettings {
   receiptKey?: SigningKey
   /** `log.enabled`: every first publish appends a leaf (requires `receiptKey`). */
   transparencyLog?: boolean
+  /** Skips the revocation lookup for signers that never revoked a key (exact on SQLite). */
+  revocationSigners?: RevocationSigners
 }
 
 export interface PublishInput {
@@ -114,12 +116,11 @@ export async function publishContext(
   // The publish instant is the created_at assigned below: a key revoked at or before it signs nothing new.
   const now = deps.clock()
   const nowMs = now.getTime()
-  await assertKeyNotRevoked(deps.store, {
-    agentId: request.agent_id,
-    key: signingKey,
-    atMs: nowMs,
-    registryDid: settings.registryDid,
-  })
+  await assertKeyNotRevoked(
+    deps.store,
+    { agentId: request.agent_id, key: signingKey, atMs: nowMs, registryDid: settings.registryDid },
+    settings.revocationSigners,
+  )
 
   const predecessor = request.supersedes === null ? undefined : await checkSupersession(deps, settings, cache, request)
 
@@ -208,6 +209,7 @@ export async function publishContext(
     return answerExistingRecord(winner, contentHash, idempotencyKey as string)
   }
 
+  if (request.type === 'key-revocation') settings.revocationSigners?.add(request.agent_id)
   if (request.supersedes !== null) cache.refreshStatus(request.supersedes, { supersededBy: ctxId }, nowMs)
   cache.set(toStoredContext(context, outcome.leafIndex), nowMs)
   if (receipt !== undefined) deps.metrics?.recordReceiptMinted()

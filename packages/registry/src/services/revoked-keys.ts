@@ -10,6 +10,38 @@ import { computeKeyFingerprint, isProtocolError, parseKeyRevocation, type Public
 import type { RegistryStore } from '../store/store.js'
 import { RegistryError } from '../errors.js'
 
+/**
+ * Which DIDs have ever signed a `key-revocation` here, so the common publish (a signer with no revocation) skips
+ * the lookup. Exact only when this process is the store's single writer (SQLite): the set is loaded at startup
+ * and grows with every accepted revocation. On a shared store (PostgreSQL) another instance may accept a
+ * revocation at any time, so there it answers "maybe" for everyone and the lookup always runs.
+ */
+export class RevocationSigners {
+  readonly #exact: boolean
+  readonly #signers = new Set<string>()
+
+  private constructor(exact: boolean) {
+    this.#exact = exact
+  }
+
+  /** Loads the signers of stored revocations (SQLite) or makes an always-"maybe" filter (shared store). */
+  static async load(store: Pick<RegistryStore, 'kind' | 'listKeyRevocationSigners'>): Promise<RevocationSigners> {
+    const filter = new RevocationSigners(store.kind === 'sqlite')
+    if (filter.#exact) for (const did of await store.listKeyRevocationSigners()) filter.#signers.add(did)
+    return filter
+  }
+
+  /** False only when none of `dids` can have signed a revocation stored here. */
+  mayHaveRevoked(dids: readonly string[]): boolean {
+    return !this.#exact || dids.some((did) => this.#signers.has(did))
+  }
+
+  /** Records the signer of a just-stored revocation. */
+  add(did: string): void {
+    this.#signers.add(did)
+  }
+}
+
 export interface RevokedKeyQuery {
   /** The DID the key signs for (`agent_id`, or a lifecycle event's `actor`). */
   agentId: string
@@ -25,8 +57,10 @@ export interface RevokedKeyQuery {
 export async function findRevocationInForce(
   store: Pick<RegistryStore, 'listKeyRevocations'>,
   query: RevokedKeyQuery,
+  filter?: RevocationSigners,
 ): Promise<{ ctxId: string; compromisedSince: string } | undefined> {
   const signers = query.agentId === query.registryDid ? [query.agentId] : [query.agentId, query.registryDid]
+  if (filter && !filter.mayHaveRevoked(signers)) return undefined
   const stored = await store.listKeyRevocations(signers)
   if (stored.length === 0) return undefined
   const fingerprint = computeKeyFingerprint(query.key)
@@ -59,8 +93,9 @@ export async function findRevocationInForce(
 export async function assertKeyNotRevoked(
   store: Pick<RegistryStore, 'listKeyRevocations'>,
   query: RevokedKeyQuery,
+  filter?: RevocationSigners,
 ): Promise<void> {
-  const revocation = await findRevocationInForce(store, query)
+  const revocation = await findRevocationInForce(store, query, filter)
   if (revocation === undefined) return
   throw new RegistryError('key_not_authorized', 'The signing key was revoked by its producer before this instant.', {
     details: {

@@ -106,6 +106,16 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
       return row !== undefined
     },
 
+    async listKeyRevocationSigners() {
+      const rows = await db
+        .selectFrom('context')
+        .select('agent_id')
+        .distinct()
+        .where('context_type', '=', 'key-revocation')
+        .execute()
+      return rows.map((row) => row.agent_id)
+    },
+
     async listKeyRevocations(agentIds) {
       if (agentIds.length === 0) return []
       const rows = await readRows<{ ctx_id: string; agent_id: string; body_text: string }>(

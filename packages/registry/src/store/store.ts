@@ -158,6 +158,9 @@ export interface RegistryStore {
   /** True when any context holds a lifecycle event (the startup refusal with `lifecycle.enabled = false`). */
   hasLifecycleState(): Promise<boolean>
 
+  /** Every DID that signed a stored `key-revocation` context (loaded once at startup). */
+  listKeyRevocationSigners(): Promise<string[]>
+
   /** The `key-revocation` contexts published by any of `agentIds` (a handful per producer). */
   listKeyRevocations(agentIds: readonly string[]): Promise<StoredKeyRevocation[]>
 
