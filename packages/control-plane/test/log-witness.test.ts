@@ -59,6 +59,11 @@ const DISHONEST: Array<{ name: string; reason: string; lie: (r: SimulatedRegistr
     },
   },
   {
+    name: 'a proof carrying a checkpoint of another root at the same size',
+    reason: 'root_mismatch',
+    lie: (r) => (r.append(2), { kind: 'forked_proof_checkpoint' }),
+  },
+  {
     name: 'refusing the consistency proof',
     reason: 'consistency_failed',
     lie: (r) => (r.append(2), { kind: 'refuse_proofs' }),
@@ -191,6 +196,35 @@ describe.each(testDatabaseTargets())('log witness on $name', (target) => {
     registry.behaviour = { kind: 'honest' }
     await t.nextPoll()
     expect(await state(t, registry)).toMatchObject({ consecutiveFailures: 0, alert: null, treeSize: 3 })
+  })
+
+  it('skips registries without the log profile and disabled enrollments', async () => {
+    t = await openWitnessApp(target)
+    const plain = await t.enroll('plain', 2)
+    plain.behaviour = { kind: 'no_log_profile' }
+    const disabled = await t.enroll('disabled', 2)
+    await t.store.upsertEnrollment({ authority: disabled.authority, tenantId: TENANT, enabled: false, now: 0 })
+    await t.nextPoll()
+    expect(await state(t, plain)).toMatchObject({ logId: null, alert: null, consecutiveFailures: 0 })
+    expect(plain.hits.get('/log/checkpoint')).toBeUndefined()
+    expect(disabled.hits.size).toBe(0)
+    expect(await t.counter('acdp_log_witness_checks_total', { result: 'not_a_log' })).toBe(1)
+  })
+
+  it('an enrolled registryDid that differs from the log DID is a binding mismatch', async () => {
+    t = await openWitnessApp(target)
+    const registry = await t.enroll('pinned', 2)
+    await t.store.upsertEnrollment({
+      authority: registry.authority,
+      tenantId: TENANT,
+      registryDid: 'did:web:someone-else.example',
+      now: 0,
+    })
+    await t.nextPoll()
+    expect((await state(t, registry)).alert).toMatchObject({
+      reason: 'registry_binding_mismatch',
+      detail: { error: 'capabilities_registry_did_mismatch' },
+    })
   })
 
   it('ack is admin-only, and every witness read is tenant-scoped', async () => {

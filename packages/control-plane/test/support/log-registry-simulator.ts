@@ -47,6 +47,10 @@ export type RegistryBehaviour =
   | { kind: 'unreachable' }
   /** Answers 404 to consistency proofs. */
   | { kind: 'refuse_proofs' }
+  /** Serves honest checkpoints and proofs, but the proof's own checkpoint is signed over a forked tree. */
+  | { kind: 'forked_proof_checkpoint' }
+  /** Does not advertise the transparency-log profile. */
+  | { kind: 'no_log_profile' }
   /** Answers `body` verbatim (200) at /log/checkpoint. */
   | { kind: 'raw_checkpoint'; body: string }
   /** Answers `body` verbatim (200) at /log/proof. */
@@ -151,7 +155,10 @@ export async function startRegistrySimulator(now: () => Date): Promise<RegistryS
         return json(200, {
           acdp_version: '0.5.0',
           registry_did: registry.registryDid,
-          profiles: ['acdp-registry-core', 'acdp-registry-receipts', 'acdp-registry-transparency-log'],
+          profiles:
+            behaviour.kind === 'no_log_profile'
+              ? ['acdp-registry-core', 'acdp-registry-receipts']
+              : ['acdp-registry-core', 'acdp-registry-receipts', 'acdp-registry-transparency-log'],
         })
       case '/.well-known/did.json':
         return json(200, didDocument(registry), 'application/did+json')
@@ -182,7 +189,15 @@ export async function startRegistrySimulator(now: () => Date): Promise<RegistryS
             first_tree_size: first,
             second_tree_size: second,
             consistency_path: tree.proveConsistency(first, second).map(formatSha256),
-            log_checkpoint: sign(registry, registry.logId, second, tree.computeRoot(second), now()),
+            log_checkpoint: sign(
+              registry,
+              registry.logId,
+              second,
+              behaviour.kind === 'forked_proof_checkpoint'
+                ? rebuild(registry, second, second - 1).computeRoot()
+                : tree.computeRoot(second),
+              now(),
+            ),
           },
           'application/acdp+json',
         )
