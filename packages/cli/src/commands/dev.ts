@@ -80,6 +80,7 @@ Options:
       color: process.stdout.isTTY === true && io.env['NO_COLOR'] === undefined,
       nodeEnv: io.env['NODE_ENV'],
       fetch: io.fetch,
+      telemetryEnv: io.env,
     })
     try {
       const healthy = await checkHealth(io, [`${stack.registryUrl}/healthz`, `${stack.controlPlaneUrl}/healthz`])

@@ -58,6 +58,12 @@ export interface DevStackOptions {
   nodeEnv?: string | undefined
   /** HTTP client for the enrollment call and health checks. */
   fetch?: typeof globalThis.fetch
+  /**
+   * OpenTelemetry settings for the control plane (the caller's `OTEL_*` variables, e.g.
+   * `OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318` to see runs in a local Jaeger). Only `OTEL_*` names are
+   * taken; the stack's own settings cannot be overridden through them.
+   */
+  telemetryEnv?: Readonly<Record<string, string | undefined>>
 }
 
 /** A running, wired stack. */
@@ -118,6 +124,7 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
   const controlPlaneStart = startService('control plane', controlPlanePort, async () =>
     startControlPlane(
       loadControlPlaneConfig({
+        ...otelVariables(options.telemetryEnv),
         NODE_ENV: 'development',
         HOST: host,
         PORT: String(controlPlanePort),
@@ -273,4 +280,13 @@ function onceOnly(action: () => Promise<void>): () => Promise<void> {
     running ??= action()
     return running
   }
+}
+
+/** The `OTEL_*` members of `env` that have a value. */
+function otelVariables(env: Readonly<Record<string, string | undefined>> | undefined): Record<string, string> {
+  const picked: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env ?? {})) {
+    if (name.startsWith('OTEL_') && value !== undefined) picked[name] = value
+  }
+  return picked
 }

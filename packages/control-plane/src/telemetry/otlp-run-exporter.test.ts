@@ -1,6 +1,6 @@
 import { SpanKind, TraceFlags } from '@opentelemetry/api'
 import { hrTimeToMilliseconds } from '@opentelemetry/core'
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace'
+import { InMemorySpanExporter, type SpanExporter } from '@opentelemetry/sdk-trace'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.js'
 import { createMetrics } from '../metrics.js'
@@ -36,20 +36,21 @@ function event(overrides: Partial<StoredEvent> = {}): StoredEvent {
   }
 }
 
-function setup() {
-  const exporter = new InMemorySpanExporter()
+function setup(options: { exporter?: SpanExporter; closeBudgetMs?: number } = {}) {
+  const exporter = options.exporter ?? new InMemorySpanExporter()
   const metrics = createMetrics({ collectProcessMetrics: false })
   const warnings: string[] = []
   const sink = createOtlpRunExporter(CONFIG, {
     metrics,
     exporter,
+    ...(options.closeBudgetMs !== undefined ? { closeBudgetMs: options.closeBudgetMs } : {}),
     log: { warn: (_details, message) => warnings.push(message), info: () => undefined },
   })
   const count = async (name: string, labels: Record<string, string> = {}) => {
     const metric = await metrics.registry.getSingleMetric(name)?.get()
     return metric?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0
   }
-  return { exporter, sink, count, warnings }
+  return { exporter: exporter as InMemorySpanExporter, sink, count, warnings }
 }
 
 describe('createOtlpRunExporter', () => {
@@ -93,5 +94,17 @@ describe('createOtlpRunExporter', () => {
     expect(exporter.getFinishedSpans()).toHaveLength(0) // the in-memory exporter forgets its spans on shutdown
     expect(await count('acdp_otel_spans_exported_total')).toBe(1)
     expect(await count('acdp_otel_spans_dropped_total', { reason: 'shutdown' })).toBe(1)
+  })
+
+  it('stops waiting for a collector that never answers after its close budget, counting the spans as dropped', async () => {
+    // An exporter that accepts a batch and never reports back, like a collector holding the request open.
+    const hung: SpanExporter = { export: () => undefined, shutdown: () => new Promise(() => undefined) }
+    const { sink, count, warnings } = setup({ exporter: hung, closeBudgetMs: 20 })
+    sink.record(event(), true)
+    sink.record(event({ id: 8, eventId: 'evt-8' }), true)
+    await sink.close()
+    expect(await count('acdp_otel_spans_dropped_total', { reason: 'shutdown' })).toBe(2)
+    expect(await count('acdp_otel_spans_exported_total')).toBe(0)
+    expect(warnings).toEqual(['OpenTelemetry export unfinished at shutdown'])
   })
 })

@@ -28,10 +28,20 @@ import type { RunTraceLog, RunTraceSink } from './run-traces.js'
 /** Instrumentation scope of every exported span. */
 const SCOPE = { name: '@acdp/control-plane', version: SERVICE_VERSION }
 
-/** Builds the exporter. `exporter` replaces the OTLP exporter (tests of the queue bound). */
+/**
+ * How long `close` waits for the last exports. A collector that is down would otherwise hold the shutdown for the
+ * whole export timeout and its retries (10 s by default, the default shutdown deadline too); spans still pending
+ * then are counted as dropped (`reason="shutdown"`).
+ */
+export const CLOSE_BUDGET_MS = 2000
+
+/**
+ * Builds the exporter. `exporter` replaces the OTLP exporter (tests); `closeBudgetMs` replaces
+ * {@link CLOSE_BUDGET_MS}.
+ */
 export function createOtlpRunExporter(
   config: TelemetryConfig,
-  options: { metrics: ControlPlaneMetrics; log: RunTraceLog; exporter?: SpanExporter },
+  options: { metrics: ControlPlaneMetrics; log: RunTraceLog; exporter?: SpanExporter; closeBudgetMs?: number },
 ): RunTraceSink {
   const { metrics, log } = options
   const resource = defaultResource().merge(
@@ -41,7 +51,10 @@ export function createOtlpRunExporter(
   let pending = 0
   let isFailing = false
   let isClosed = false
+  // Set when close gave up waiting: whatever settles later was already counted as dropped.
+  let isAbandoned = false
   const settle = (count: number, result: ExportResult) => {
+    if (isAbandoned) return
     pending -= count
     if (result.code === ExportResultCode.SUCCESS) {
       metrics.otelSpansExported.inc(count)
@@ -114,7 +127,22 @@ export function createOtlpRunExporter(
     },
     close() {
       isClosed = true
-      closing ??= processor.shutdown().catch(() => undefined)
+      closing ??= (async () => {
+        let timer: NodeJS.Timeout | undefined
+        const budget = new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), options.closeBudgetMs ?? CLOSE_BUDGET_MS)
+          timer.unref()
+        })
+        const outcome = await Promise.race([processor.shutdown().catch(() => undefined), budget])
+        clearTimeout(timer)
+        if (outcome === 'timeout' && pending > 0) {
+          metrics.otelSpansDropped.inc({ reason: 'shutdown' }, pending)
+          log.warn({ endpoint: config.tracesUrl, spans: pending }, 'OpenTelemetry export unfinished at shutdown')
+          // Late callbacks of the abandoned exports must not count these spans a second time.
+          pending = 0
+          isAbandoned = true
+        }
+      })()
       return closing
     },
   }

@@ -94,13 +94,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           () => reject(new Error(`expected ${count} spans, got ${receiver.spans.length}`)),
           timeoutMs,
         )
+        // Checked now and after every request until enough spans arrived (a waiter runs once per request).
         const check = () => {
-          if (receiver.spans.length < count) return false
+          if (receiver.spans.length < count) {
+            waiters.push(check)
+            return
+          }
           clearTimeout(timer)
           resolve(receiver.spans)
-          return true
         }
-        if (!check()) waiters.push(() => void check())
+        check()
       })
     },
     close() {

@@ -22,6 +22,12 @@ describe('signWebhookBody', () => {
     expect(signWebhookBody(key, bytes)).toBe(signWebhookBody(SECRET, BODY))
   })
 
+  it('keys the MAC with the UTF-8 bytes of a non-ASCII string secret', () => {
+    const secret = 'sécret-ключ-🔑-0123456789'
+    expect(signWebhookBody(secret, BODY)).toBe(signWebhookBody(new TextEncoder().encode(secret), BODY))
+    expect(signWebhookBody(secret, BODY)).toBe(`sha256=${referenceHex(Buffer.from(secret, 'utf8'), BODY)}`)
+  })
+
   it('signs the exact bytes, including non-UTF-8 and whitespace', () => {
     const raw = Uint8Array.from([0xff, 0x00, 0x20, 0x7b, 0x7d, 0x0a])
     expect(signWebhookBody(SECRET, raw)).toBe(`sha256=${referenceHex(SECRET, raw)}`)

@@ -4,9 +4,12 @@
  *
  * Why: "runs started in the window, grouped by scenario" could only use (tenant_id, scenario_id, started_at),
  * which walks every run the tenant ever had; with the scenario in the time-ordered index the query reads just the
- * window's entries without touching the table (measured on SQLite with 23 hours of runs: 1.8 ms → 0.1 ms for a
- * 1-hour window). The old index is a prefix of the new one, so every query it served (count in window, most
- * recent runs, run listing) is served as well, and ingest still maintains the same number of indexes.
+ * window's entries without touching the table (SQLite, 15,750 runs over 23 hours, 1-hour window: 3.6 ms → 0.3 ms).
+ * The price is a sort of the window's entries by scenario, which costs more than the old walk only when the
+ * window holds (nearly) all of a tenant's history (24-hour window over those 23 hours: 5.8 ms → 11.2 ms); a
+ * deployment's history soon outgrows all windows but 30d, and the overview cache absorbs the rest. The old index
+ * is a prefix of the new one, so every query it served (count in window, most recent runs, run listing) is served
+ * as well, and ingest still maintains the same number of indexes.
  *
  * On PostgreSQL the build takes a lock that blocks writes to `runs` while it runs (one row per run, so seconds
  * even for large deployments).
