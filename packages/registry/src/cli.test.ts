@@ -149,6 +149,8 @@ describe('acdp-registry', () => {
       dataPeriodStartMs: null,
       dataPeriodEndMs: null,
       bodyText: '{}',
+      registryReceipt: null,
+      logLeaf: null,
     })
     expect(
       await run.registry.deps.store.appendLifecycleEvent({

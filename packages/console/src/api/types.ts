@@ -172,3 +172,37 @@ export interface ListOf<T> {
   data: T[]
   total: number
 }
+
+/** Log-witness routes (served when the control plane includes the witness; 404 otherwise). */
+export interface WitnessAlert {
+  id: string
+  authority: string
+  reason: string
+  detail: Record<string, unknown>
+  at: string
+  lastSeenAt: string
+  acknowledgedAt: string | null
+  acknowledgedBy: string | null
+}
+
+export interface WitnessCheckpoint {
+  logId: string
+  treeSize: number
+  rootHash: string
+  timestamp: string
+  witnessedCount: number | null
+  meetsQuorum: boolean | null
+}
+
+export interface WitnessState {
+  authority: string
+  logId: string | null
+  treeSize: number | null
+  rootHash: string | null
+  lastSuccessAt: string | null
+  lastAttemptAt: string | null
+  consecutiveFailures: number
+  lastFailure: string | null
+  alert: WitnessAlert | null
+  checkpoints: WitnessCheckpoint[]
+}

@@ -104,7 +104,7 @@ function DashboardBody({ overview, activity, runsByStatus }: Awaited<ReturnType<
             }))}
           />
         </Section>
-        <Section title="Runs by status">
+        <Section title="Runs by status (all time)">
           <BarChart
             title="Runs by status"
             unit="runs"

@@ -6,8 +6,8 @@
  */
 import { useState } from 'preact/hooks'
 import { ApiError } from '../api/client.js'
-import type { Enrollment, ListOf, Registry } from '../api/types.js'
-import { ErrorPanel, Loading, Section, Time, Unavailable } from '../components/ui.js'
+import type { Enrollment, ListOf, Registry, WitnessAlert, WitnessState } from '../api/types.js'
+import { ErrorPanel, Loading, Section, Time, Truncated, Unavailable } from '../components/ui.js'
 import { useApi, useConsole } from '../use-api.js'
 
 export function RegistriesPage() {
@@ -182,22 +182,10 @@ function EnrollForm({ onEnrolled }: { onEnrolled(): void }) {
   )
 }
 
-interface WitnessAlert {
-  authority?: string
-  registryAuthority?: string
-  reason?: string
-  detectedAt?: string
-  acknowledged?: boolean
-  [member: string]: unknown
-}
-
 function WitnessSection({ enrollments }: { enrollments: Enrollment[] }) {
   const { client, session } = useConsole()
   const alerts = useApi(
-    (c) =>
-      c.get<{ data?: WitnessAlert[] } | WitnessAlert[]>('/registries/log-witness/alerts', {
-        includeAcknowledged: true,
-      }),
+    (c) => c.get<ListOf<WitnessAlert>>('/registries/log-witness/alerts', { includeAcknowledged: true }),
     [],
   )
   const [note, setNote] = useState<string | undefined>(undefined)
@@ -208,7 +196,6 @@ function WitnessSection({ enrollments }: { enrollments: Enrollment[] }) {
       </Section>
     )
   }
-  const list = alerts.data === undefined ? [] : Array.isArray(alerts.data) ? alerts.data : (alerts.data.data ?? [])
   const acknowledge = async (authority: string) => {
     try {
       await client.post(`/registries/${encodeURIComponent(authority)}/log-witness/ack`)
@@ -218,6 +205,7 @@ function WitnessSection({ enrollments }: { enrollments: Enrollment[] }) {
       setNote(error instanceof ApiError ? `${error.errorCode}: ${error.message}` : String(error))
     }
   }
+  const list = alerts.data?.data ?? []
   return (
     <Section title="Log witness">
       {alerts.error && <ErrorPanel error={alerts.error} what="witness alerts" />}
@@ -236,28 +224,33 @@ function WitnessSection({ enrollments }: { enrollments: Enrollment[] }) {
             </tr>
           </thead>
           <tbody>
-            {list.map((alert, i) => {
-              const authority = String(alert.authority ?? alert.registryAuthority ?? '')
-              return (
-                <tr key={`${authority}-${i}`}>
-                  <td>{authority}</td>
-                  <td>{String(alert.reason ?? '')}</td>
-                  <td>
-                    <Time value={typeof alert.detectedAt === 'string' ? alert.detectedAt : null} />
-                  </td>
-                  <td>{alert.acknowledged ? 'acknowledged' : 'active'}</td>
-                  <td>
-                    {session.isAdmin && !alert.acknowledged && authority !== '' ? (
-                      <button type="button" onClick={() => acknowledge(authority)}>
-                        Acknowledge {authority}
-                      </button>
-                    ) : (
-                      '—'
-                    )}
-                  </td>
-                </tr>
-              )
-            })}
+            {list.map((alert) => (
+              <tr key={alert.id}>
+                <td>{alert.authority}</td>
+                <td>{alert.reason}</td>
+                <td>
+                  <Time value={alert.at} />
+                </td>
+                <td>
+                  {alert.acknowledgedAt === null ? (
+                    'active'
+                  ) : (
+                    <>
+                      acknowledged by {alert.acknowledgedBy ?? 'unknown'} <Time value={alert.acknowledgedAt} />
+                    </>
+                  )}
+                </td>
+                <td>
+                  {session.isAdmin && alert.acknowledgedAt === null ? (
+                    <button type="button" onClick={() => acknowledge(alert.authority)}>
+                      Acknowledge<span class="visually-hidden"> the alert for {alert.authority}</span>
+                    </button>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+              </tr>
+            ))}
           </tbody>
         </table>
       )}
@@ -267,40 +260,74 @@ function WitnessSection({ enrollments }: { enrollments: Enrollment[] }) {
   )
 }
 
+/** Each enrolled registry's retained head; a 404 for one registry means it is not witnessed (no log profile). */
 function WitnessHeads({ authorities }: { authorities: string[] }) {
   const heads = useApi(
     (client) =>
       Promise.all(
         authorities.map((authority) =>
-          client.get<unknown>(`/registries/${encodeURIComponent(authority)}/log-witness`).then(
-            (state) => ({ authority, state }),
-            (error: unknown) => ({
-              authority,
-              state: error instanceof ApiError && error.isNotFound ? null : undefined,
-            }),
+          client.get<WitnessState>(`/registries/${encodeURIComponent(authority)}/log-witness`).then(
+            (state): { authority: string; state: WitnessState | null } => ({ authority, state }),
+            (error: unknown) => {
+              if (error instanceof ApiError && error.isNotFound) return { authority, state: null }
+              throw error
+            },
           ),
         ),
       ),
     [authorities.join(',')],
   )
+  if (heads.error) return <ErrorPanel error={heads.error} what="witnessed heads" />
   if (heads.data === undefined || heads.data.length === 0) return null
   return (
-    <>
-      <h3>Witnessed heads</h3>
-      <ul>
-        {heads.data.map(({ authority, state }) => (
-          <li key={authority}>
-            <strong>{authority}</strong>:{' '}
-            {state === null ? (
-              'not witnessed'
-            ) : state === undefined ? (
-              'unavailable'
-            ) : (
-              <code>{JSON.stringify(state)}</code>
-            )}
-          </li>
-        ))}
-      </ul>
-    </>
+    <table>
+      <caption>Witnessed heads of enrolled registries</caption>
+      <thead>
+        <tr>
+          <th scope="col">Registry</th>
+          <th scope="col" class="num">
+            Tree size
+          </th>
+          <th scope="col">Root hash</th>
+          <th scope="col">Last verified</th>
+          <th scope="col">Quorum</th>
+          <th scope="col">Failures</th>
+        </tr>
+      </thead>
+      <tbody>
+        {heads.data.map(({ authority, state }) => {
+          const latest = state?.checkpoints[0]
+          return (
+            <tr key={authority}>
+              <td>{authority}</td>
+              {state === null ? (
+                <td colSpan={5} class="muted">
+                  not witnessed
+                </td>
+              ) : (
+                <>
+                  <td class="num">{state.treeSize ?? '—'}</td>
+                  <td class="mono">
+                    <Truncated value={state.rootHash} max={30} />
+                  </td>
+                  <td>
+                    <Time value={state.lastSuccessAt} />
+                  </td>
+                  <td>
+                    {latest?.meetsQuorum === null || latest === undefined
+                      ? '—'
+                      : `${latest.meetsQuorum ? 'met' : 'not met'} (${latest.witnessedCount ?? 0})`}
+                  </td>
+                  <td>
+                    {state.consecutiveFailures}
+                    {state.lastFailure ? ` (${state.lastFailure})` : ''}
+                  </td>
+                </>
+              )}
+            </tr>
+          )
+        })}
+      </tbody>
+    </table>
   )
 }
