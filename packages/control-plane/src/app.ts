@@ -92,6 +92,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   const gates = createAccessGates({ config, authStore: tokens.authStore, clock: deps.clock, log: app.log })
   const federation = {
     outbound,
+    timeoutMs: config.federation.timeoutMs,
     ...(config.federation.verifyContexts
       ? { verifyEnvelope: createEnvelopeVerifier({ outbound, now: () => deps.clock().getTime() }) }
       : {}),

@@ -145,6 +145,18 @@ describe.each(testDatabaseTargets())('federation proxy on $name', (target) => {
     expect(upstream.seen).toEqual([])
   })
 
+  it('answers 502 when the upstream misses the deadline, or refuses the connection', async () => {
+    await open({ FEDERATION_TIMEOUT_MS: '300' })
+    upstream.handle(() => ({ status: 0 }))
+    const late = await get(`/contexts/${CTX}`)
+    expect(late.statusCode).toBe(502)
+    expect(late.json()).toMatchObject({ errorCode: 'FEDERATION_UPSTREAM_ERROR' })
+    await enroll('reg-b.test', { baseUrl: 'https://reg-b.test:1' })
+    const refused = await get(`/contexts/acdp://reg-b.test/${UUID}`)
+    expect(refused.statusCode).toBe(502)
+    expect(refused.json()).toMatchObject({ errorCode: 'FEDERATION_UPSTREAM_ERROR' })
+  })
+
   it('answers 502 for a body over 1 MiB', async () => {
     await open()
     upstream.handle(() => ({ status: 200, body: Buffer.alloc(1024 * 1024 + 1, 0x20) }))

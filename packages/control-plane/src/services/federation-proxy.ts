@@ -31,6 +31,8 @@ export interface ProxiedResponse {
 
 export interface FederationDeps {
   outbound: OutboundClient
+  /** Whole-request deadline (FEDERATION_TIMEOUT_MS, at most 10 s). */
+  timeoutMs: number
   enrollments: Pick<EnrollmentDirectory, 'get'>
   /** Extra verification of a 2xx envelope before relaying (FEDERATION_VERIFY_CONTEXTS); throws to refuse. */
   verifyEnvelope?: (envelope: Record<string, unknown>, authority: string) => Promise<void>
@@ -79,7 +81,12 @@ export async function proxyContext(deps: FederationDeps, tenantId: string, rawCt
   const url = `${enrollment.baseUrl.replace(/\/+$/, '')}/contexts/${encodeURIComponent(ctxId)}`
   let response
   try {
-    response = await deps.outbound.request(url, { headers: { accept: 'application/acdp+json, application/json' } })
+    response = await deps.outbound.request(url, {
+      headers: { accept: 'application/acdp+json, application/json' },
+      totalTimeoutMs: deps.timeoutMs,
+      maxRedirects: 3,
+      maxBodyBytes: 1024 * 1024,
+    })
   } catch (error) {
     const reason = isProtocolError(error) ? (error.details?.['reason'] ?? error.code) : 'unknown'
     deps.log.warn({ authority, reason }, 'federation upstream failed')
