@@ -101,6 +101,7 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
       clock: deps.clock,
       random: deps.random,
       log: app.log,
+      onOutcome: (result: string) => tokens.metrics.tokenRequests.inc({ result }),
     }
   }
   const throttle = throttleHook(tokens, () => deps.clock().getTime())
@@ -109,6 +110,7 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
     revocations: tokens.revocations,
     authStore: tokens.authStore,
     clock: deps.clock,
+    onRevoked: () => tokens.metrics.tokenRevocations.inc({ source: 'local' }),
   }
 
   app.post(
