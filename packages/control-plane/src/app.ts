@@ -19,6 +19,7 @@ import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
 import { createAccessGates } from './services/access-gates.js'
+import { createAuthMetrics } from './services/auth-metrics.js'
 import { createEnvelopeVerifier } from './services/context-verification.js'
 import { createEnrollmentDirectory } from './services/enrollment-directory.js'
 import { createReadiness, type Readiness } from './services/readiness.js'
@@ -94,13 +95,21 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
       userAgent: 'acdp-control-plane',
     })
   if (deps.outbound === undefined) app.addHook('onClose', async () => outbound.close())
-  const tokens = await createTokenFeature({ config, deps, outbound, log: app.log })
+  const authMetrics = createAuthMetrics(deps.metrics.registry)
+  const tokens = await createTokenFeature({ config, deps, outbound, log: app.log, metrics: authMetrics })
   app.addHook('onReady', async () => tokens.start())
   app.addHook('onClose', async () => tokens.close())
 
-  const gates = createAccessGates({ config, authStore: tokens.authStore, clock: deps.clock, log: app.log })
+  const gates = createAccessGates({
+    config,
+    authStore: tokens.authStore,
+    clock: deps.clock,
+    log: app.log,
+    metrics: authMetrics,
+  })
   const federation = {
     outbound,
+    timeoutMs: config.federation.timeoutMs,
     ...(config.federation.verifyContexts
       ? { verifyEnvelope: createEnvelopeVerifier({ outbound, now: () => deps.clock().getTime() }) }
       : {}),

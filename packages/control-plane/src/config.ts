@@ -139,6 +139,8 @@ export interface ControlPlaneConfig {
      * registry receipt when present) of the context; failures answer 502 CONTEXT_BINDING_UNVERIFIABLE.
      */
     readonly verifyContexts: boolean
+    /** FEDERATION_TIMEOUT_MS, default 10000 (the product spec's deadline, also the maximum): whole-request deadline. */
+    readonly timeoutMs: number
   }
   readonly routing: {
     /** BANDIT_EXPLORATION_FRACTION, default 0.05: share of routing decisions drawn uniformly. */
@@ -382,7 +384,10 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
     witness,
     tokens: readTokenConfig(read, isDevelopment),
     policy: readPolicyConfig(read),
-    federation: { verifyContexts: read.boolean('FEDERATION_VERIFY_CONTEXTS', false) },
+    federation: {
+      verifyContexts: read.boolean('FEDERATION_VERIFY_CONTEXTS', false),
+      timeoutMs: read.integer('FEDERATION_TIMEOUT_MS', 10_000, 100, 10_000),
+    },
     routing: { explorationFraction: readFraction(read, 'BANDIT_EXPLORATION_FRACTION', 0.05) },
     dashboard: {
       cacheMs: read.integer('DASHBOARD_CACHE_MS', 1000, 0, 60_000),

@@ -83,6 +83,8 @@ describe.each(testDatabaseTargets())('agent tokens on $name', (target) => {
       const again = await t.app.inject({ method: 'POST', url: '/auth/token', payload })
       expect(again.statusCode).toBe(401)
       expect(again.json()).toMatchObject({ statusCode: 401, errorCode: 'UNAUTHORIZED' })
+      expect(await t.counter('acdp_token_requests_total', { result: 'issued' })).toBe(1)
+      expect(await t.counter('acdp_token_requests_total', { result: 'reject_nonce' })).toBe(1)
     })
 
     it('refuses an expired nonce', async () => {
@@ -410,6 +412,7 @@ describe.each(testDatabaseTargets())('agent tokens on $name', (target) => {
       })
       expect(res.statusCode).toBe(200)
       expect(res.json()).toEqual({ revoked: true })
+      expect(await t.counter('acdp_token_revocations_total', { source: 'local' })).toBe(1)
       expect((await t.app.inject({ method: 'GET', url: '/runs', headers: bearer(token) })).statusCode).toBe(401)
       const introspection = await t.app.inject({
         method: 'POST',

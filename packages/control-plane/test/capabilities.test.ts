@@ -168,6 +168,7 @@ describe.each(testDatabaseTargets())('capabilities on $name', (target) => {
     expect((await declare(t, declaration(alice))).statusCode).toBe(201)
     const denied = await declare(t, declaration(alice, {}, 'urn:acdp:cap:read:note:ops'))
     expect(denied.statusCode).toBe(403)
+    expect(await t.counter('acdp_policy_denials_total', { action: 'capability.declare' })).toBe(1)
     expect(denied.json()).toMatchObject({
       errorCode: 'POLICY_DENIED',
       code: 'domain_not_allowed',
@@ -191,6 +192,7 @@ describe.each(testDatabaseTargets())('capabilities on $name', (target) => {
     const tenantLimited = await declare(t, declaration(bob), acme)
     expect(tenantLimited.statusCode).toBe(429)
     expect(tenantLimited.json()).toMatchObject({ limit: 3, windowSeconds: 60 })
+    expect(await t.counter('acdp_quota_exceeded_total', { action: 'capability.declare' })).toBe(2)
     // Other tenants are not limited.
     expect((await declare(t, declaration(bob))).statusCode).toBe(201)
     t.advance(30_000)

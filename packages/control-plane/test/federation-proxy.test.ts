@@ -75,6 +75,7 @@ describe.each(testDatabaseTargets())('federation proxy on $name', (target) => {
       expect(res.headers['content-type']).toBe('application/acdp+json')
       expect(res.body).toBe(ENVELOPE)
     }
+    expect(await t.counter('acdp_federation_requests_total', { outcome: 'relayed_2xx' })).toBe(2)
     expect(upstream.seen.map((s) => [s.host, s.path])).toEqual([
       ['reg-a.test', `/contexts/${encodeURIComponent(CTX)}`],
       ['reg-a.test', `/contexts/${encodeURIComponent(CTX)}`],
@@ -119,6 +120,7 @@ describe.each(testDatabaseTargets())('federation proxy on $name', (target) => {
       expect(res.statusCode).toBe(404)
       expect(res.json()).toMatchObject({ statusCode: 404, errorCode: 'REGISTRY_NOT_FOUND' })
     }
+    expect(await t.counter('acdp_federation_requests_total', { outcome: 'not_found' })).toBe(4)
     // The owning tenant reaches it.
     const acme = await get(`/contexts/acdp://reg-b.test/${UUID}`, { ...user, 'x-tenant-id': 'acme' })
     expect(acme.statusCode).toBe(502) // reg-b serves reg-a's ctx_id here: the binding check refuses it
@@ -143,6 +145,18 @@ describe.each(testDatabaseTargets())('federation proxy on $name', (target) => {
     expect(res.statusCode).toBe(400)
     expect(res.json()).toMatchObject({ errorCode: 'VALIDATION_ERROR' })
     expect(upstream.seen).toEqual([])
+  })
+
+  it('answers 502 when the upstream misses the deadline, or refuses the connection', async () => {
+    await open({ FEDERATION_TIMEOUT_MS: '300' })
+    upstream.handle(() => ({ status: 0 }))
+    const late = await get(`/contexts/${CTX}`)
+    expect(late.statusCode).toBe(502)
+    expect(late.json()).toMatchObject({ errorCode: 'FEDERATION_UPSTREAM_ERROR' })
+    await enroll('reg-b.test', { baseUrl: 'https://reg-b.test:1' })
+    const refused = await get(`/contexts/acdp://reg-b.test/${UUID}`)
+    expect(refused.statusCode).toBe(502)
+    expect(refused.json()).toMatchObject({ errorCode: 'FEDERATION_UPSTREAM_ERROR' })
   })
 
   it('answers 502 for a body over 1 MiB', async () => {

@@ -75,6 +75,7 @@ describe('token settings', () => {
     [{ TENANT_QUOTAS: 'acme:x=1/min' }, /TENANT_QUOTAS entry 1/],
     [{ QUOTA_STORE: 'redis' }, /QUOTA_STORE/],
     [{ BANDIT_EXPLORATION_FRACTION: '1.5' }, /BANDIT_EXPLORATION_FRACTION/],
+    [{ FEDERATION_TIMEOUT_MS: '20000' }, /FEDERATION_TIMEOUT_MS/],
   ])('refuses %o at boot', (env, pattern) => {
     expect(problems(env as Record<string, string>).join('\n')).toMatch(pattern)
   })

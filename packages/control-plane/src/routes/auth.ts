@@ -37,6 +37,37 @@ const RevokeBody = Type.Object(
   { token: Token, reason: Type.Optional(Type.Union(REVOKE_REASONS.map((reason) => Type.Literal(reason)))) },
   { additionalProperties: false },
 )
+const ChallengeShape = Type.Object({
+  nonce: Type.String(),
+  registry_authority: Type.String(),
+  expires_at: Type.Integer({ description: 'unix seconds' }),
+  signing_input: Type.String(),
+})
+const TokenShape = Type.Object({
+  token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_at: Type.Integer({ description: 'unix seconds' }),
+})
+const IntrospectionShape = Type.Object(
+  {
+    active: Type.Boolean(),
+    iss: Type.Optional(Type.String()),
+    sub: Type.Optional(Type.String()),
+    aud: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+    jti: Type.Optional(Type.String()),
+    iat: Type.Optional(Type.Integer()),
+    nbf: Type.Optional(Type.Integer()),
+    exp: Type.Optional(Type.Integer()),
+    token_type: Type.Optional(Type.Literal('Bearer')),
+    key_id: Type.Optional(Type.String()),
+    registry: Type.Optional(Type.String()),
+    tenant: Type.Optional(Type.String()),
+    scope: Type.Optional(Type.String()),
+  },
+  { description: 'canonical claims when active; only { active: false } otherwise' },
+)
+const JwksShape = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) })
+
 const FeedQuery = Type.Object(
   {
     since: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -70,6 +101,7 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
       clock: deps.clock,
       random: deps.random,
       log: app.log,
+      onOutcome: (result: string) => tokens.metrics.tokenRequests.inc({ result }),
     }
   }
   const throttle = throttleHook(tokens, () => deps.clock().getTime())
@@ -78,17 +110,26 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
     revocations: tokens.revocations,
     authStore: tokens.authStore,
     clock: deps.clock,
+    onRevoked: () => tokens.metrics.tokenRevocations.inc({ source: 'local' }),
   }
 
   app.post(
     '/auth/challenge',
-    { config: { auth: 'public' }, onRequest: throttle, schema: { tags: ['auth'], body: ChallengeBody } },
+    {
+      config: { auth: 'public' },
+      onRequest: throttle,
+      schema: { tags: ['auth'], body: ChallengeBody, response: { 200: ChallengeShape } },
+    },
     async (request) => issueChallenge(issuance(), (request.body as Static<typeof ChallengeBody>).agent_id),
   )
 
   app.post(
     '/auth/token',
-    { config: { auth: 'public' }, onRequest: throttle, schema: { tags: ['auth'], body: TokenBody } },
+    {
+      config: { auth: 'public' },
+      onRequest: throttle,
+      schema: { tags: ['auth'], body: TokenBody, response: { 200: TokenShape } },
+    },
     async (request) => {
       const body = request.body as Static<typeof TokenBody>
       const tenantId = config.tokens.tenantAgents.find((entry) => entry.agentDid === body.agent_id)?.tenantId
@@ -97,13 +138,16 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
     },
   )
 
-  app.post('/auth/introspect', { schema: { tags: ['auth'], body: IntrospectBody } }, async (request) =>
-    introspectToken(
-      admin,
-      principalOf(request),
-      request.tenantId,
-      (request.body as Static<typeof IntrospectBody>).token,
-    ),
+  app.post(
+    '/auth/introspect',
+    { schema: { tags: ['auth'], body: IntrospectBody, response: { 200: IntrospectionShape } } },
+    async (request) =>
+      introspectToken(
+        admin,
+        principalOf(request),
+        request.tenantId,
+        (request.body as Static<typeof IntrospectBody>).token,
+      ),
   )
 
   app.post(
@@ -126,7 +170,7 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
 
   app.get(
     '/.well-known/jwks.json',
-    { config: { auth: 'public' }, schema: { tags: ['auth'] } },
+    { config: { auth: 'public' }, schema: { tags: ['auth'], response: { 200: JwksShape } } },
     async (_request, reply) => {
       void reply.header('cache-control', 'public, max-age=300')
       return tokens.signer?.jwks() ?? { keys: [] }

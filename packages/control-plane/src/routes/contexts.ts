@@ -9,8 +9,13 @@ import type { RoutePlugin } from './route-context.js'
 
 const PREFIX = '/contexts/'
 
-export const contextRoutes: RoutePlugin = async (app, { enrollments, gates, federation }) => {
-  const deps: FederationDeps = { ...federation, enrollments, log: app.log }
+export const contextRoutes: RoutePlugin = async (app, { enrollments, gates, federation, tokens }) => {
+  const deps: FederationDeps = {
+    ...federation,
+    enrollments,
+    log: app.log,
+    onOutcome: (outcome) => tokens.metrics.federationRequests.inc({ outcome }),
+  }
   app.get(
     '/contexts/*',
     {

@@ -31,7 +31,7 @@ export interface RouteContext {
   /** Policy engine and quotas of the gated actions. */
   gates: AccessGates
   /** The federation proxy's outbound client and optional envelope verification. */
-  federation: Pick<FederationDeps, 'outbound' | 'verifyEnvelope'>
+  federation: Pick<FederationDeps, 'outbound' | 'timeoutMs' | 'verifyEnvelope'>
 }
 
 /** A route plugin: registers routes (and only routes or route-scoped hooks) on the instance it is given. */

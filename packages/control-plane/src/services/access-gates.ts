@@ -4,6 +4,7 @@
  */
 import type { ControlPlaneConfig } from '../config.js'
 import type { AuthStore } from '../store/auth-store.js'
+import type { AuthMetrics } from './auth-metrics.js'
 import { createPolicyGate, type PolicyGate } from './policy-gate.js'
 import { createDatabaseQuotaCounter, createMemoryQuotaCounter, createQuotaGate, type QuotaGate } from './quota-gate.js'
 
@@ -17,6 +18,7 @@ export function createAccessGates(input: {
   authStore: AuthStore
   clock: () => Date
   log: { error(object: unknown, message?: string): void }
+  metrics: AuthMetrics
 }): AccessGates {
   const now = (): number => input.clock().getTime()
   const counter =
@@ -24,7 +26,13 @@ export function createAccessGates(input: {
       ? createDatabaseQuotaCounter(input.authStore, now)
       : createMemoryQuotaCounter()
   return {
-    policy: createPolicyGate(input.config.policy),
-    quotas: createQuotaGate({ rules: input.config.policy.quotas, counter, now, log: input.log }),
+    policy: createPolicyGate(input.config.policy, (action) => input.metrics.policyDenials.inc({ action })),
+    quotas: createQuotaGate({
+      rules: input.config.policy.quotas,
+      counter,
+      now,
+      log: input.log,
+      onExceeded: (action) => input.metrics.quotaExceeded.inc({ action }),
+    }),
   }
 }

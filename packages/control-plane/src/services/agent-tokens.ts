@@ -44,6 +44,8 @@ export interface AgentTokenDeps {
   clock: () => Date
   random: (size: number) => Uint8Array
   log?: { info(object: unknown, message?: string): void }
+  /** Counts each outcome: `issued` or the refusal reason. */
+  onOutcome?: (result: string) => void
 }
 
 /** The signing input of a challenge (product spec "Auth endpoints"). */
@@ -80,12 +82,14 @@ export async function issueChallenge(deps: AgentTokenDeps, agentId: string): Pro
  */
 export async function exchangeToken(deps: AgentTokenDeps, request: TokenRequest): Promise<TokenResponse> {
   if (!isPinnedAlgorithm(request.algorithm)) {
+    deps.onOutcome?.('reject_alg')
     throw new ControlPlaneError('VALIDATION_ERROR', 'algorithm must be ed25519 or ecdsa-p256')
   }
   const now = deps.clock().getTime()
   const nowSeconds = Math.floor(now / 1000)
   const refuse = (reason: string): never => {
     deps.log?.info({ reason, agent: request.agent_id }, 'token request refused')
+    deps.onOutcome?.(reason)
     throw new ControlPlaneError('UNAUTHORIZED', 'token request refused')
   }
   const challenge = await deps.authStore.consumeChallenge(request.nonce)
@@ -124,5 +128,6 @@ export async function exchangeToken(deps: AgentTokenDeps, request: TokenRequest)
     acdp: { registry: challenge.registryAuthority, key_id: keyId },
     ...(tenant === undefined ? {} : { tenant }),
   })
+  deps.onOutcome?.('issued')
   return { token, token_type: 'Bearer', expires_at: exp }
 }

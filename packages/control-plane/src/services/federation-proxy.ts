@@ -31,10 +31,23 @@ export interface ProxiedResponse {
 
 export interface FederationDeps {
   outbound: OutboundClient
+  /** Whole-request deadline (FEDERATION_TIMEOUT_MS, at most 10 s). */
+  timeoutMs: number
   enrollments: Pick<EnrollmentDirectory, 'get'>
   /** Extra verification of a 2xx envelope before relaying (FEDERATION_VERIFY_CONTEXTS); throws to refuse. */
   verifyEnvelope?: (envelope: Record<string, unknown>, authority: string) => Promise<void>
   log: { warn(object: unknown, message?: string): void; info(object: unknown, message?: string): void }
+  /** Counts each answer (acdp_federation_requests_total{outcome}). */
+  onOutcome?: (outcome: string) => void
+}
+
+const OUTCOME_OF_CODE: Record<string, string> = {
+  VALIDATION_ERROR: 'invalid_ctx_id',
+  REGISTRY_NOT_FOUND: 'not_found',
+  FEDERATION_UPSTREAM_RATE_LIMITED: 'rate_limited',
+  FEDERATION_UPSTREAM_ERROR: 'upstream_error',
+  CONTEXT_ID_MISMATCH: 'binding_refused',
+  CONTEXT_BINDING_UNVERIFIABLE: 'binding_refused',
 }
 
 /**
@@ -66,6 +79,18 @@ export function parseProxiedCtxId(raw: string): { ctxId: string; authority: stri
 
 /** Forwards the retrieval; see the response table above. */
 export async function proxyContext(deps: FederationDeps, tenantId: string, rawCtxId: string): Promise<ProxiedResponse> {
+  try {
+    const answer = await forward(deps, tenantId, rawCtxId)
+    deps.onOutcome?.(answer.status < 300 ? 'relayed_2xx' : 'relayed_4xx')
+    return answer
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    deps.onOutcome?.((typeof code === 'string' ? OUTCOME_OF_CODE[code] : undefined) ?? 'error')
+    throw error
+  }
+}
+
+async function forward(deps: FederationDeps, tenantId: string, rawCtxId: string): Promise<ProxiedResponse> {
   const { ctxId, authority } = parseProxiedCtxId(rawCtxId)
   const enrollment = await deps.enrollments.get(authority)
   if (
@@ -79,7 +104,12 @@ export async function proxyContext(deps: FederationDeps, tenantId: string, rawCt
   const url = `${enrollment.baseUrl.replace(/\/+$/, '')}/contexts/${encodeURIComponent(ctxId)}`
   let response
   try {
-    response = await deps.outbound.request(url, { headers: { accept: 'application/acdp+json, application/json' } })
+    response = await deps.outbound.request(url, {
+      headers: { accept: 'application/acdp+json, application/json' },
+      totalTimeoutMs: deps.timeoutMs,
+      maxRedirects: 3,
+      maxBodyBytes: 1024 * 1024,
+    })
   } catch (error) {
     const reason = isProtocolError(error) ? (error.details?.['reason'] ?? error.code) : 'unknown'
     deps.log.warn({ authority, reason }, 'federation upstream failed')

@@ -12,7 +12,7 @@ export interface PolicyGate {
   enforce(action: PolicyAction, principal: Principal, tenantId: string, resource: string): void
 }
 
-export function createPolicyGate(policy: PolicyConfig): PolicyGate {
+export function createPolicyGate(policy: PolicyConfig, onDenied?: (action: PolicyAction) => void): PolicyGate {
   return {
     enforce(action, principal, tenantId, resource) {
       const decision = decide(policy.rules, policy.defaultEffect, {
@@ -23,6 +23,7 @@ export function createPolicyGate(policy: PolicyConfig): PolicyGate {
         resource,
       })
       if (!decision.allow) {
+        onDenied?.(action)
         throw new ControlPlaneError('POLICY_DENIED', 'policy denied', {
           extra: { code: decision.code, reason: decision.reason },
         })

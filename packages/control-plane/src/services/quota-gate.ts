@@ -63,6 +63,7 @@ export function createQuotaGate(options: {
   counter: QuotaCounter
   now: () => number
   log: { error(object: unknown, message?: string): void }
+  onExceeded?: (action: QuotaAction) => void
 }): QuotaGate {
   const indexed = options.rules.map((rule, index) => ({ rule, index }))
   return {
@@ -93,6 +94,7 @@ export function createQuotaGate(options: {
         }
       }
       if (exceeded !== undefined) {
+        options.onExceeded?.(action)
         const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000))
         throw new ControlPlaneError('QUOTA_EXCEEDED', `quota exceeded for ${action}`, {
           headers: { 'retry-after': String(retryAfterSeconds) },

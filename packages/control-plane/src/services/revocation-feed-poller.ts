@@ -31,6 +31,8 @@ export function createRevocationFeedPoller(options: {
   outbound: OutboundClient
   now: () => number
   log: { warn(object: unknown, message?: string): void }
+  /** Called for each entry newly added to the deny list. */
+  onApplied?: () => void
 }): RevocationFeedPoller {
   const timers: NodeJS.Timeout[] = []
   const inflight = new Map<string, Promise<number>>()
@@ -67,7 +69,7 @@ export function createRevocationFeedPoller(options: {
         const { jti, sub, iss, exp } = entry
         if (iss !== feed.issuer || typeof jti !== 'string' || typeof sub !== 'string') continue
         if (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < nowSeconds) continue
-        await options.revocations.record({
+        const inserted = await options.revocations.record({
           iss,
           jti,
           sub,
@@ -76,6 +78,7 @@ export function createRevocationFeedPoller(options: {
           revokedBy: `feed:${feed.issuer}`,
           reason: 'unspecified',
         })
+        if (inserted) options.onApplied?.()
         applied += 1
       }
       // The page applied whole: only now does the cursor move.

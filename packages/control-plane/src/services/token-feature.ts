@@ -13,6 +13,7 @@ import type { ControlPlaneConfig, Environment } from '../config.js'
 import type { ControlPlaneDeps } from '../deps.js'
 import { createIpThrottle, type IpThrottle } from '../http/ip-throttle.js'
 import { type AuthStore, createAuthStore } from '../store/auth-store.js'
+import type { AuthMetrics } from './auth-metrics.js'
 import { createRevocationFeedPoller, type RevocationFeedPoller } from './revocation-feed-poller.js'
 import { createRevocationList, type RevocationList } from './revocation-list.js'
 
@@ -25,6 +26,7 @@ export interface TokenFeature {
   revocations: RevocationList
   feeds: RevocationFeedPoller
   throttle: IpThrottle
+  metrics: AuthMetrics
   /** Re-reads CONTROL_PLANE_PINNED_KEYS; returns the problems (directory unchanged) or the new key count. */
   reloadPinnedKeys(): { count: number } | { problems: string[] }
   start(): Promise<void>
@@ -42,8 +44,9 @@ export async function createTokenFeature(input: {
   deps: Pick<ControlPlaneDeps, 'database' | 'clock' | 'readEnvironment'>
   outbound: OutboundClient
   log: Log
+  metrics: AuthMetrics
 }): Promise<TokenFeature> {
-  const { config, deps, outbound, log } = input
+  const { config, deps, outbound, log, metrics } = input
   const tokens = config.tokens
   const authStore = createAuthStore(deps.database as Parameters<typeof createAuthStore>[0])
   const pinned = createPinnedKeyDirectory(parsePinnedKeys(tokens.pinnedKeys).keys)
@@ -64,6 +67,7 @@ export async function createTokenFeature(input: {
     outbound,
     now,
     log,
+    onApplied: () => metrics.tokenRevocations.inc({ source: 'feed' }),
   })
   const readEnvironment = deps.readEnvironment ?? ((): Environment => ({}))
   return {
@@ -74,6 +78,7 @@ export async function createTokenFeature(input: {
     revocations,
     feeds,
     throttle: createIpThrottle({ limit: tokens.throttleLimit, windowMs: tokens.throttleWindowMs }),
+    metrics,
     reloadPinnedKeys() {
       const source = readEnvironment()['CONTROL_PLANE_PINNED_KEYS'] ?? tokens.pinnedKeys
       const parsed = parsePinnedKeys(source)

@@ -23,6 +23,8 @@ export interface TokenAdminDeps {
   revocations: RevocationList
   authStore: AuthStore
   clock: () => Date
+  /** Called when a revocation is newly recorded. */
+  onRevoked?: () => void
 }
 
 /**
@@ -81,7 +83,7 @@ export async function revokeToken(
   }
   const nowMs = deps.clock().getTime()
   if (claims.exp <= Math.floor(nowMs / 1000)) return { revoked: false }
-  await deps.revocations.record({
+  const inserted = await deps.revocations.record({
     iss: claims.iss,
     jti: claims.jti,
     sub: claims.sub,
@@ -90,6 +92,7 @@ export async function revokeToken(
     revokedBy: caller.actorId,
     reason,
   })
+  if (inserted) deps.onRevoked?.()
   return { revoked: true }
 }
 

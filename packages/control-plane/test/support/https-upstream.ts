@@ -11,6 +11,7 @@ import { createFakeDns } from '../../../protocol/test/support/fake-dns.js'
 import { createTestPki, type TestPki } from '../../../protocol/test/support/test-ca.js'
 
 export interface UpstreamAnswer {
+  /** 0: never answer (the connection stays open until the server closes). */
   status: number
   headers?: Record<string, string>
   body?: string | Buffer
@@ -39,6 +40,7 @@ export async function startHttpsUpstream(names: string[]): Promise<HttpsUpstream
     const host = (req.headers.host ?? '').replace(/:\d+$/, '')
     seen.push({ host, path: req.url ?? '', headers: req.headers })
     const answer = handler(req.url ?? '', req.headers, host)
+    if (answer.status === 0) return
     res.writeHead(answer.status, answer.headers ?? {})
     res.end(answer.body ?? '')
   })
