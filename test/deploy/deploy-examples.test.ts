@@ -28,6 +28,8 @@ import { BINS, REPOSITORY_ROOT } from '../crash/service-process.js'
 import { parseEnvironmentFile, parseUnitFile, timeSpanSeconds } from './deploy-files.js'
 
 const run = promisify(execFile)
+/** Starting services on PostgreSQL (migrations included) takes seconds on a busy machine. */
+const SLOW = { timeout: 120_000 }
 const DEPLOY = join(REPOSITORY_ROOT, 'deploy')
 const hasCommand = async (name: string) =>
   run('sh', ['-c', `command -v ${name}`]).then(
@@ -89,7 +91,7 @@ async function publishOne(baseUrl: string, title: string, producer = didKeyProdu
   return ((await answer.json()) as { ctx_id: string }).ctx_id
 }
 
-describe('deploy/generate-secrets.sh', () => {
+describe('deploy/generate-secrets.sh', SLOW, () => {
   it('writes owner-only secrets files with the shared webhook secret, and never overwrites them', async () => {
     for (const name of ['registry.secrets.env', 'control-plane.secrets.env']) {
       expect(statSync(join(secretsDir, name)).mode & 0o077).toBe(0)
@@ -102,7 +104,7 @@ describe('deploy/generate-secrets.sh', () => {
   })
 })
 
-describe('deploy/registry.toml', () => {
+describe('deploy/registry.toml', SLOW, () => {
   it('starts the registry, which answers /healthz and guards /metrics with the generated bearer', async () => {
     const { backend, env } = await registryStorage('deploy-registry')
     const { run: registry, baseUrl } = await startRegistryFromExample(env)
@@ -121,7 +123,7 @@ describe('deploy/registry.toml', () => {
   })
 })
 
-describe('upgrades', () => {
+describe('upgrades', SLOW, () => {
   it('instances starting together on one PostgreSQL database apply each migration exactly once', async () => {
     if (testDatabaseUrl() === undefined) {
       console.warn('[deploy] ACDP_TEST_DATABASE_URL unset: concurrent migration not exercised')
@@ -145,7 +147,7 @@ describe('upgrades', () => {
   })
 })
 
-describe('deploy/control-plane.env', () => {
+describe('deploy/control-plane.env', SLOW, () => {
   it('starts the control plane, whose /healthz and /readyz answer 200', async () => {
     const file = parseEnvironmentFile(readFileSync(join(DEPLOY, 'control-plane.env'), 'utf8'))
     const backend = await openCrashBackend(testDatabaseUrl() === undefined ? 'sqlite' : 'postgres', 'deploy-cp')
@@ -177,7 +179,7 @@ describe('deploy/control-plane.env', () => {
   })
 })
 
-describe('deploy/*.service', () => {
+describe('deploy/*.service', SLOW, () => {
   const units = [
     {
       file: 'acdp-registry.service',
@@ -232,7 +234,7 @@ describe('deploy/*.service', () => {
   })
 })
 
-describe('backups', () => {
+describe('backups', SLOW, () => {
   it('an SQLite online backup taken while the registry writes passes integrity_check and restores', async () => {
     if (!(await hasCommand('sqlite3'))) {
       console.warn('[deploy] sqlite3 not installed: the online backup command is not exercised')
