@@ -13,13 +13,15 @@
  *     advisory lock of docs/deploy.md "Upgrades").
  */
 import { execFile } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { request as httpsRequest } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { testDatabaseUrl } from '@acdp/storage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig as loadControlPlaneConfig } from '../../packages/control-plane/src/config.js'
+import { createTestPki } from '../../packages/protocol/test/support/test-ca.js'
 import { startControlPlane } from '../../packages/control-plane/src/start.js'
 import { type CliRun, runRegistryCli, SHUTDOWN_GRACE_MS } from '../../packages/registry/src/cli.js'
 import { didKeyProducer, minimalUnsigned, signRequest } from '../../packages/registry/test/support/registry-harness.js'
@@ -116,6 +118,33 @@ describe('deploy/registry.toml', SLOW, () => {
       expect((await fetch(`${baseUrl}/metrics`)).status).toBe(401)
       const token = secrets('registry.secrets.env').ACDP_REGISTRY_METRICS__BEARER_TOKEN
       expect((await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
+    } finally {
+      await registry.registry.close()
+      await backend.dispose()
+    }
+  })
+
+  it('serves HTTPS directly with registry.tls.* set in the environment', async () => {
+    const pki = createTestPki({ dnsNames: ['registry.example.com'], ipAddresses: ['127.0.0.1'] })
+    const { backend, env } = await registryStorage('deploy-tls')
+    writeFileSync(join(backend.dir, 'cert.pem'), pki.certPem)
+    writeFileSync(join(backend.dir, 'key.pem'), pki.keyPem)
+    const { run: registry, baseUrl } = await startRegistryFromExample({
+      ...env,
+      ACDP_REGISTRY_REGISTRY__TLS__ENABLED: 'true',
+      ACDP_REGISTRY_REGISTRY__TLS__CERT_PATH: join(backend.dir, 'cert.pem'),
+      ACDP_REGISTRY_REGISTRY__TLS__KEY_PATH: join(backend.dir, 'key.pem'),
+    })
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpsRequest(`${baseUrl.replace('http:', 'https:')}/healthz`, { ca: pki.caPem }, (res) => {
+          res.resume()
+          res.on('end', () => resolve(res.statusCode ?? 0))
+        })
+        req.on('error', reject)
+        req.end()
+      })
+      expect(status).toBe(200)
     } finally {
       await registry.registry.close()
       await backend.dispose()
