@@ -13,13 +13,15 @@
  *     advisory lock of docs/deploy.md "Upgrades").
  */
 import { execFile } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { request as httpsRequest } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { testDatabaseUrl } from '@acdp/storage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig as loadControlPlaneConfig } from '../../packages/control-plane/src/config.js'
+import { createTestPki } from '../../packages/protocol/test/support/test-ca.js'
 import { startControlPlane } from '../../packages/control-plane/src/start.js'
 import { type CliRun, runRegistryCli, SHUTDOWN_GRACE_MS } from '../../packages/registry/src/cli.js'
 import { didKeyProducer, minimalUnsigned, signRequest } from '../../packages/registry/test/support/registry-harness.js'
@@ -28,6 +30,8 @@ import { BINS, REPOSITORY_ROOT } from '../crash/service-process.js'
 import { parseEnvironmentFile, parseUnitFile, timeSpanSeconds } from './deploy-files.js'
 
 const run = promisify(execFile)
+/** Starting services on PostgreSQL (migrations included) takes seconds on a busy machine. */
+const SLOW = { timeout: 120_000 }
 const DEPLOY = join(REPOSITORY_ROOT, 'deploy')
 const hasCommand = async (name: string) =>
   run('sh', ['-c', `command -v ${name}`]).then(
@@ -89,7 +93,7 @@ async function publishOne(baseUrl: string, title: string, producer = didKeyProdu
   return ((await answer.json()) as { ctx_id: string }).ctx_id
 }
 
-describe('deploy/generate-secrets.sh', () => {
+describe('deploy/generate-secrets.sh', SLOW, () => {
   it('writes owner-only secrets files with the shared webhook secret, and never overwrites them', async () => {
     for (const name of ['registry.secrets.env', 'control-plane.secrets.env']) {
       expect(statSync(join(secretsDir, name)).mode & 0o077).toBe(0)
@@ -102,7 +106,7 @@ describe('deploy/generate-secrets.sh', () => {
   })
 })
 
-describe('deploy/registry.toml', () => {
+describe('deploy/registry.toml', SLOW, () => {
   it('starts the registry, which answers /healthz and guards /metrics with the generated bearer', async () => {
     const { backend, env } = await registryStorage('deploy-registry')
     const { run: registry, baseUrl } = await startRegistryFromExample(env)
@@ -119,9 +123,36 @@ describe('deploy/registry.toml', () => {
       await backend.dispose()
     }
   })
+
+  it('serves HTTPS directly with registry.tls.* set in the environment', async () => {
+    const pki = createTestPki({ dnsNames: ['registry.example.com'], ipAddresses: ['127.0.0.1'] })
+    const { backend, env } = await registryStorage('deploy-tls')
+    writeFileSync(join(backend.dir, 'cert.pem'), pki.certPem)
+    writeFileSync(join(backend.dir, 'key.pem'), pki.keyPem)
+    const { run: registry, baseUrl } = await startRegistryFromExample({
+      ...env,
+      ACDP_REGISTRY_REGISTRY__TLS__ENABLED: 'true',
+      ACDP_REGISTRY_REGISTRY__TLS__CERT_PATH: join(backend.dir, 'cert.pem'),
+      ACDP_REGISTRY_REGISTRY__TLS__KEY_PATH: join(backend.dir, 'key.pem'),
+    })
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpsRequest(`${baseUrl.replace('http:', 'https:')}/healthz`, { ca: pki.caPem }, (res) => {
+          res.resume()
+          res.on('end', () => resolve(res.statusCode ?? 0))
+        })
+        req.on('error', reject)
+        req.end()
+      })
+      expect(status).toBe(200)
+    } finally {
+      await registry.registry.close()
+      await backend.dispose()
+    }
+  })
 })
 
-describe('upgrades', () => {
+describe('upgrades', SLOW, () => {
   it('instances starting together on one PostgreSQL database apply each migration exactly once', async () => {
     if (testDatabaseUrl() === undefined) {
       console.warn('[deploy] ACDP_TEST_DATABASE_URL unset: concurrent migration not exercised')
@@ -145,7 +176,7 @@ describe('upgrades', () => {
   })
 })
 
-describe('deploy/control-plane.env', () => {
+describe('deploy/control-plane.env', SLOW, () => {
   it('starts the control plane, whose /healthz and /readyz answer 200', async () => {
     const file = parseEnvironmentFile(readFileSync(join(DEPLOY, 'control-plane.env'), 'utf8'))
     const backend = await openCrashBackend(testDatabaseUrl() === undefined ? 'sqlite' : 'postgres', 'deploy-cp')
@@ -177,7 +208,7 @@ describe('deploy/control-plane.env', () => {
   })
 })
 
-describe('deploy/*.service', () => {
+describe('deploy/*.service', SLOW, () => {
   const units = [
     {
       file: 'acdp-registry.service',
@@ -232,7 +263,7 @@ describe('deploy/*.service', () => {
   })
 })
 
-describe('backups', () => {
+describe('backups', SLOW, () => {
   it('an SQLite online backup taken while the registry writes passes integrity_check and restores', async () => {
     if (!(await hasCommand('sqlite3'))) {
       console.warn('[deploy] sqlite3 not installed: the online backup command is not exercised')

@@ -101,6 +101,7 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
     }
     const done = offset + count
     report.seconds = Number(process.hrtime.bigint() - started) / 1e9
+    report.findings = [...findings.values()]
     if (options.onProgress && done % (options.progressEvery ?? 10_000) < BATCH) options.onProgress(done, report)
   }
   report.findings = [...findings.values()].sort((a, b) => b.count - a.count)

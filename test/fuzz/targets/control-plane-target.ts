@@ -5,6 +5,7 @@
  * delivery is ever attempted. HMAC routes re-sign the final (mutated) bytes most of the time, so mutations reach
  * the parser and the validators behind the signature check.
  */
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -37,7 +38,13 @@ export async function startControlPlaneTarget(): Promise<FuzzTarget> {
   const test = await openTestApp(
     { name: 'sqlite', open: () => openDatabase({ kind: 'sqlite', path: join(dir, 'control-plane.db') }) },
     {},
-    { outbound, webhookOutbox: { enqueue: async () => {} } },
+    {
+      outbound,
+      webhookOutbox: { enqueue: async () => {} },
+      // The test app's default randomness repeats every 256 draws (deterministic ids for assertions); a long run
+      // would then mint a subscription id that already exists.
+      random: (size) => new Uint8Array(randomBytes(size)),
+    },
   )
   const { app } = test
   // The signature covers the exact bytes, so byte-level mutations (bad UTF-8, truncation) reach the parser.
