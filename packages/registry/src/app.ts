@@ -122,6 +122,11 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
         description: `Agent Context Distribution Protocol registry (acdp ${ACDP_VERSION}). See docs/registry/api.md.`,
         version: REGISTRY_VERSION,
       },
+      components: {
+        securitySchemes: {
+          adminBearer: { type: 'http', scheme: 'bearer', description: 'One of `auth.admin_tokens`.' },
+        },
+      },
     },
   })
 
