@@ -199,6 +199,34 @@ describe.each(testDatabaseTargets())('agent tokens on $name', (target) => {
     })
   })
 
+  describe('over a real socket', () => {
+    it('runs the whole flow with fetch: challenge, token, a JWT read, revocation', async () => {
+      t = await openTestApp(target, TOKEN_ENV)
+      const base = await t.app.listen({ host: '127.0.0.1', port: 0 })
+      const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+        fetch(`${base}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        })
+      const challenge = (await (await post('/auth/challenge', { agent_id: alice.did })).json()) as {
+        nonce: string
+        expires_at: number
+        signing_input: string
+      }
+      const issued = await post('/auth/token', tokenRequest(alice, challenge))
+      expect(issued.status).toBe(200)
+      const { token } = (await issued.json()) as { token: string }
+      const runs = await fetch(`${base}/runs`, { headers: bearer(token) })
+      expect(runs.status).toBe(200)
+      expect(await runs.json()).toMatchObject({ data: [], total: 0 })
+      expect((await post('/auth/token/revoke', { token }, bearer(token))).status).toBe(200)
+      const after = await fetch(`${base}/runs`, { headers: bearer(token) })
+      expect(after.status).toBe(401)
+      expect(after.headers.get('www-authenticate')).toBe('Bearer')
+    })
+  })
+
   describe('JWT verification', () => {
     it.each([
       [
