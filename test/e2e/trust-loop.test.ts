@@ -36,6 +36,8 @@ import {
   verifyLogInclusion,
 } from '@acdp/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../../packages/cli/src/cli.js'
+import { captureIo } from '../../packages/cli/src/test-io.js'
 import { loadConfig as loadControlPlaneConfig } from '../../packages/control-plane/src/config.js'
 import type { ControlPlaneDeps } from '../../packages/control-plane/src/deps.js'
 import { type RunningControlPlane, startControlPlane } from '../../packages/control-plane/src/start.js'
@@ -357,6 +359,21 @@ describe('trust loop: our registry, our control plane as its witness, an observe
     const leafHash = computeLogLeafHash(buildLogLeaf(envelope.registry_receipt))
     const included = await verifyLogInclusion(proof.body, leafHash, { ...checkpointContext(), now: new Date() })
     expect(included.checkpoint.tree_size).toBe(3)
+  })
+
+  it('acdp get --verify checks and prints the receipt, the inclusion proof and the witness cosignature', async () => {
+    const io = captureIo({ cwd: dataDir, outbound: consumerOutbound })
+    const code = await runCli(
+      ['get', published[2] as string, '--verify', '--registry', registryUrl, '--trust-witness', WITNESS_DID],
+      io,
+    )
+    const out = io.out()
+    expect(out).toMatch(new RegExp(`ok\\s+registry_receipt\\s+receipt by ${REGISTRY_DID} verifies`))
+    expect(out).toMatch(new RegExp(`ok\\s+log_inclusion\\s+leaf 2 is in ${LOG_ID} at tree size 3`))
+    expect(out).toMatch(new RegExp(`ok\\s+witness_signatures\\s+1-witnessed: ${WITNESS_DID}`))
+    expect(out).toContain('note  witness cosignatures fetched from GET /log/checkpoint')
+    expect(out).toContain('verified: ')
+    expect(code).toBe(0)
   })
 
   it('after more publishes the witness proves consistency, cosigns the larger tree, and the registry serves it', async () => {
