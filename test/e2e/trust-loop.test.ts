@@ -398,6 +398,10 @@ describe('trust loop: our registry, our control plane as its witness, an observe
       isTrustedWitness: (id) => id === WITNESS_DID,
       now: new Date(Date.now() + 60_000),
     })
+    // The witness now reads the §6.1 envelope carrying its own cosignature: same size, same root — liveness, and
+    // its own cosignature is never counted or mistaken for the checkpoint.
+    expect(await poll(witness, witnessClock)).toBe(1)
+    expect(await witnessState(witness)).toMatchObject({ treeSize: 5, alert: null, consecutiveFailures: 0 })
     const consistency = await getJson(`${registryUrl}/log/proof?first=3&second=5`)
     expect(consistency.status).toBe(200)
     await verifyLogConsistency(consistency.body, before, { ...checkpointContext(), now: new Date() })
