@@ -378,6 +378,21 @@ describe('trust loop: our registry, our control plane as its witness, an observe
 
   it('after more publishes the witness proves consistency, cosigns the larger tree, and the registry serves it', async () => {
     const before = (await getJson(`${registryUrl}/log/checkpoint`)).body.log_checkpoint as LogCheckpoint
+    // An auditor keeps the witnessed checkpoint at size 3 (acdp log audit --state) …
+    const statePath = join(dataDir, 'audit-state.json')
+    const audit = async () => {
+      const io = captureIo({ cwd: dataDir, outbound: consumerOutbound })
+      const code = await runCli(
+        ['log', 'audit', registryUrl, '--count', '1', '--interval', '0', '--state', statePath],
+        io,
+      )
+      return { code, out: io.out() }
+    }
+    const first = await audit()
+    expect(first.out).toMatch(
+      /checkpoint verified: size 3, root sha256:[0-9a-f]{64}; 1 witness cosignature\(s\) verify/,
+    )
+    expect(first.code).toBe(0)
     const producer = createProducer({ registryUrl, key: createProducerKey() })
     for (let i = 0; i < 2; i += 1) {
       expect((await producer.publish({ title: `trust loop more ${i}`, type: 'analysis' })).status).toBe(201)
@@ -405,5 +420,9 @@ describe('trust loop: our registry, our control plane as its witness, an observe
     const consistency = await getJson(`${registryUrl}/log/proof?first=3&second=5`)
     expect(consistency.status).toBe(200)
     await verifyLogConsistency(consistency.body, before, { ...checkpointContext(), now: new Date() })
+    // … and on its next audit proves the witnessed size 5 consistent with it.
+    const second = await audit()
+    expect(second.out).toMatch(/size 3 → 5: consistency proof verified; 1 witness cosignature\(s\) verify/)
+    expect(second.code).toBe(0)
   })
 })
