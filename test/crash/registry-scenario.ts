@@ -1,11 +1,12 @@
 /**
- * Registry crash scenario: did:key producers publish signed contexts back to back (each with a unique title,
+ * Registry crash scenario (receipts and the transparency log on): did:key producers publish signed contexts back to back (each with a unique title,
  * half with an Idempotency-Key), interleaved with publishes whose signature is broken (a dedicated producer,
  * always refused). Invariants after each restart:
  *   - every publish answered 201/200 is retrievable and its body is the request text byte for byte (with the
  *     registry's members appended after the producer's, as RFC-ACDP-0004 serves it);
  *   - nothing refused is stored, and every stored context of the run was sent and not refused;
- *   - Idempotency-Key records of acknowledged publishes survive (a replay answers 200 with the same ctx_id).
+ *   - Idempotency-Key records of acknowledged publishes survive (a replay answers 200 with the same ctx_id);
+ *   - the trust layer (receipts and the transparency log are on): registry-trust-invariants.ts.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,6 +18,7 @@ import {
 } from '../../packages/registry/test/support/registry-harness.js'
 import type { CrashBackend } from './backends.js'
 import type { CrashScenario } from './crash-scenario.js'
+import { CheckpointWatch, registryTrustInvariants, type TrustTally } from './registry-trust-invariants.js'
 import { BINS } from './service-process.js'
 
 const MEDIA_TYPE = 'application/acdp+json'
@@ -30,13 +32,21 @@ interface SentPublish {
   outcome: Outcome
   ctxId?: string
   verified?: boolean
+  receiptJson?: string
+  inLog?: boolean
 }
+
+const AUTHORITY = 'crash.registry.test'
+/** The receipt key of the crash registry (a fixed test seed; TEST ONLY). */
+const RECEIPT_SEED_B64 = Buffer.alloc(32, 0x5c).toString('base64')
 
 export function registryCrashScenario(): CrashScenario {
   const producers: Producer[] = Array.from({ length: 4 }, () => didKeyProducer())
   const forger = didKeyProducer()
   const sent = new Map<string, SentPublish>()
   let counter = 0
+  const watch = new CheckpointWatch()
+  const trust: TrustTally = { inclusionProofs: 0, consistencyProofs: 0, checkpointsChecked: 0 }
 
   const post = async (baseUrl: string, entry: SentPublish): Promise<void> => {
     sent.set(entry.title, entry)
@@ -52,7 +62,10 @@ export function registryCrashScenario(): CrashScenario {
       const text = await answer.text()
       if (answer.status === 201 || answer.status === 200) {
         entry.outcome = 'acked'
-        entry.ctxId = (JSON.parse(text) as { ctx_id: string }).ctx_id
+        const answered = JSON.parse(text) as { ctx_id: string; registry_receipt?: unknown }
+        entry.ctxId = answered.ctx_id
+        entry.receiptJson =
+          answered.registry_receipt === undefined ? undefined : JSON.stringify(answered.registry_receipt)
       } else {
         entry.outcome = 'refused'
       }
@@ -71,9 +84,10 @@ export function registryCrashScenario(): CrashScenario {
       const configPath = join(backend.dir, 'registry.toml')
       writeFileSync(
         configPath,
-        `[registry]\nauthority = "crash.registry.test"\nport = ${port}\nbind = "127.0.0.1"\nlog_level = "warn"\n` +
+        `[registry]\nauthority = "${AUTHORITY}"\nport = ${port}\nbind = "127.0.0.1"\nlog_level = "warn"\n` +
           `profiles = ["acdp-registry-core", "acdp-registry-discovery"]\n\n[storage]\n${storage}\n\n` +
-          '[limits]\npublish_rate_per_minute = 0\n',
+          '[limits]\npublish_rate_per_minute = 0\n\n' +
+          `[receipt]\nsigning_key_seed_b64 = "${RECEIPT_SEED_B64}"\n\n[log]\nenabled = true\n`,
       )
       return { bin: BINS.registry, args: ['--config', configPath], env: { NODE_ENV: 'production' }, port }
     },
@@ -84,7 +98,11 @@ export function registryCrashScenario(): CrashScenario {
         const title = `crash r${round} c${index} #${counter}`
         const forged = counter % 10 === 0
         const producer = forged ? forger : (producers[counter % producers.length] as Producer)
-        const request = signRequest(producer, minimalUnsigned(producer, { title, tags: ['crash'] }))
+        // did:key producers are 0.2.0 producers (RFC-ACDP-0001 §5.4): the body declares it, so consumers verify it.
+        const request = signRequest(
+          producer,
+          minimalUnsigned(producer, { acdp_version: '0.2.0', title, tags: ['crash'] }),
+        )
         if (forged) {
           const signature = request.signature as { value: string }
           signature.value = `${signature.value.startsWith('A') ? 'B' : 'A'}${signature.value.slice(1)}`
@@ -97,6 +115,8 @@ export function registryCrashScenario(): CrashScenario {
         }
         try {
           await post(baseUrl, entry)
+          // One connection also reads checkpoints while the load runs: those served before the kill.
+          if (index === 0) await watch.sample(baseUrl)
         } catch {
           return
         }
@@ -160,12 +180,24 @@ export function registryCrashScenario(): CrashScenario {
           return problems
         },
       },
+      ...registryTrustInvariants({
+        ledger: {
+          *acknowledged() {
+            for (const entry of sent.values()) {
+              if (entry.outcome === 'acked') yield entry as SentPublish & { ctxId: string; receiptJson: string }
+            }
+          },
+        },
+        watch,
+        authority: AUTHORITY,
+        tally: trust,
+      }),
     ],
 
     tally() {
       const counts: Record<string, number> = { sent: sent.size, acked: 0, refused: 0, unknown: 0, pending: 0 }
       for (const entry of sent.values()) counts[entry.outcome] = (counts[entry.outcome] ?? 0) + 1
-      return counts
+      return { ...counts, ...trust }
     },
   }
 }

@@ -3,6 +3,7 @@
  * injected I/O surface (so tests run commands in-process with captured output and a fake or real fetch).
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util'
+import type { OutboundClient } from '@acdp/protocol'
 import type { ExitCode } from './exit-codes.js'
 import { usageError } from './exit-codes.js'
 
@@ -20,6 +21,11 @@ export interface CliIo {
   fetch: typeof globalThis.fetch
   /** Aborted on SIGINT/SIGTERM; long-running commands (`dev`, `watch`) stop gracefully when it fires. */
   signal: AbortSignal
+  /**
+   * The SSRF-safe client for did:web documents of producers and witnesses. Absent (production): a public-only
+   * client is built per command. Tests inject one trusting a test CA with their own DNS; its owner closes it.
+   */
+  outbound?: OutboundClient
 }
 
 /** One sub-command. `help` is printed verbatim for `acdp <name> --help`. */

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { computeKeyFingerprint } from '@acdp/protocol'
+import { computeKeyFingerprint, cosignCheckpoint } from '@acdp/protocol'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FakeRegistry, fakeDidKeyProducer } from '../../protocol/test/support/fake-registry.js'
 import { runCli } from '../src/cli.js'
@@ -24,15 +24,44 @@ afterEach(async () => {
 })
 
 /** Serves `fake` on 127.0.0.1; `onRequest` may change the fake before it answers (a log growing between polls). */
-async function serve(fake: FakeRegistry, onRequest: (path: string) => void = () => {}): Promise<string> {
+async function serve(
+  fake: FakeRegistry,
+  onRequest: (path: string) => void = () => {},
+  override: (path: string) => string | undefined = () => undefined,
+): Promise<string> {
   server = createServer((req, res) => {
     onRequest(req.url ?? '/')
-    const answer = fake.answer(req.url ?? '/')
+    const replaced = override(req.url ?? '/')
+    const answer = replaced === undefined ? fake.answer(req.url ?? '/') : { status: 200, body: replaced }
     res.writeHead(answer.status, { 'content-type': 'application/acdp+json' })
     res.end(answer.body)
   })
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve))
   return `http://127.0.0.1:${(server?.address() as AddressInfo).port}`
+}
+
+/** A did:key witness (resolved locally, no network) cosigning the fake's checkpoint at `treeSize`. */
+const witness = fakeDidKeyProducer(21)
+function cosign(fake: FakeRegistry, treeSize: number) {
+  return cosignCheckpoint({
+    checkpoint: fake.checkpoint(treeSize),
+    witnessId: witness.did,
+    witnessedAt: new Date(),
+    key: { algorithm: 'ed25519', keyId: witness.keyId, privateKey: witness.privateKey },
+  })
+}
+
+/** Serves `fake` with its newest checkpoint in the RFC-ACDP-0015 §6.1 envelope, cosigned at `witnessedSize`. */
+function serveWitnessed(fake: FakeRegistry, witnessedSize: number): Promise<string> {
+  const cosignature = cosign(fake, witnessedSize)
+  return serve(
+    fake,
+    () => {},
+    (path) =>
+      path === '/log/checkpoint'
+        ? JSON.stringify({ log_checkpoint: fake.checkpoint(witnessedSize), witness_signatures: [cosignature] })
+        : undefined,
+  )
 }
 
 async function cli(args: string[]) {
@@ -52,6 +81,47 @@ describe('acdp get --verify', () => {
     expect(out).toMatch(/ok\s+registry_receipt\s+receipt by did:web:registry\.example\.com verifies/)
     expect(out).toMatch(/ok\s+log_inclusion\s+leaf 0 is in did:web:registry\.example\.com\/log\/1 at tree size 2/)
     expect(out).toContain('note  inclusion proof fetched from GET /log/proof')
+    expect(code).toBe(0)
+  })
+
+  it('checks the witness cosignatures served beside the newest checkpoint over the proof it asks at that size', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    const ctxId = fake.publish(producer)
+    fake.publish(producer)
+    const url = await serveWitnessed(fake, 2)
+    const trusted = await cli(['get', ctxId, '--verify', '--registry', url, '--trust-witness', witness.did])
+    expect(trusted.out).toMatch(
+      /ok\s+log_inclusion\s+leaf 0 is in did:web:registry\.example\.com\/log\/1 at tree size 2/,
+    )
+    expect(trusted.out).toMatch(new RegExp(`ok\\s+witness_signatures\\s+1-witnessed: ${witness.did}`))
+    expect(trusted.out).toContain('note  witness cosignatures fetched from GET /log/checkpoint')
+    expect(trusted.code).toBe(0)
+
+    // A trust list naming another witness: the cosignature is not counted, and the verdict fails.
+    const other = fakeDidKeyProducer(22).did
+    const untrusted = await cli(['get', ctxId, '--verify', '--registry', url, '--trust-witness', other])
+    expect(untrusted.out).toMatch(/FAIL\s+witness_signatures\s+invalid_witness_cosignature/)
+    expect(untrusted.code).toBe(1)
+  })
+
+  it('leaves cosignatures out when the witnessed checkpoint does not include the context yet', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    fake.publish(producer)
+    const newest = fake.publish(producer)
+    const url = await serveWitnessed(fake, 1)
+    const { code, out } = await cli(['get', newest, '--verify', '--registry', url, '--json'])
+    const verification = JSON.parse(out).verification as {
+      checks: Array<{ name: string; ok: boolean; detail: string }>
+      notes: string[]
+    }
+    expect(verification.checks.find((c) => c.name === 'log_inclusion')).toMatchObject({
+      ok: true,
+      detail: expect.stringContaining('at tree size 2'),
+    })
+    expect(verification.checks.map((c) => c.name)).not.toContain('witness_signatures')
+    expect(verification.notes).toContain(
+      'the newest witnessed checkpoint (tree size 1) does not include this context yet',
+    )
     expect(code).toBe(0)
   })
 

@@ -161,7 +161,7 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
           logId: transparencyLog.logId,
           witnesses: config.witnesses,
           outbound: deps.outbound,
-          resolver: deps.resolver,
+          resolver: deps.witnessResolver ?? deps.resolver,
           clock: deps.clock,
           rootAt: (size) => transparencyLog.rootHashAt(size),
           log: app.log,

@@ -61,6 +61,8 @@ export interface RegistryDeps {
   /** CSPRNG bytes (ctx_id UUIDs, request ids). */
   random: (size: number) => Uint8Array
   resolver: KeyResolver
+  /** Resolves witness keys when the producer policy (`auth.did_methods`) would refuse a witness's DID method. */
+  witnessResolver?: KeyResolver
   /** The SSRF-policy outbound client (DID documents, federation, webhooks); closed by the owner. */
   outbound?: OutboundClient
   /** Pino-compatible logger; `false` silences logging (tests). Default: pino at `registry.log_level`. */
@@ -115,8 +117,7 @@ export function createDefaultDeps(
       maxRedirects: config.outbound.max_redirects,
       userAgent: 'acdp-registry',
     })
-  const resolver =
-    overrides.resolver ??
+  const didResolver = (allowedMethods: DidMethod[]) =>
     new DidResolver({
       fetchDidDocument: async (url) => {
         const response = await outbound.request(url, {
@@ -129,8 +130,16 @@ export function createDefaultDeps(
       cacheTtlMs: config.did_resolution.cache_ttl_seconds * 1000,
       minRefetchIntervalMs: config.did_resolution.min_refetch_interval_seconds * 1000,
       maxEntries: config.did_resolution.max_entries,
-      allowedMethods: allowedDidMethods(config),
+      allowedMethods,
     })
+  const resolver = overrides.resolver ?? didResolver(allowedDidMethods(config))
+  // auth.did_methods is the PRODUCER policy; a did:key witness (RFC-ACDP-0015 §4) must still resolve when
+  // producers are limited to did:web, or every cosignature it sends would be dropped as unresolvable.
+  const witnessResolver =
+    overrides.witnessResolver ??
+    (config.witnesses.some((w) => w.did.startsWith('did:key:')) && !config.auth.did_methods.includes('did:key')
+      ? didResolver(['web', 'key'])
+      : undefined)
   const metrics =
     overrides.metrics ??
     (config.metrics.enabled
@@ -164,6 +173,7 @@ export function createDefaultDeps(
     clock,
     random,
     resolver,
+    ...(witnessResolver ? { witnessResolver } : {}),
     outbound,
     events: new RegistryEvents(),
     webhooks,

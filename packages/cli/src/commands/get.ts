@@ -4,7 +4,13 @@
  * evidence: receipt, log inclusion, witness cosignatures, the producer's key revocations) without trusting the
  * registry's word for any of it.
  */
-import { authorityOfCtxId, fetchContext, type VerificationReport, verifyContext } from '@acdp/protocol'
+import {
+  authorityOfCtxId,
+  fetchContext,
+  type LogCheckpoint,
+  type VerificationReport,
+  verifyContext,
+} from '@acdp/protocol'
 import { type CliIo, type Command, parseCommandArgs } from '../command.js'
 import { EXIT } from '../exit-codes.js'
 import { sanitizeTerminalText } from '../render/text-table.js'
@@ -18,18 +24,21 @@ import { checkBaseUrl, JSON_OPTION } from './shared-options.js'
 export const getCommand: Command = {
   name: 'get',
   summary: 'retrieve a context; --verify checks its hash and signature locally',
-  help: `Usage: acdp get <ctx_id> [--verify] [--registry URL] [--json]
+  help: `Usage: acdp get <ctx_id> [--verify] [--trust-witness DID]... [--registry URL] [--json]
 
 Retrieves a context (GET /contexts/{ctx_id}) and prints the registry's answer as JSON.
 
 With --verify, checks it locally and prints one line per stage instead: schema, producer_content_hash
 (recomputed over the body), key_binding (key_id belongs to agent_id), did_resolution (did:key decoded
-locally; did:web documents fetched over HTTPS through the SSRF-safe client) and signature. Evidence the
-verifier does not check yet (registry receipts, log inclusion) is listed as "not checked".
+locally; did:web documents fetched over HTTPS through the SSRF-safe client), signature, then the registry's
+evidence: registry_receipt, log_inclusion (the proof fetched from GET /log/proof when not served),
+witness_signatures (the cosignatures the registry serves beside its newest checkpoint, when the proof
+reaches that checkpoint) and key_revocation. Members no stage checks are listed as "not checked".
 Exit 0 when every stage passed, 1 when one failed.
 
 Options:
   --verify              verify the context locally
+  --trust-witness DID   count only this witness's cosignatures (repeatable; default: any that verifies)
   --registry URL        registry base URL (default: ACDP_REGISTRY_URL, the running dev stack, http://127.0.0.1:3000)
   --data-dir DIR        dev-stack data directory to read the registry URL from (default ./data)
   --json                print { "context": <answer> } or, with --verify, { "context", "verification": { ok, checks, unchecked } }`,
@@ -84,18 +93,7 @@ async function verifyWithEvidence(
   const { resolver, close } = createCliResolver(io, registryUrl, authority)
   try {
     if (envelope['registry_receipt'] !== undefined && envelope['log_inclusion'] === undefined && authority) {
-      const proof = await getRegistryJson(
-        io,
-        registryUrl,
-        `/log/proof?ctx_id=${encodeURIComponent(String(body['ctx_id']))}`,
-      )
-      if (proof.status === 200 && typeof proof.body === 'object' && proof.body !== null) {
-        const { leaf: _echoed, ...inclusion } = proof.body as Record<string, unknown>
-        envelope['log_inclusion'] = inclusion
-        notes.push('inclusion proof fetched from GET /log/proof')
-      } else {
-        notes.push(`no inclusion proof (GET /log/proof answered ${proof.status})`)
-      }
+      notes.push(...(await attachLogEvidence(io, registryUrl, String(body['ctx_id']), envelope)))
     }
     let revocations
     if (typeof body['agent_id'] === 'string') {
@@ -115,6 +113,70 @@ async function verifyWithEvidence(
   } finally {
     await close()
   }
+}
+
+/**
+ * Adds `log_inclusion` (and, when a witness cosigned it, `witness_signatures`) to `envelope`. A registry that
+ * aggregates cosignatures serves them beside its newest checkpoint only (RFC-ACDP-0015 §6.1), so the proof is
+ * asked at that witnessed size when the context is already in it; otherwise at the current size, without
+ * cosignatures. The cosignatures are attached only over the exact checkpoint the proof reaches (same log, size,
+ * root); verifyContext then checks them against it. Returns the notes to print.
+ */
+async function attachLogEvidence(
+  io: CliIo,
+  registryUrl: string,
+  ctxId: string,
+  envelope: Record<string, unknown>,
+): Promise<string[]> {
+  const notes: string[] = []
+  const witnessed =
+    envelope['witness_signatures'] === undefined ? await fetchWitnessedCheckpoint(io, registryUrl) : undefined
+  const proofPath = `/log/proof?ctx_id=${encodeURIComponent(ctxId)}`
+  let proof =
+    witnessed === undefined
+      ? undefined
+      : await getRegistryJson(io, registryUrl, `${proofPath}&tree_size=${witnessed.checkpoint.tree_size}`)
+  if (proof !== undefined && proof.status !== 200) {
+    notes.push(
+      `the newest witnessed checkpoint (tree size ${witnessed?.checkpoint.tree_size}) does not include this context yet`,
+    )
+    proof = undefined
+  }
+  proof ??= await getRegistryJson(io, registryUrl, proofPath)
+  if (proof.status !== 200 || typeof proof.body !== 'object' || proof.body === null) {
+    notes.push(`no inclusion proof (GET /log/proof answered ${proof.status})`)
+    return notes
+  }
+  const { leaf: _echoed, ...inclusion } = proof.body as Record<string, unknown>
+  envelope['log_inclusion'] = inclusion
+  notes.push('inclusion proof fetched from GET /log/proof')
+  const reached = inclusion['log_checkpoint'] as Partial<LogCheckpoint> | undefined
+  if (
+    witnessed !== undefined &&
+    reached !== undefined &&
+    reached.log_id === witnessed.checkpoint.log_id &&
+    reached.tree_size === witnessed.checkpoint.tree_size &&
+    reached.root_hash === witnessed.checkpoint.root_hash
+  ) {
+    envelope['witness_signatures'] = witnessed.witnessSignatures
+    notes.push('witness cosignatures fetched from GET /log/checkpoint')
+  }
+  return notes
+}
+
+/** The registry's newest checkpoint when it is served with witness cosignatures (best effort: else undefined). */
+async function fetchWitnessedCheckpoint(
+  io: CliIo,
+  registryUrl: string,
+): Promise<{ checkpoint: LogCheckpoint; witnessSignatures: unknown[] } | undefined> {
+  const answer = await getRegistryJson(io, registryUrl, '/log/checkpoint')
+  const body = answer.body as { log_checkpoint?: unknown; witness_signatures?: unknown } | undefined
+  if (answer.status !== 200 || typeof body !== 'object' || body === null) return undefined
+  const checkpoint = body.log_checkpoint as LogCheckpoint | undefined
+  if (typeof checkpoint !== 'object' || checkpoint === null || typeof checkpoint.tree_size !== 'number')
+    return undefined
+  if (!Array.isArray(body.witness_signatures) || body.witness_signatures.length === 0) return undefined
+  return { checkpoint, witnessSignatures: body.witness_signatures }
 }
 
 function renderReport(

@@ -20,7 +20,7 @@ export interface CliResolver {
  *   or the host named by the registry's `registry_did`).
  */
 export function createCliResolver(
-  io: Pick<CliIo, 'fetch' | 'signal'>,
+  io: Pick<CliIo, 'fetch' | 'signal' | 'outbound'>,
   registryUrl: string,
   registryAuthority: string | undefined,
 ): CliResolver {
@@ -42,7 +42,7 @@ export function createCliResolver(
           body: body.byteLength > MAX_DID_DOCUMENT_BYTES ? new Uint8Array(MAX_DID_DOCUMENT_BYTES + 1) : body,
         }
       }
-      client ??= createOutboundClient({ allowCidrs: [], userAgent: 'acdp-cli' })
+      client ??= io.outbound ?? createOutboundClient({ allowCidrs: [], userAgent: 'acdp-cli' })
       const response = await client.request(url, { maxBodyBytes: MAX_DID_DOCUMENT_BYTES })
       return { status: response.status, body: response.body }
     },
@@ -50,7 +50,8 @@ export function createCliResolver(
   return {
     resolver,
     async close() {
-      await client?.close()
+      // An injected client belongs to the caller.
+      if (client !== io.outbound) await client?.close()
     },
   }
 }

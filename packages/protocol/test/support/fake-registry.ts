@@ -280,7 +280,18 @@ export class FakeRegistry {
     if (url.pathname === '/log/proof') {
       const ctxId = url.searchParams.get('ctx_id')
       if (ctxId !== null) {
-        const inclusion = this.inclusion(ctxId)
+        const sizeParam = url.searchParams.get('tree_size')
+        const treeSize = sizeParam === null ? this.treeSize : Number(sizeParam)
+        const leafIndex = this.#entries.get(ctxId)?.leafIndex
+        // As a real log: a proof at a size that does not contain the leaf yet is refused.
+        if (
+          !Number.isInteger(treeSize) ||
+          treeSize > this.treeSize ||
+          (leafIndex !== undefined && leafIndex >= treeSize)
+        ) {
+          return json(400, { error: { code: 'schema_violation', message: 'tree_size does not contain the leaf' } })
+        }
+        const inclusion = this.inclusion(ctxId, treeSize)
         return inclusion ? json(200, inclusion) : notFound
       }
       const first = Number(url.searchParams.get('first'))
