@@ -4,7 +4,8 @@
  * visibility through the bearer's DID, and state shared by two instances on one database. SQLite always,
  * PostgreSQL with ACDP_TEST_DATABASE_URL.
  */
-import { generateKeyPairSync } from 'node:crypto'
+import { generateKeyPairSync, randomUUID } from 'node:crypto'
+import { signLifecycleEvent } from '@acdp/protocol'
 import { testDatabaseTargets } from '@acdp/storage'
 import { createLocalJWKSet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
@@ -349,6 +350,42 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
       expect(await search(tokens.outsider)).toEqual([])
       const bad = await read(`/contexts/${enc(ctx_id)}`, 'not-a-jwt')
       expect(bad.statusCode).toBe(403)
+    })
+  })
+
+  describe('lifecycle with a bearer', () => {
+    it('accepts the producer’s bearer beside the event signature and refuses an invalid one', async () => {
+      const r = await start({
+        openDatabase: target.open,
+        config: { ...authConfig(), lifecycle: { enabled: true } },
+      })
+      const p = didKeyProducer()
+      const token = await login(r.app, p)
+      const published = await publish(
+        r.app,
+        signRequest(p, minimalUnsigned(p, { visibility: 'private' })),
+        bearer(token),
+      )
+      const { ctx_id } = published.json()
+      const event = (eventType: 'retracted' | 'republished') =>
+        signLifecycleEvent(
+          {
+            event_id: randomUUID(),
+            ctx_id,
+            event_type: eventType,
+            occurred_at: new Date(r.clock.nowMs).toISOString(),
+            actor: p.did,
+          },
+          { algorithm: p.algorithm, keyId: p.keyId, privateKey: p.privateKey },
+        )
+      const post = (action: string, body: unknown, headers: Record<string, string>) =>
+        postJson(r.app, `/contexts/${enc(ctx_id)}/${action}`, body, headers)
+      const forged = await post('retract', { event: event('retracted') }, bearer('forged.token.value'))
+      expect(forged.statusCode).toBe(403)
+      expect((await r.store.findContext(ctx_id))?.retracted).toBe(false)
+      const retracted = await post('retract', { event: event('retracted') }, bearer(token))
+      expect(retracted.statusCode).toBe(200)
+      expect(retracted.json().registry_state.status).toBe('retracted')
     })
   })
 
