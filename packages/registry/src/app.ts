@@ -12,6 +12,7 @@ import type { RegistryDeps } from './deps.js'
 import { ACDP_MEDIA_TYPE, installErrorHandling, RegistryError, sendRegistryError, toRegistryError } from './errors.js'
 import { adminTokenDigests } from './http/admin-bearer.js'
 import { answerClientError } from './http/client-error.js'
+import { clientIpOf, createProxyMatcher } from './http/client-ip.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { createRequestIdGenerator } from './http/request-id.js'
@@ -28,6 +29,7 @@ import { registerSearchRoute } from './routes/search.js'
 import { registerWellKnownRoutes } from './routes/well-known.js'
 import { formatLogId } from '@acdp/protocol'
 import { AgentRateLimiter } from './services/agent-rate-limiter.js'
+import { AuthRequestLimits } from './services/auth-request-limits.js'
 import { authenticateBearer } from './services/bearer-auth.js'
 import { BearerTokens, loadTokenSigningKeys } from './services/bearer-tokens.js'
 import { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
@@ -326,6 +328,15 @@ async function setUpAuthentication(config: RegistryConfig, deps: RegistryDeps) {
     random: deps.random,
   })
   const bearer = { tokens, store }
+  const limits = new AuthRequestLimits(
+    {
+      enabled: config.rate_limit.enabled,
+      perIpPerMinute: config.rate_limit.per_ip_per_minute,
+      globalPerMinute: config.rate_limit.global_per_minute,
+    },
+    deps.metrics,
+  )
+  const isTrustedProxy = createProxyMatcher(config.rate_limit.trusted_proxies)
   const authenticateReader = async (request: FastifyRequest) =>
     (await authenticateBearer(bearer, request))?.subject ?? null
   const routes: AuthRoutesOptions = {
@@ -349,6 +360,7 @@ async function setUpAuthentication(config: RegistryConfig, deps: RegistryDeps) {
     },
     keys,
     adminTokenDigests: adminTokenDigests(config.auth.admin_tokens),
+    admit: (request) => limits.admit(clientIpOf(request, isTrustedProxy), deps.clock().getTime()),
   }
   return { authenticateReader, routes }
 }

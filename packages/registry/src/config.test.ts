@@ -262,6 +262,15 @@ describe('startup refusals', () => {
       { ...base, search: { cursor_secret_b64: Buffer.alloc(16).toString('base64') } },
       /search\.cursor_secret_b64/,
     ],
+    [
+      'shared rate-limit backend not built',
+      {
+        ...base,
+        storage: { backend: 'postgres', postgres_url: 'postgres://127.0.0.1/x' },
+        rate_limit: { backend: 'postgres' },
+      },
+      /not available in this build; use "memory"/,
+    ],
     ['HS256 auth without a secret', { ...base, auth: { enabled: true } }, /needs auth\.jwt_secret/],
     [
       'short HS256 secret (even with auth off)',

@@ -577,6 +577,10 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
       c.rate_limit.backend_prune_seconds <= 0,
       'rate_limit.backend = "postgres" requires rate_limit.backend_prune_seconds > 0',
     )
+    refuse(
+      true,
+      'rate_limit.backend = "postgres" (buckets shared between instances) is not available in this build; use "memory"',
+    )
   }
 
   // Webhooks: the URL's DNS answer is checked against the outbound policy at startup (main.ts).

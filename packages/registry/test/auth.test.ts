@@ -176,6 +176,39 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
       expect((await postJson(limited.app, '/auth/challenge', { agent_id: didKeyProducer().did })).statusCode).toBe(200)
     })
 
+    it('limits /auth/* per client IP and globally with 429 before reading the body', async () => {
+      const r = await start({
+        openDatabase: target.open,
+        config: { ...authConfig(), rate_limit: { per_ip_per_minute: 2, global_per_minute: 3 } },
+      })
+      const from = (remoteAddress: string) =>
+        r.app.inject({
+          method: 'POST',
+          url: '/auth/challenge',
+          remoteAddress,
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({ agent_id: didKeyProducer().did }),
+        })
+      expect((await from('203.0.113.1')).statusCode).toBe(200)
+      expect((await from('203.0.113.1')).statusCode).toBe(200)
+      const perIp = await from('203.0.113.1')
+      expect(perIp.statusCode).toBe(429)
+      expect(perIp.json().error.code).toBe('rate_limited')
+      expect(Number(perIp.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+      // An unparseable body is still refused by the limit, not parsed.
+      const garbage = await r.app.inject({
+        method: 'POST',
+        url: '/auth/token',
+        remoteAddress: '203.0.113.1',
+        payload: '{',
+      })
+      expect(garbage.statusCode).toBe(429)
+      expect((await from('203.0.113.2')).statusCode).toBe(200)
+      expect((await from('203.0.113.3')).statusCode).toBe(429)
+      r.clock.advance(60_000)
+      expect((await from('203.0.113.3')).statusCode).toBe(200)
+    })
+
     it.each([
       ['no Content-Type', undefined, '{"agent_id":"did:web:a.example"}', 415, 'unsupported_media_type'],
       ['text/plain', 'text/plain', '{"agent_id":"did:web:a.example"}', 415, 'unsupported_media_type'],

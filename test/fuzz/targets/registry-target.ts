@@ -39,6 +39,8 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
       metrics: { enabled: true },
       // Bearer authentication on, so /auth/* is fuzzed too and publishes go through the bearer check.
       auth: { enabled: true, jwt_secret: Buffer.alloc(32, 7).toString('base64') },
+      // The harness clock stands still: per-IP buckets would never refill and hide /auth/* behind 429s.
+      rate_limit: { enabled: false },
       // Trust layer and lifecycle on, so their routes are fuzzed past the 501 of a disabled profile.
       receipt: { signing_key_seed_b64: Buffer.alloc(32, 3).toString('base64') },
       log: { enabled: true },

@@ -35,6 +35,8 @@ export interface AuthRoutesOptions {
   keys: TokenSigningKeys
   /** SHA-256 digests of `auth.admin_tokens` (constant-time compared). */
   adminTokenDigests: readonly Buffer[]
+  /** The per-IP and global /auth/* budgets; throws rate_limited. Runs before the body is read. */
+  admit: (request: FastifyRequest) => void
 }
 
 const DidString = { type: 'string', minLength: 1, maxLength: 4096 } as const
@@ -95,9 +97,11 @@ function sendJson(reply: FastifyReply, status: number, value: unknown): FastifyR
 }
 
 export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): void {
+  const admit = async (request: FastifyRequest): Promise<void> => options.admit(request)
   app.post(
     '/auth/challenge',
     {
+      onRequest: admit,
       preParsing: requireAuthMediaType,
       schema: {
         summary: 'Start challenge-response: a single-use nonce for agent_id',
@@ -115,6 +119,7 @@ export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOpti
   app.post(
     '/auth/token',
     {
+      onRequest: admit,
       preParsing: requireAuthMediaType,
       schema: {
         summary: 'Redeem a signed challenge for a bearer JWT',
@@ -134,6 +139,7 @@ export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOpti
   app.post(
     '/auth/token/revoke',
     {
+      onRequest: admit,
       preParsing: requireAuthMediaType,
       schema: {
         summary: 'Revoke a bearer token (its holder, or an admin bearer)',
