@@ -5,7 +5,7 @@
  * PostgreSQL with ACDP_TEST_DATABASE_URL.
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto'
-import { signLifecycleEvent } from '@acdp/protocol'
+import { DidResolver, signLifecycleEvent } from '@acdp/protocol'
 import { testDatabaseTargets } from '@acdp/storage'
 import { createLocalJWKSet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
@@ -18,9 +18,11 @@ import {
   countRows,
   didKeyProducer,
   didWebProducer,
+  FakeDidWeb,
   minimalUnsigned,
   publish,
   signRequest,
+  TestClock,
   type TestRegistry,
   useTestRegistry,
 } from './support/registry-harness.js'
@@ -151,6 +153,40 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
         expect(res.statusCode).toBe(403)
         expect(res.json().error.code).toBe('not_authorized')
       }
+    })
+
+    it('follows a did:web key rotation with one fresh fetch; a rate-limited refetch is 502', async () => {
+      const dids = new FakeDidWeb()
+      const clock = new TestClock()
+      const r = await start({
+        openDatabase: target.open,
+        config: authConfig(),
+        dids,
+        clock,
+        deps: {
+          resolver: new DidResolver({
+            fetchDidDocument: dids.fetchDidDocument,
+            clock: () => clock.nowMs,
+            minRefetchIntervalMs: 60_000,
+            failureCacheMs: 0,
+          }),
+        },
+      })
+      const did = 'did:web:rotating.example'
+      const old = didWebProducer(did, 'ed25519', 'key-1')
+      const rotated = didWebProducer(did, 'ed25519', 'key-2')
+      dids.host([old])
+      await login(r.app, old)
+      dids.host([rotated])
+      const limited = await postJson(r.app, '/auth/token', tokenRequestFor(rotated, await requestChallenge(r.app, did)))
+      expect(limited.statusCode).toBe(502)
+      expect(limited.json().error.code).toBe('key_resolution_unreachable')
+      clock.advance(60_000)
+      expect(await login(r.app, rotated)).toMatch(/^ey/)
+      // Once a fresh fetch confirms the old key is gone, it is a permanent refusal.
+      clock.advance(60_000)
+      const retired = await postJson(r.app, '/auth/token', tokenRequestFor(old, await requestChallenge(r.app, did)))
+      expect(retired.statusCode).toBe(403)
     })
 
     it('refuses a challenge for a DID method it does not accept', async () => {
