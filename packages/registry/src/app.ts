@@ -10,12 +10,15 @@ import { Compile } from 'typebox/compile'
 import type { RegistryConfig } from './config.js'
 import type { RegistryDeps } from './deps.js'
 import { ACDP_MEDIA_TYPE, installErrorHandling, RegistryError, sendRegistryError, toRegistryError } from './errors.js'
+import { adminTokenDigests } from './http/admin-bearer.js'
 import { answerClientError } from './http/client-error.js'
+import { clientIpOf, createProxyMatcher } from './http/client-ip.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { createRequestIdGenerator } from './http/request-id.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { registerAdminLogRoute } from './routes/admin-log.js'
+import { type AuthRoutesOptions, registerAuthRoutes } from './routes/auth.js'
 import { registerContextRoutes } from './routes/contexts.js'
 import { registerLifecycleRoutes } from './routes/lifecycle.js'
 import { registerLineageRoutes } from './routes/lineages.js'
@@ -26,6 +29,9 @@ import { registerSearchRoute } from './routes/search.js'
 import { registerWellKnownRoutes } from './routes/well-known.js'
 import { formatLogId } from '@acdp/protocol'
 import { AgentRateLimiter } from './services/agent-rate-limiter.js'
+import { AuthRequestLimits } from './services/auth-request-limits.js'
+import { authenticateBearer } from './services/bearer-auth.js'
+import { BearerTokens, loadTokenSigningKeys } from './services/bearer-tokens.js'
 import { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
 import { ContextCache } from './services/context-cache.js'
 import { buildRegistryDidDocument, loadReceiptKeyring } from './services/receipt-keyring.js'
@@ -60,7 +66,10 @@ declare module 'fastify' {
  * Builds the registry app. Throws TypeError on a misuse of `deps`; configuration problems are refused earlier,
  * by `loadConfig` / `resolveConfig`.
  */
-export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Promise<FastifyInstance> {
+export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDeps): Promise<FastifyInstance> {
+  const auth = config.auth.enabled ? await setUpAuthentication(config, suppliedDeps) : undefined
+  // With auth on, the registry's bearer tokens say who is calling, on every route that asks.
+  const deps: RegistryDeps = auth ? { ...suppliedDeps, authenticateReader: auth.authenticateReader } : suppliedDeps
   const discovery = config.registry.profiles.includes('acdp-registry-discovery')
   if (discovery && !deps.searchStore) {
     throw new TypeError('acdp-registry-discovery is advertised but deps.searchStore is missing')
@@ -190,7 +199,9 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
     retrieval: { authority, crossRegistryResolution: config.registry.cross_registry_resolution },
     resolveReader,
     varyOnAuthorization: !config.auth.anonymous_public_reads,
+    ...(auth ? { authenticateWriter: auth.authenticateReader } : {}),
   })
+  if (auth) registerAuthRoutes(app, auth.routes)
   registerLineageRoutes(app, {
     deps,
     resolveReader,
@@ -294,6 +305,9 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
       deps.store.sweepIdempotencyRecords(deps.clock().getTime()).catch((error: unknown) => {
         app.log.warn({ err: error }, 'idempotency sweep failed')
       })
+      deps.authStore?.sweepExpired(deps.clock().getTime()).catch((error: unknown) => {
+        app.log.warn({ err: error }, 'auth state sweep failed')
+      })
     }, IDEMPOTENCY_SWEEP_INTERVAL_MS)
     sweepTimer.unref()
   })
@@ -303,6 +317,61 @@ export async function buildApp(config: RegistryConfig, deps: RegistryDeps): Prom
   })
 
   return app
+}
+
+/**
+ * Bearer authentication (`auth.enabled`): token keys, the token service, the authenticator every route uses and
+ * the /auth/* route dependencies. Throws TypeError when the embedding gave no auth store.
+ */
+async function setUpAuthentication(config: RegistryConfig, deps: RegistryDeps) {
+  const store = deps.authStore
+  if (!store) throw new TypeError('auth.enabled = true needs deps.authStore (challenges and revocations)')
+  const keys = await loadTokenSigningKeys(config.auth, deps.random)
+  const tokens = new BearerTokens({
+    keys,
+    issuer: registryDidOf(config.registry.authority),
+    audience: config.registry.authority,
+    ttlSeconds: config.auth.token_ttl_seconds,
+    leewaySeconds: config.auth.token_leeway_seconds,
+    clock: deps.clock,
+    random: deps.random,
+  })
+  const bearer = { tokens, store }
+  const limits = new AuthRequestLimits(
+    {
+      enabled: config.rate_limit.enabled,
+      perIpPerMinute: config.rate_limit.per_ip_per_minute,
+      globalPerMinute: config.rate_limit.global_per_minute,
+    },
+    deps.metrics,
+  )
+  const isTrustedProxy = createProxyMatcher(config.rate_limit.trusted_proxies)
+  const authenticateReader = async (request: FastifyRequest) =>
+    (await authenticateBearer(bearer, request))?.subject ?? null
+  const routes: AuthRoutesOptions = {
+    challenge: {
+      store,
+      resolver: deps.resolver,
+      tokens,
+      limiter: new AgentRateLimiter({ perMinute: config.limits.challenge_rate_per_minute }),
+      clock: deps.clock,
+      random: deps.random,
+      authority: config.registry.authority,
+      didMethods: config.auth.did_methods,
+      challengeTtlSeconds: config.auth.challenge_ttl_seconds,
+    },
+    bearer,
+    revocation: {
+      store,
+      tokens,
+      clock: deps.clock,
+      maxTokenLifetimeSeconds: config.auth.token_ttl_seconds + config.auth.token_leeway_seconds,
+    },
+    keys,
+    adminTokenDigests: adminTokenDigests(config.auth.admin_tokens),
+    admit: (request) => limits.admit(clientIpOf(request, isTrustedProxy), deps.clock().getTime()),
+  }
+  return { authenticateReader, routes }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -261,7 +262,52 @@ describe('startup refusals', () => {
       { ...base, search: { cursor_secret_b64: Buffer.alloc(16).toString('base64') } },
       /search\.cursor_secret_b64/,
     ],
-    ['auth not built', { ...base, auth: { enabled: true } }, /auth\.enabled = true/],
+    [
+      'shared rate-limit backend not built',
+      {
+        ...base,
+        storage: { backend: 'postgres', postgres_url: 'postgres://127.0.0.1/x' },
+        rate_limit: { backend: 'postgres' },
+      },
+      /not available in this build; use "memory"/,
+    ],
+    ['HS256 auth without a secret', { ...base, auth: { enabled: true } }, /needs auth\.jwt_secret/],
+    [
+      'short HS256 secret (even with auth off)',
+      { ...base, auth: { jwt_secret: Buffer.alloc(16, 7).toString('base64') } },
+      /auth\.jwt_secret must be base64 of at least 32/,
+    ],
+    [
+      'EdDSA without a key',
+      { ...base, auth: { enabled: true, jwt_signing_alg: 'EdDSA' } },
+      /needs auth\.jwt_private_key_pem/,
+    ],
+    [
+      'EdDSA with a malformed key',
+      {
+        ...base,
+        auth: {
+          enabled: true,
+          jwt_signing_alg: 'EdDSA',
+          jwt_private_key_pem: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----',
+        },
+      },
+      /jwt_private_key_pem is not an Ed25519 private key/,
+    ],
+    [
+      'EdDSA with a non-Ed25519 key',
+      {
+        ...base,
+        auth: {
+          enabled: true,
+          jwt_signing_alg: 'EdDSA',
+          jwt_private_key_pem: generateKeyPairSync('ec', { namedCurve: 'P-256' })
+            .privateKey.export({ format: 'pem', type: 'pkcs8' })
+            .toString(),
+        },
+      },
+      /jwt_private_key_pem is not an Ed25519 private key/,
+    ],
     ['changeme secret', { ...base, auth: { jwt_secret: ' ChangeMe ' } }, /changeme/],
     ['blank admin token', { ...base, auth: { admin_tokens: [' tok'] } }, /admin_tokens/],
     [
@@ -316,6 +362,26 @@ describe('startup refusals', () => {
     const receiptsOnly = resolveConfig({ ...base, receipt: { signing_key_seed_b64: SEED } })
     expect(receiptsOnly.registry.profiles).toContain('acdp-registry-receipts')
     expect(receiptsOnly.registry.profiles).not.toContain('acdp-registry-transparency-log')
+  })
+
+  it('accepts bearer authentication with an HS256 secret, an ephemeral secret or an Ed25519 key', () => {
+    const secret = Buffer.alloc(32, 9).toString('base64')
+    expect(resolveConfig({ ...base, auth: { enabled: true, jwt_secret: secret } }).auth.enabled).toBe(true)
+    expect(resolveConfig({ ...base, auth: { enabled: true, allow_ephemeral_secret: true } }).auth.enabled).toBe(true)
+    const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
+    const eddsa = resolveConfig({
+      ...base,
+      auth: { enabled: true, jwt_signing_alg: 'EdDSA', jwt_private_key_pem: pem },
+    })
+    expect(eddsa.auth.jwt_signing_alg).toBe('EdDSA')
+    // A public bind is acceptable once auth is on.
+    expect(
+      resolveConfig({
+        ...base,
+        registry: { ...base.registry, bind: '0.0.0.0' },
+        auth: { enabled: true, jwt_secret: secret },
+      }).registry.bind,
+    ).toBe('0.0.0.0')
   })
 
   it('accepts a public bind when the operator opts in, and the allowlist outside production', () => {

@@ -5,6 +5,7 @@
  *
  * docs/registry/configuration.md lists every key, its default, its environment name and each refusal.
  */
+import { createPrivateKey } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { parse as parseToml } from 'smol-toml'
@@ -518,14 +519,7 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
   refuse(!c.auth.did_methods.includes('did:web'), 'auth.did_methods must include "did:web"')
 
   // Authentication.
-  refuse(
-    c.auth.enabled,
-    'auth.enabled = true: bearer-token authentication is not available in this build; set auth.enabled = false',
-  )
-  refuse(
-    c.auth.jwt_secret.trim().toLowerCase() === 'changeme',
-    'auth.jwt_secret "changeme" is refused; generate a random secret of at least 32 bytes',
-  )
+  checkTokenSigningConfig(c, refuse)
   for (const token of c.auth.admin_tokens) {
     refuse(
       token.trim() === '' || token !== token.trim(),
@@ -583,6 +577,10 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
       c.rate_limit.backend_prune_seconds <= 0,
       'rate_limit.backend = "postgres" requires rate_limit.backend_prune_seconds > 0',
     )
+    refuse(
+      true,
+      'rate_limit.backend = "postgres" (buckets shared between instances) is not available in this build; use "memory"',
+    )
   }
 
   // Webhooks: the URL's DNS answer is checked against the outbound policy at startup (main.ts).
@@ -631,6 +629,53 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
   )
   for (const ca of c.outbound.trusted_ca_paths)
     refuse(!existsSync(ca), `outbound.trusted_ca_paths: file not found: ${ca}`)
+}
+
+/**
+ * Token signing (product spec "Authentication" 2–3): a non-empty HS256 secret is checked even with auth off (it
+ * may be switched on later by environment alone); the EdDSA key must parse as Ed25519 here, before any database
+ * is opened.
+ */
+function checkTokenSigningConfig(c: RegistryConfig, refuse: (c: boolean, m: string) => void): void {
+  const secret = c.auth.jwt_secret
+  refuse(
+    secret.trim().toLowerCase() === 'changeme',
+    'auth.jwt_secret "changeme" is refused; generate a random secret of at least 32 bytes',
+  )
+  if (secret !== '') {
+    refuse(
+      (decodeStrictBase64(secret)?.byteLength ?? 0) < 32,
+      'auth.jwt_secret must be base64 of at least 32 random bytes (e.g. `openssl rand -base64 32`)',
+    )
+  }
+  if (!c.auth.enabled) return
+  if (c.auth.jwt_signing_alg === 'HS256') {
+    refuse(
+      secret === '' && !c.auth.allow_ephemeral_secret,
+      'auth.enabled = true with jwt_signing_alg = "HS256" needs auth.jwt_secret (or auth.allow_ephemeral_secret = true for a single-instance test setup)',
+    )
+  } else {
+    refuse(
+      c.auth.jwt_private_key_pem.trim() === '',
+      'auth.jwt_signing_alg = "EdDSA" needs auth.jwt_private_key_pem (an Ed25519 private key, PKCS#8 PEM)',
+    )
+    refuse(
+      !isEd25519PrivateKeyPem(c.auth.jwt_private_key_pem),
+      'auth.jwt_private_key_pem is not an Ed25519 private key in PEM form',
+    )
+    refuse(
+      c.auth.jwt_kid !== '' && !/^[A-Za-z0-9._-]{1,64}$/.test(c.auth.jwt_kid),
+      'auth.jwt_kid must match [A-Za-z0-9._-]{1,64}',
+    )
+  }
+}
+
+function isEd25519PrivateKeyPem(pem: string): boolean {
+  try {
+    return createPrivateKey({ key: pem, format: 'pem' }).asymmetricKeyType === 'ed25519'
+  } catch {
+    return false
+  }
 }
 
 /** Profiles are kept in the order written, the features' own appended after them. */

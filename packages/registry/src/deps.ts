@@ -20,6 +20,7 @@ import { createCrossRegistryResolver } from './services/cross-registry.js'
 import { RegistryEvents } from './services/registry-events.js'
 import { createUpstreamEvidenceVerifier } from './services/upstream-evidence.js'
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookLog } from './services/webhooks.js'
+import type { AuthStore } from './store/auth-store.js'
 import type { ContextSearchStore } from './store/search.js'
 import type { RegistryStore } from './store/store.js'
 
@@ -69,8 +70,13 @@ export interface RegistryDeps {
   logger?: FastifyBaseLogger | false
   /** The publish / retrieval hook other components subscribe to. */
   events: RegistryEvents
-  /** Read authentication; default: every caller is anonymous (the product's bearer auth is not in this build). */
+  /**
+   * Read authentication when `auth.enabled` is false (embedders, tests); default: every caller is anonymous.
+   * With `auth.enabled` the registry's bearer JWTs authenticate instead.
+   */
   authenticateReader?: ReaderAuthenticator
+  /** Challenges and token revocations; required when `auth.enabled`. */
+  authStore?: AuthStore
   /** Foreign ctx_id resolution; without it foreign ids answer 404. */
   crossRegistry?: CrossRegistryResolver
   /** Search reads; required when `acdp-registry-discovery` is advertised. */
@@ -100,7 +106,7 @@ export function allowedDidMethods(config: RegistryConfig): DidMethod[] {
  */
 export function createDefaultDeps(
   config: RegistryConfig,
-  storage: { store: RegistryStore; searchStore?: ContextSearchStore },
+  storage: { store: RegistryStore; searchStore?: ContextSearchStore; authStore?: AuthStore },
   overrides: Partial<RegistryDeps> = {},
   log: WebhookLog = silentLog,
 ): RegistryDeps {
@@ -170,6 +176,7 @@ export function createDefaultDeps(
   return {
     store: storage.store,
     ...(storage.searchStore ? { searchStore: storage.searchStore } : {}),
+    ...(storage.authStore ? { authStore: storage.authStore } : {}),
     clock,
     random,
     resolver,

@@ -50,6 +50,8 @@ export {
   RegistryEvents,
 } from './services/registry-events.js'
 export { type RunningRegistry, startRegistry } from './start.js'
+export { authSigningInput } from './services/auth-challenge.js'
+export { type AuthStore, createAuthStore, type StoredChallenge, type TokenRevocation } from './store/auth-store.js'
 export { createKyselyStore } from './store/kysely-store.js'
 export { migrateRegistryDatabase, type OpenedRegistryStore, openRegistryStore } from './store/open-store.js'
 export type { RegistryDatabase } from './store/schema.js'

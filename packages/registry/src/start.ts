@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { ConfigError, type RegistryConfig } from './config.js'
 import { createDefaultDeps, type RegistryDeps } from './deps.js'
+import { createAuthStore } from './store/auth-store.js'
 import { openRegistryStore } from './store/open-store.js'
 import { createContextSearchStore } from './store/search.js'
 import type { RegistryStore } from './store/store.js'
@@ -30,7 +31,11 @@ export async function startRegistry(
     const webhookLog = new ForwardingLog()
     deps = createDefaultDeps(
       config,
-      { store: opened.store, searchStore: createContextSearchStore(opened.database) },
+      {
+        store: opened.store,
+        searchStore: createContextSearchStore(opened.database),
+        authStore: createAuthStore(opened.database),
+      },
       overrides,
       webhookLog,
     )

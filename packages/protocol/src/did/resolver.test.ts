@@ -212,6 +212,26 @@ describe('DidResolver: did:web', () => {
     expect(host.urls).toHaveLength(2)
   })
 
+  it('answers a forced lookup of a key absent from a cached document transiently while the refetch is rate limited', async () => {
+    const time = fakeClock()
+    const host = fakeHost(ok(documentFor(keyA)), ok(documentFor(keyB, 'key-2')))
+    const resolver = new DidResolver({
+      fetchDidDocument: host.fetchDidDocument,
+      clock: time.clock,
+      minRefetchIntervalMs: MINUTE,
+    })
+    const rotated = `${KEY_ID.slice(0, KEY_ID.indexOf('#'))}#key-2`
+    expect(await failure(resolver.resolveKey(rotated))).toMatch(/^key_resolution_failed:/)
+    expect(await failure(resolver.resolveKey(rotated, { forceRefresh: true }))).toBe(
+      'key_resolution_unreachable:refetch_rate_limited',
+    )
+    expect(host.urls).toHaveLength(1)
+    time.advance(MINUTE)
+    expect(Buffer.from((await resolver.resolveKey(rotated, { forceRefresh: true })).publicKey)).toEqual(
+      Buffer.from(keyB),
+    )
+  })
+
   it('keeps the good cached key when a forced refetch fails', async () => {
     const time = fakeClock()
     const host = fakeHost(ok(documentFor(keyA)), { status: 503, body: new Uint8Array() })

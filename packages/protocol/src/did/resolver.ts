@@ -144,8 +144,22 @@ export class DidResolver {
       throw permanent(`DID method "${method}" is not accepted`, 'unsupported_did_method', { method })
     }
     if (method === 'key') return this.#resolveDidKey(did, fragment, keyId)
-    const entry = await this.#documentFor(did, opts.forceRefresh === true)
-    return copy(this.#keyFromEntry(entry, did, keyId, opts.historical === true))
+    const forced = opts.forceRefresh === true
+    const { entry, refetchRefused } = await this.#documentFor(did, forced)
+    try {
+      return copy(this.#keyFromEntry(entry, did, keyId, opts.historical === true))
+    } catch (error) {
+      // The caller asked for a fresh document and the per-DID refetch limit answered from cache instead: the key's
+      // absence is not confirmed by the current document, so the failure is transient (retry after the window).
+      if (refetchRefused && isProtocolError(error) && error.code === 'key_resolution_failed') {
+        throw transient(
+          'DID document refetch is rate limited; key not in the cached document',
+          'refetch_rate_limited',
+          error,
+        )
+      }
+      throw error
+    }
   }
 
   #resolveDidKey(did: string, fragment: string, keyId: string): ResolvedKey {
@@ -167,19 +181,20 @@ export class DidResolver {
     return copy({ ...key, did, keyId })
   }
 
-  async #documentFor(did: string, forceRefresh: boolean): Promise<DocumentEntry> {
+  /** The document of `did`; `refetchRefused` when a forced refresh was answered from cache by the rate limit. */
+  async #documentFor(did: string, forceRefresh: boolean): Promise<{ entry: DocumentEntry; refetchRefused: boolean }> {
     const now = this.#clock()
     const cached = this.#documents.get(did)
     if (cached !== undefined && now - cached.fetchedAt < this.#ttlMs) {
       if (!forceRefresh || now - cached.lastAttemptAt < this.#minRefetchMs) {
         this.#touch(did, cached)
-        return cached
+        return { entry: cached, refetchRefused: forceRefresh }
       }
     } else {
       const failure = this.#failures.get(did)
       if (failure !== undefined && now - failure.at < this.#failureCacheMs) throw failure.error
     }
-    return this.#fetchCoalesced(did)
+    return { entry: await this.#fetchCoalesced(did), refetchRefused: false }
   }
 
   #fetchCoalesced(did: string): Promise<DocumentEntry> {

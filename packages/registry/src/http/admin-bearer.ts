@@ -14,6 +14,11 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest()
 }
 
+/** The digests `isAdminBearer` compares against, computed once per configuration. */
+export function adminTokenDigests(tokens: readonly string[]): Buffer[] {
+  return tokens.map(digest)
+}
+
 /** True when `authorization` carries one of `tokens` (attacker-controlled header; never logged). */
 export function isAdminBearer(authorization: string | undefined, tokenDigests: readonly Buffer[]): boolean {
   const match = authorization === undefined ? null : BEARER.exec(authorization.trim())
@@ -28,7 +33,7 @@ export function isAdminBearer(authorization: string | undefined, tokenDigests: r
  * absent, malformed or wrong, so the answer never hints at which.
  */
 export function createAdminGuard(tokens: readonly string[]) {
-  const tokenDigests = tokens.map(digest)
+  const tokenDigests = adminTokenDigests(tokens)
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     if (!isAdminBearer(request.headers.authorization, tokenDigests)) {
       throw new RegistryError('not_authorized', 'An admin bearer token is required.')

@@ -4,8 +4,8 @@
  */
 import { PublishRequest, PublishResponse, RegistryErrorEnvelope } from '@acdp/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { RegistryDeps } from '../deps.js'
-import { ACDP_MEDIA_TYPE } from '../errors.js'
+import type { ReaderAuthenticator, RegistryDeps } from '../deps.js'
+import { ACDP_MEDIA_TYPE, RegistryError } from '../errors.js'
 import { requireJsonMediaType } from '../http/json-body.js'
 import type { ContextCache } from '../services/context-cache.js'
 import { parseCtxIdPath } from '../services/context-id.js'
@@ -26,6 +26,11 @@ export interface ContextRoutesOptions {
   resolveReader: (request: FastifyRequest) => Promise<Reader>
   /** `Vary: Authorization` is sent when answers depend on the credential (anonymous reads disabled). */
   varyOnAuthorization: boolean
+  /**
+   * With `auth.enabled`: the bearer's agent DID (null without one). A publish must carry a bearer whose agent is
+   * the body's agent_id; otherwise 403 before anything is verified or stored.
+   */
+  authenticateWriter?: ReaderAuthenticator
 }
 
 export function registerContextRoutes(app: FastifyInstance, options: ContextRoutesOptions): void {
@@ -57,6 +62,12 @@ export function registerContextRoutes(app: FastifyInstance, options: ContextRout
       },
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
+      if (options.authenticateWriter) {
+        const caller = await options.authenticateWriter(request)
+        if (caller === null || caller !== (request.body as PublishRequest).agent_id) {
+          throw new RegistryError('not_authorized', 'Publishing needs a bearer token issued to the agent_id.')
+        }
+      }
       const result = await publishContext(deps, options.publish, cache, {
         request: request.body as PublishRequest,
         requestText: request.acdpRawBody as string,

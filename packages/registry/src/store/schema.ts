@@ -141,6 +141,31 @@ export interface LogCheckpointTable {
   checkpoint_json: string
 }
 
+/** An outstanding /auth/challenge nonce (single-use: redeeming deletes the row). */
+export interface AuthChallengeTable {
+  /** 24 random bytes, base64url; primary key. */
+  nonce: string
+  /** The DID the challenge was issued to; only that DID can redeem it. */
+  agent_id: string
+  /** The `expires_at` string exactly as issued (it is part of the signing input). */
+  expires_at: string
+  /** Same instant in epoch ms; rows past it are refused and swept. Indexed. */
+  expires_at_ms: number
+}
+
+/** A revoked bearer token, kept until its own expiry (after which it is refused anyway). */
+export interface AuthRevokedTokenTable {
+  /** The token's `jti`; primary key. */
+  jti: string
+  /** The token's `sub` (agent DID). */
+  subject: string
+  /** user_logout | admin_revoke | key_rotation | security_incident | unspecified. */
+  reason: string
+  revoked_at_ms: number
+  /** The token's `exp` in ms; the row is swept after it. Indexed. */
+  expires_at_ms: number
+}
+
 export interface RegistryDatabase {
   context: ContextTable
   context_audience: ContextAudienceTable
@@ -151,4 +176,6 @@ export interface RegistryDatabase {
   log_leaf: LogLeafTable
   log_node: LogNodeTable
   log_checkpoint: LogCheckpointTable
+  auth_challenge: AuthChallengeTable
+  auth_revoked_token: AuthRevokedTokenTable
 }

@@ -24,6 +24,7 @@ import { buildApp } from '../../src/app.js'
 import { type RegistryConfig, type RegistryConfigInput, resolveConfig } from '../../src/config.js'
 import { allowedDidMethods, type RegistryDeps } from '../../src/deps.js'
 import { RegistryEvents } from '../../src/services/registry-events.js'
+import { createAuthStore } from '../../src/store/auth-store.js'
 import { createKyselyStore } from '../../src/store/kysely-store.js'
 import { migrateRegistryDatabase } from '../../src/store/open-store.js'
 import type { RegistryWebhookEvent, WebhookDispatcher } from '../../src/services/webhooks.js'
@@ -186,6 +187,7 @@ export async function createTestRegistry(options: TestRegistryOptions = {}): Pro
   const deps: RegistryDeps = {
     store,
     searchStore: createContextSearchStore(database),
+    authStore: createAuthStore(database),
     clock: clock.now,
     random: (size) => new Uint8Array(randomBytes(size)),
     resolver: new DidResolver({

@@ -3,11 +3,13 @@ import type { Migration } from '@acdp/storage'
 import { migration0001RegistryCore } from './0001-registry-core.js'
 import { migration0002RegistryTrust } from './0002-registry-trust.js'
 import { migration0003RegistryLifecycle } from './0003-registry-lifecycle.js'
+import { migration0004RegistryAuth } from './0004-registry-auth.js'
 
 export const REGISTRY_MIGRATIONS: readonly Migration[] = [
   migration0001RegistryCore,
   migration0002RegistryTrust,
   migration0003RegistryLifecycle,
+  migration0004RegistryAuth,
 ]
 
 /** Name of the registry's migration bookkeeping table. */
