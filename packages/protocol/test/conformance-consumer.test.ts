@@ -6,10 +6,10 @@
  * B) it is minted with the rcpt-001 registry test key, as the fixture describes. Expected outcomes are read from
  * each scenario.
  */
-import { describe, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import {
+  describeConformance,
   type Fixture,
-  hasConformance,
   loadFixtures,
   reportMissingConformance,
 } from '../../../test/support/conformance.js'
@@ -24,7 +24,7 @@ reportMissingConformance('consumer conformance (rot-, rev-)')
 const one = (prefix: string) => loadFixtures(prefix)[0] as Fixture
 const NOW = new Date('2026-07-01T00:00:00.000Z')
 
-describe.runIf(hasConformance)('rot-001 and rev-002 through verifyContext (golden material)', () => {
+describeConformance('rot-001 and rev-002 through verifyContext (golden material)', () => {
   const sig = one('sig-001')
   const rcpt = one('rcpt-001')
   const rot = one('rot-001')
