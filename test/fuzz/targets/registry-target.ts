@@ -1,11 +1,14 @@
 /**
  * The registry under fuzz: the real app (real store on a temporary SQLite file, real signature checks, the
  * DID resolver on in-memory did:web hosting, so nothing leaves the machine), listening on 127.0.0.1 port 0, with
- * one valid seed per route. Publish seeds re-sign mutated requests so they reach the validators.
+ * every optional feature on (receipts, head receipts, the transparency log, lifecycle, admin routes) and one valid
+ * seed per route. Publish and lifecycle seeds re-sign mutated requests so they reach the validators.
  */
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { signLifecycleEvent } from '@acdp/protocol'
 import { openDatabase } from '@acdp/storage'
 import {
   createTestRegistry,
@@ -13,12 +16,18 @@ import {
   didWebProducer,
   FakeDidWeb,
   minimalUnsigned,
+  type Producer,
   publish,
   signRequest,
+  type TestRegistry,
 } from '../../../packages/registry/test/support/registry-harness.js'
+import { TRUST_CONFIG } from '../../../packages/registry/test/support/trust.js'
 import { createRegistryMetrics } from '../../../packages/registry/src/metrics.js'
 import { listRoutes } from '../route-list.js'
 import type { FuzzSeed, FuzzTarget } from '../seed.js'
+
+/** The admin bearer of the fuzzed registry (test only). */
+const ADMIN_TOKEN = 'fuzz-admin-token-0123456789abcdef'
 
 export async function startRegistryTarget(): Promise<FuzzTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-fuzz-registry-'))
@@ -31,9 +40,12 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
     dids,
     openDatabase: () => openDatabase({ kind: 'sqlite', path: join(dir, 'registry.db') }),
     config: {
+      ...TRUST_CONFIG,
       registry: { profiles: ['acdp-registry-core', 'acdp-registry-discovery'] },
       limits: { publish_rate_per_minute: 0 },
       metrics: { enabled: true },
+      lifecycle: { enabled: true },
+      auth: { admin_tokens: [ADMIN_TOKEN] },
     },
     deps: { metrics: createRegistryMetrics() },
   })
@@ -44,6 +56,27 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
   if (first.statusCode !== 201) throw new Error(`registry fuzz setup: publish answered ${first.statusCode}`)
   const parent = first.json() as { ctx_id: string; lineage_id: string }
   const encoded = encodeURIComponent(parent.ctx_id)
+  // Lifecycle targets, one per seed so the seeds do not undo each other: one to retract, one already retracted
+  // (to republish), one for the registry-initiated retraction.
+  const toRetract = await publishContext(registry, keyProducer, 'fuzz retract target')
+  const toRepublish = await publishContext(registry, keyProducer, 'fuzz republish target')
+  const retracted = await registry.app.inject({
+    method: 'POST',
+    url: `/contexts/${encodeURIComponent(toRepublish)}/retract`,
+    headers: { 'content-type': 'application/acdp+json' },
+    payload: { event: lifecycleEvent(registry, keyProducer, toRepublish, 'retracted') },
+  })
+  if (retracted.statusCode !== 200) throw new Error(`registry fuzz setup: retract answered ${retracted.statusCode}`)
+  const toAdminRetract = await publishContext(registry, keyProducer, 'fuzz admin retract target')
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+  const lifecycleSeed = (ctxId: string, action: 'retract' | 'republish'): FuzzSeed => ({
+    route: 'POST /contexts/*',
+    method: 'POST',
+    path: `/contexts/${encodeURIComponent(ctxId)}/${action}`,
+    headers: { 'content-type': 'application/acdp+json' },
+    body: { event: lifecycleEvent(registry, keyProducer, ctxId, action === 'retract' ? 'retracted' : 'republished') },
+    sealValue: (value) => resignEvent(value, keyProducer),
+  })
 
   const reseal = (producer: typeof keyProducer) => (value: Record<string, unknown>) => signRequest(producer, value)
   const publishSeed = (
@@ -101,9 +134,25 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
     },
     { route: 'GET /metrics', method: 'GET', path: '/metrics', headers: {} },
     { route: 'GET /openapi.json', method: 'GET', path: '/openapi.json', headers: {} },
+    { route: 'GET /.well-known/did.json', method: 'GET', path: '/.well-known/did.json', headers: {} },
+    { route: 'GET /log/checkpoint', method: 'GET', path: '/log/checkpoint', headers: {} },
+    { route: 'GET /log/proof', method: 'GET', path: `/log/proof?ctx_id=${encoded}`, headers: {} },
+    { route: 'GET /log/proof', method: 'GET', path: '/log/proof?leaf_index=0&tree_size=2', headers: {} },
+    { route: 'GET /log/proof', method: 'GET', path: '/log/proof?first=1&second=3', headers: {} },
+    { route: 'GET /log/entries', method: 'GET', path: '/log/entries?start=0&end=3', headers: {} },
+    { route: 'POST /admin/log/verify', method: 'POST', path: '/admin/log/verify', headers: admin },
+    lifecycleSeed(toRetract, 'retract'),
+    lifecycleSeed(toRepublish, 'republish'),
+    {
+      route: 'POST /admin/contexts/*',
+      method: 'POST',
+      path: `/admin/contexts/${encodeURIComponent(toAdminRetract)}/retract`,
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: { reason: 'fuzz: registry-initiated retraction' },
+    },
   ]
 
-  const routes = listRoutes(registry.app.printRoutes({ commonPrefix: false }))
+  const routes = listRoutes(registry.app.printRoutes({ commonPrefix: true }))
   await registry.app.listen({ host: '127.0.0.1', port: 0 })
   const address = registry.app.server.address()
   return {
@@ -123,4 +172,42 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+async function publishContext(registry: TestRegistry, producer: Producer, title: string): Promise<string> {
+  const answer = await publish(registry.app, signRequest(producer, minimalUnsigned(producer, { title })))
+  if (answer.statusCode !== 201) throw new Error(`registry fuzz setup: publish answered ${answer.statusCode}`)
+  return (answer.json() as { ctx_id: string }).ctx_id
+}
+
+/** A producer-signed lifecycle event (RFC-ACDP-0013 §5) for `ctxId`, occurring now on the registry's clock. */
+function lifecycleEvent(
+  registry: TestRegistry,
+  producer: Producer,
+  ctxId: string,
+  eventType: 'retracted' | 'republished',
+): Record<string, unknown> {
+  return signLifecycleEvent(
+    {
+      event_id: randomUUID(),
+      ctx_id: ctxId,
+      event_type: eventType,
+      occurred_at: new Date(registry.clock.nowMs).toISOString(),
+      actor: producer.did,
+    },
+    { algorithm: producer.algorithm, keyId: producer.keyId, privateKey: producer.privateKey },
+  ) as unknown as Record<string, unknown>
+}
+
+/** Re-signs a mutated `{ event }` body's event so mutations reach the checks behind the signature. */
+function resignEvent(value: Record<string, unknown>, producer: Producer): Record<string, unknown> {
+  const event = value['event']
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) return value
+  const { signature: _signature, ...unsigned } = event as Record<string, unknown>
+  const signed = signLifecycleEvent(unsigned as unknown as Parameters<typeof signLifecycleEvent>[0], {
+    algorithm: producer.algorithm,
+    keyId: producer.keyId,
+    privateKey: producer.privateKey,
+  })
+  return { ...value, event: signed }
 }
