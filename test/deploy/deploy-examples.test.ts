@@ -28,6 +28,11 @@ import { BINS, REPOSITORY_ROOT } from '../crash/service-process.js'
 import { parseEnvironmentFile, parseUnitFile, timeSpanSeconds } from './deploy-files.js'
 
 const run = promisify(execFile)
+/**
+ * These tests start the services (and PostgreSQL clients, shell tools): on a loaded 2-core machine that takes far
+ * longer than the default 20 s, so each test and hook gets a bound that fits. It bounds a hang; no timing is asserted.
+ */
+const SERVICE_TEST_TIMEOUT_MS = 90_000
 const DEPLOY = join(REPOSITORY_ROOT, 'deploy')
 const hasCommand = async (name: string) =>
   run('sh', ['-c', `command -v ${name}`]).then(
@@ -39,7 +44,7 @@ let secretsDir: string
 beforeAll(async () => {
   secretsDir = mkdtempSync(join(tmpdir(), 'acdp-deploy-secrets-'))
   await run('bash', [join(DEPLOY, 'generate-secrets.sh'), secretsDir])
-})
+}, SERVICE_TEST_TIMEOUT_MS)
 afterAll(() => {
   rmSync(secretsDir, { recursive: true, force: true })
 })
@@ -89,7 +94,7 @@ async function publishOne(baseUrl: string, title: string, producer = didKeyProdu
   return ((await answer.json()) as { ctx_id: string }).ctx_id
 }
 
-describe('deploy/generate-secrets.sh', () => {
+describe('deploy/generate-secrets.sh', { timeout: SERVICE_TEST_TIMEOUT_MS }, () => {
   it('writes owner-only secrets files with the shared webhook secret, and never overwrites them', async () => {
     for (const name of ['registry.secrets.env', 'control-plane.secrets.env']) {
       expect(statSync(join(secretsDir, name)).mode & 0o077).toBe(0)
@@ -102,7 +107,7 @@ describe('deploy/generate-secrets.sh', () => {
   })
 })
 
-describe('deploy/registry.toml', () => {
+describe('deploy/registry.toml', { timeout: SERVICE_TEST_TIMEOUT_MS }, () => {
   it('starts the registry, which answers /healthz and guards /metrics with the generated bearer', async () => {
     const { backend, env } = await registryStorage('deploy-registry')
     const { run: registry, baseUrl } = await startRegistryFromExample(env)
@@ -121,7 +126,7 @@ describe('deploy/registry.toml', () => {
   })
 })
 
-describe('upgrades', () => {
+describe('upgrades', { timeout: SERVICE_TEST_TIMEOUT_MS }, () => {
   it('instances starting together on one PostgreSQL database apply each migration exactly once', async () => {
     if (testDatabaseUrl() === undefined) {
       console.warn('[deploy] ACDP_TEST_DATABASE_URL unset: concurrent migration not exercised')
@@ -145,7 +150,7 @@ describe('upgrades', () => {
   })
 })
 
-describe('deploy/control-plane.env', () => {
+describe('deploy/control-plane.env', { timeout: SERVICE_TEST_TIMEOUT_MS }, () => {
   it('starts the control plane, whose /healthz and /readyz answer 200', async () => {
     const file = parseEnvironmentFile(readFileSync(join(DEPLOY, 'control-plane.env'), 'utf8'))
     const backend = await openCrashBackend(testDatabaseUrl() === undefined ? 'sqlite' : 'postgres', 'deploy-cp')
@@ -177,7 +182,7 @@ describe('deploy/control-plane.env', () => {
   })
 })
 
-describe('deploy/*.service', () => {
+describe('deploy/*.service', { timeout: SERVICE_TEST_TIMEOUT_MS }, () => {
   const units = [
     {
       file: 'acdp-registry.service',
@@ -232,7 +237,7 @@ describe('deploy/*.service', () => {
   })
 })
 
-describe('backups', () => {
+describe('backups', { timeout: SERVICE_TEST_TIMEOUT_MS }, () => {
   it('an SQLite online backup taken while the registry writes passes integrity_check and restores', async () => {
     if (!(await hasCommand('sqlite3'))) {
       console.warn('[deploy] sqlite3 not installed: the online backup command is not exercised')
