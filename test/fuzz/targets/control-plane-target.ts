@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { signWebhookBody } from '@acdp/protocol'
-import { openDatabase } from '@acdp/storage'
+import { openDatabase, openPostgresTestSchema } from '@acdp/storage'
 import {
   createTestAgent,
   issueToken,
@@ -45,7 +45,8 @@ const CAPABILITY = 'urn:acdp:cap:summarize:earnings_report:finance'
 
 const RUN_ID = 'run-fuzz-1'
 
-export async function startControlPlaneTarget(): Promise<FuzzTarget> {
+/** @param postgresUrl run on a throwaway schema of this PostgreSQL database instead of a temporary SQLite file. */
+export async function startControlPlaneTarget(postgresUrl?: string): Promise<FuzzTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-fuzz-control-plane-'))
   const upstream = await startHttpsUpstream([UPSTREAM])
   upstream.handle((path) =>
@@ -63,7 +64,9 @@ export async function startControlPlaneTarget(): Promise<FuzzTarget> {
   const bob = createTestAgent('bob', 'ecdsa-p256')
   const consoleDir = writeConsoleAssets(join(dir, 'console'))
   const test = await openTestApp(
-    { name: 'sqlite', open: () => openDatabase({ kind: 'sqlite', path: join(dir, 'control-plane.db') }) },
+    postgresUrl === undefined
+      ? { name: 'sqlite', open: () => openDatabase({ kind: 'sqlite', path: join(dir, 'control-plane.db') }) }
+      : { name: 'postgres', open: () => openPostgresTestSchema(postgresUrl) },
     {
       TOKEN_ISSUANCE_ENABLED: 'true',
       JWT_SIGNING_ALG: 'EdDSA',
@@ -361,7 +364,7 @@ export async function startControlPlaneTarget(): Promise<FuzzTarget> {
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   return {
-    name: 'control-plane',
+    name: postgresUrl === undefined ? 'control-plane' : 'control-plane-postgres',
     port: typeof address === 'object' && address !== null ? address.port : 0,
     seeds,
     routes,

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { signLifecycleEvent } from '@acdp/protocol'
-import { openDatabase } from '@acdp/storage'
+import { openDatabase, openPostgresTestSchema } from '@acdp/storage'
 import {
   createTestRegistry,
   didKeyProducer,
@@ -29,7 +29,8 @@ import type { FuzzSeed, FuzzTarget } from '../seed.js'
 /** The admin bearer of the fuzzed registry (test only). */
 const ADMIN_TOKEN = 'fuzz-admin-token-0123456789abcdef'
 
-export async function startRegistryTarget(): Promise<FuzzTarget> {
+/** @param postgresUrl run on a throwaway schema of this PostgreSQL database instead of a temporary SQLite file. */
+export async function startRegistryTarget(postgresUrl?: string): Promise<FuzzTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-fuzz-registry-'))
   const dids = new FakeDidWeb()
   const webProducer = didWebProducer('did:web:agents.example.com')
@@ -38,7 +39,10 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
   const p256Producer = didKeyProducer('ecdsa-p256')
   const registry = await createTestRegistry({
     dids,
-    openDatabase: () => openDatabase({ kind: 'sqlite', path: join(dir, 'registry.db') }),
+    openDatabase: () =>
+      postgresUrl === undefined
+        ? openDatabase({ kind: 'sqlite', path: join(dir, 'registry.db') })
+        : openPostgresTestSchema(postgresUrl),
     config: {
       ...TRUST_CONFIG,
       registry: { profiles: ['acdp-registry-core', 'acdp-registry-discovery'] },
@@ -156,7 +160,7 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
   await registry.app.listen({ host: '127.0.0.1', port: 0 })
   const address = registry.app.server.address()
   return {
-    name: 'registry',
+    name: postgresUrl === undefined ? 'registry' : 'registry-postgres',
     port: typeof address === 'object' && address !== null ? address.port : 0,
     seeds,
     routes,
