@@ -38,31 +38,40 @@ const RUN_SEED =
 const RUN_TIMEOUT_MS = 120_000 + PER_SERVICE * 50
 /** Peak RSS bound of the whole test process (fuzzer and service together). */
 const MAX_RSS_BYTES = 1536 * 1024 * 1024
+/**
+ * Starting a target (migrations, setup requests, a loopback upstream) or sending every seed once, on a loaded
+ * 2-core machine; bounds a hang, no timing is asserted.
+ */
+const TARGET_START_TIMEOUT_MS = 120_000
 
 describe.each(TARGETS)('HTTP fuzz: %s', (_name, start) => {
   let target: FuzzTarget
   beforeAll(async () => {
     target = await start()
-  })
+  }, TARGET_START_TIMEOUT_MS)
   afterAll(async () => {
     await target?.close()
-  })
+  }, TARGET_START_TIMEOUT_MS)
 
   it('has a seed for every route the app serves', () => {
     const seeded = new Set(target.seeds.map((s) => s.route))
     expect(target.routes.filter((route) => !seeded.has(route))).toEqual([])
   })
 
-  it('answers every unmutated seed with success (seeds reach the handlers)', async () => {
-    for (const seed of target.seeds) {
-      const answer = await exchange(target.port, buildSeedRequest(seed), 10_000)
-      const ok =
-        seed.expectStatus === undefined
-          ? answer.status >= 200 && answer.status < 300
-          : answer.status === seed.expectStatus
-      expect(ok, `${seed.route} ${seed.path}: ${answer.status} ${answer.body.toString().slice(0, 300)}`).toBe(true)
-    }
-  })
+  it(
+    'answers every unmutated seed with success (seeds reach the handlers)',
+    async () => {
+      for (const seed of target.seeds) {
+        const answer = await exchange(target.port, buildSeedRequest(seed), 10_000)
+        const ok =
+          seed.expectStatus === undefined
+            ? answer.status >= 200 && answer.status < 300
+            : answer.status === seed.expectStatus
+        expect(ok, `${seed.route} ${seed.path}: ${answer.status} ${answer.body.toString().slice(0, 300)}`).toBe(true)
+      }
+    },
+    TARGET_START_TIMEOUT_MS,
+  )
 
   it(
     `survives ${PER_SERVICE} mutated requests: no 5xx, no leaks, every error in its envelope`,
