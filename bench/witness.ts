@@ -104,7 +104,6 @@ async function serveRegistries(pki: Pki, first: number, count: number): Promise<
     didDocument: string
   }
   const registries = new Map<string, Registry>()
-  let port = 0
   const server = createServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
     const registry = registries.get((req.headers.host ?? '').toLowerCase())
     if (registry === undefined) return void res.writeHead(404).end()
@@ -151,7 +150,7 @@ async function serveRegistries(pki: Pki, first: number, count: number): Promise<
 
   server.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
-  port = (server.address() as AddressInfo).port
+  const port = (server.address() as AddressInfo).port
   for (let i = first; i < first + count; i++) {
     const authority = `r${i}.${DOMAIN}:${port}`
     const did = p.registryDidForAuthority(authority)
