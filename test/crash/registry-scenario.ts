@@ -7,6 +7,8 @@
  *   - nothing refused is stored, and every stored context of the run was sent and not refused;
  *   - Idempotency-Key records of acknowledged publishes survive (a replay answers 200 with the same ctx_id);
  *   - the trust layer (receipts and the transparency log are on): registry-trust-invariants.ts.
+ *   - the transparency log (on, with receipts) holds every acknowledged publish (an inclusion proof exists) and
+ *     passes its own self-check (POST /admin/log/verify: leaves, stored nodes and last checkpoint agree).
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -22,6 +24,9 @@ import { CheckpointWatch, registryTrustInvariants, type TrustTally } from './reg
 import { BINS } from './service-process.js'
 
 const MEDIA_TYPE = 'application/acdp+json'
+/** Test-only secrets of the crash registry: the receipt key seed (32 × 0x22) and the admin bearer. */
+const RECEIPT_SEED_B64 = Buffer.alloc(32, 0x22).toString('base64')
+const ADMIN_TOKEN = 'crash-admin-token-0123456789abcdef'
 
 type Outcome = 'pending' | 'acked' | 'refused' | 'unknown'
 
@@ -37,8 +42,6 @@ interface SentPublish {
 }
 
 const AUTHORITY = 'crash.registry.test'
-/** The receipt key of the crash registry (a fixed test seed; TEST ONLY). */
-const RECEIPT_SEED_B64 = Buffer.alloc(32, 0x5c).toString('base64')
 
 export function registryCrashScenario(): CrashScenario {
   const producers: Producer[] = Array.from({ length: 4 }, () => didKeyProducer())
@@ -87,7 +90,9 @@ export function registryCrashScenario(): CrashScenario {
         `[registry]\nauthority = "${AUTHORITY}"\nport = ${port}\nbind = "127.0.0.1"\nlog_level = "warn"\n` +
           `profiles = ["acdp-registry-core", "acdp-registry-discovery"]\n\n[storage]\n${storage}\n\n` +
           '[limits]\npublish_rate_per_minute = 0\n\n' +
-          `[receipt]\nsigning_key_seed_b64 = "${RECEIPT_SEED_B64}"\n\n[log]\nenabled = true\n`,
+          `[receipt]\nsigning_key_seed_b64 = "${RECEIPT_SEED_B64}"\nhead_receipts = true\n\n` +
+          '[log]\nenabled = true\ninstance = "1"\n\n' +
+          `[auth]\nadmin_tokens = ["${ADMIN_TOKEN}"]\n`,
       )
       return { bin: BINS.registry, args: ['--config', configPath], env: { NODE_ENV: 'production' }, port }
     },
@@ -192,6 +197,28 @@ export function registryCrashScenario(): CrashScenario {
         authority: AUTHORITY,
         tally: trust,
       }),
+      {
+        name: 'the transparency log holds every acknowledged publish and passes its self-check',
+        async check(baseUrl, { final }) {
+          const problems: string[] = []
+          const acked = [...sent.values()].filter((e) => e.outcome === 'acked')
+          // Every one at the end; between kills the most recent ones (written just before the kill).
+          for (const entry of final ? acked : acked.slice(-25)) {
+            const proof = await fetch(`${baseUrl}/log/proof?ctx_id=${encodeURIComponent(entry.ctxId as string)}`)
+            if (proof.status !== 200) problems.push(`${entry.ctxId}: inclusion proof answered ${proof.status}`)
+            await proof.arrayBuffer()
+          }
+          const verify = await fetch(`${baseUrl}/admin/log/verify`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+          })
+          const result = (await verify.json()) as { status?: string; reason?: string }
+          if (verify.status !== 200 || result.status !== 'ok') {
+            problems.push(`log self-check answered ${verify.status} ${result.status ?? ''} ${result.reason ?? ''}`)
+          }
+          return problems
+        },
+      },
     ],
 
     tally() {

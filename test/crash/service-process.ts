@@ -36,8 +36,11 @@ export class ServiceProcess {
     return this.#child?.pid
   }
 
-  /** Starts the bin and resolves once GET /healthz answers 200 (rejects with its stderr if it exits first). */
-  async start(timeoutMs = 30_000): Promise<void> {
+  /**
+   * Starts the bin and resolves once GET /healthz answers 200 (rejects with its stderr if it exits first). The
+   * default deadline fits a start on a loaded 2-core machine; it bounds a hang and is never asserted as a timing.
+   */
+  async start(timeoutMs = 90_000): Promise<void> {
     this.#stderr = ''
     // The node running this suite (Node 24) runs the bin too.
     const child = spawn(process.execPath, [this.spec.bin, ...this.spec.args], {

@@ -1,8 +1,10 @@
 /** The routes an app serves, for the fuzzer's coverage check (every route needs a seed). */
 
 /**
- * `METHOD /path` of every route from Fastify's route tree print-out (`commonPrefix: false`): each line holds a
- * path segment and, when a route ends there, its methods in parentheses.
+ * `METHOD /path` of every route from Fastify's radix-tree print-out (`printRoutes({ commonPrefix: true })`): each
+ * line holds one node's prefix and, when a route ends there, its methods in parentheses; a route's path is the
+ * concatenation of the prefixes from the root. (`commonPrefix: false` is not used: it drops the static part in
+ * front of a wildcard, printing `/contexts/*` as `/*`.)
  */
 export function listRoutes(tree: string): string[] {
   const routes: string[] = []
@@ -12,9 +14,7 @@ export function listRoutes(tree: string): string[] {
     if (!match) continue
     const depth = (match[1] as string).length / 4
     stack.length = depth
-    const segment = match[2] as string
-    // A wildcard child prints as `*` under its parent's prefix, which lacks the separating slash.
-    stack.push(segment.startsWith('*') && !stack.join('').endsWith('/') ? `/${segment}` : segment)
+    stack.push(match[2] as string)
     if (match[3]) {
       for (const method of match[3].split(', ')) {
         if (method !== 'HEAD') routes.push(`${method} ${stack.join('')}`)

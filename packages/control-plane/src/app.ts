@@ -13,6 +13,7 @@ import { installRouteAuthentication } from './auth/route-auth.js'
 import type { ControlPlaneConfig } from './config.js'
 import type { ControlPlaneDeps } from './deps.js'
 import { installErrorHandlers, sendError, toControlPlaneError } from './errors.js'
+import { refuseNulInUrl } from './http/nul-in-url.js'
 import { answerClientError } from './http/client-error.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { applyRequestTimeouts } from './http/server-timeouts.js'
@@ -75,6 +76,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   applyRequestTimeouts(app.server, config.server)
   app.setValidatorCompiler(TypeBoxValidatorCompiler)
   installErrorHandlers(app)
+  app.addHook('onRequest', refuseNulInUrl)
   installJsonBodyParser(app, { maxDepth: config.ingest.maxJsonDepth })
   registerHttpMetrics(app, deps.metrics)
 

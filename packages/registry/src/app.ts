@@ -131,6 +131,7 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
         description: `Agent Context Distribution Protocol registry (acdp ${ACDP_VERSION}). See docs/registry/api.md.`,
         version: REGISTRY_VERSION,
       },
+      // Every `security` requirement a route names must be declared here, or rendering the document throws.
       components: {
         securitySchemes: {
           adminBearer: { type: 'http', scheme: 'bearer', description: 'One of `auth.admin_tokens`.' },

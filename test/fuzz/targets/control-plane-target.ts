@@ -1,16 +1,27 @@
 /**
  * The control plane under fuzz: the real app on a temporary SQLite file, listening on 127.0.0.1 port 0, with
- * one valid seed per route. Nothing leaves the machine: the webhook feature's outbound client resolves every
- * name to 127.0.0.1 (allowlisted, so subscriptions are accepted) and the outbox enqueues nothing, so no
- * delivery is ever attempted. HMAC routes re-sign the final (mutated) bytes most of the time, so mutations reach
- * the parser and the validators behind the signature check.
+ * every optional feature on (agent tokens with pinned keys and an EdDSA signer, the log witness with cosigning,
+ * the console on a temporary asset directory, capabilities, routing, the federation proxy) and one valid seed per
+ * route. Nothing leaves the machine: the outbound client resolves the test names to 127.0.0.1, where a loopback
+ * HTTPS registry (test CA) answers the federation proxy; the outbox enqueues nothing, so no webhook delivery is
+ * ever attempted, and the witness never polls on its own (LOG_WITNESS_SCHEDULE=false). HMAC routes re-sign the
+ * final (mutated) bytes most of the time and capability declarations are re-signed, so mutations reach the
+ * parser and the validators behind the signature checks.
  */
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createOutboundClient, signWebhookBody } from '@acdp/protocol'
-import { openDatabase } from '@acdp/storage'
+import { signWebhookBody } from '@acdp/protocol'
+import { openDatabase, openPostgresTestSchema } from '@acdp/storage'
+import {
+  createTestAgent,
+  issueToken,
+  requestChallenge,
+  type TestAgent,
+  tokenRequest,
+} from '../../../packages/control-plane/test/support/agent-keys.js'
+import { startHttpsUpstream } from '../../../packages/control-plane/test/support/https-upstream.js'
 import {
   publishedEvent,
   retrievedEvent,
@@ -26,18 +37,52 @@ import {
 import { listRoutes } from '../route-list.js'
 import type { FuzzSeed, FuzzTarget } from '../seed.js'
 
+/** The enrolled registry the federation proxy reaches (a loopback HTTPS server) and the witness watches. */
+const UPSTREAM = 'reg-a.test'
+const UPSTREAM_CTX = `acdp://${UPSTREAM}/0b6b1b7e-1d5c-4c3e-9a57-3f1f7f3f2a10`
+const UPSTREAM_ENVELOPE = `{"body":{"ctx_id":"${UPSTREAM_CTX}","context_type":"note"},"registry_state":{"status":"active"}}`
+const CAPABILITY = 'urn:acdp:cap:summarize:earnings_report:finance'
+
 const RUN_ID = 'run-fuzz-1'
 
-export async function startControlPlaneTarget(): Promise<FuzzTarget> {
+/** @param postgresUrl run on a throwaway schema of this PostgreSQL database instead of a temporary SQLite file. */
+export async function startControlPlaneTarget(postgresUrl?: string): Promise<FuzzTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-fuzz-control-plane-'))
-  const outbound = createOutboundClient({
-    allowCidrs: ['127.0.0.1/32'],
-    allowHttpForAllowlisted: true,
-    lookup: async () => [{ address: '127.0.0.1', family: 4 }],
-  })
+  const upstream = await startHttpsUpstream([UPSTREAM])
+  upstream.handle((path) =>
+    path === `/contexts/${encodeURIComponent(UPSTREAM_CTX)}`
+      ? { status: 200, headers: { 'content-type': 'application/acdp+json' }, body: UPSTREAM_ENVELOPE }
+      : {
+          status: 404,
+          headers: { 'content-type': 'application/json' },
+          body: '{"error":{"code":"not_found","message":"Not found."}}',
+        },
+  )
+  // Webhook subscription URLs resolve (to loopback, allowlisted) so they are accepted; nothing is delivered.
+  const outbound = upstream.client({ answers: { [UPSTREAM]: ['127.0.0.1'], 'hooks.example.com': ['127.0.0.1'] } })
+  const alice = createTestAgent('alice')
+  const bob = createTestAgent('bob', 'ecdsa-p256')
+  const consoleDir = writeConsoleAssets(join(dir, 'console'))
   const test = await openTestApp(
-    { name: 'sqlite', open: () => openDatabase({ kind: 'sqlite', path: join(dir, 'control-plane.db') }) },
-    {},
+    postgresUrl === undefined
+      ? { name: 'sqlite', open: () => openDatabase({ kind: 'sqlite', path: join(dir, 'control-plane.db') }) }
+      : { name: 'postgres', open: () => openPostgresTestSchema(postgresUrl) },
+    {
+      TOKEN_ISSUANCE_ENABLED: 'true',
+      JWT_SIGNING_ALG: 'EdDSA',
+      JWT_PRIVATE_KEY_PEM: ed25519Pem(),
+      JWT_AUTHORITY: 'cp.fuzz',
+      CONTROL_PLANE_PINNED_KEYS: [alice.pinnedEntry(), bob.pinnedEntry()].join(','),
+      LOG_WITNESS_ENABLED: 'true',
+      LOG_WITNESS_SCHEDULE: 'false',
+      LOG_WITNESS_UNREACHABLE_THRESHOLD: '1',
+      WITNESS_COSIGNING_ENABLED: 'true',
+      WITNESS_ID: 'did:web:witness.fuzz',
+      PUBLIC_HOST: 'witness.fuzz',
+      WITNESS_SIGNING_PRIVATE_KEY_PEM: ed25519Pem(),
+      CONSOLE_ENABLED: 'true',
+      CONSOLE_ASSETS_DIR: consoleDir,
+    },
     {
       outbound,
       webhookOutbox: { enqueue: async () => {} },
@@ -73,6 +118,29 @@ export async function startControlPlaneTarget(): Promise<FuzzTarget> {
   const user = bearer(USER_KEY)
   const admin = bearer(ADMIN_KEY)
   const agent = encodeURIComponent(String(parent.agent_id))
+  await expectOk(
+    app.inject({
+      method: 'POST',
+      url: '/registries/enroll',
+      headers: admin,
+      payload: { authority: UPSTREAM, baseUrl: upstream.origin(UPSTREAM) },
+    }),
+    'enroll',
+  )
+  // One witness poll of the enrolled registry: it serves no log, so the poll fails and (threshold 1) raises the
+  // unreachable alert the state and acknowledgement seeds read.
+  const poller = app.witness.poller
+  if (poller === undefined) throw new Error('control-plane fuzz setup: the witness poller is off')
+  await poller.pollDue()
+  // Tokens: a challenge for the exchange seed (single use: only the first exchange succeeds), one token to
+  // introspect and one to revoke.
+  const challenge = await requestChallenge(app, alice)
+  const heldToken = await issueToken(app, alice)
+  const revokedToken = await issueToken(app, bob)
+  await expectOk(
+    app.inject({ method: 'POST', url: '/capabilities', headers: user, payload: declaration(bob) }),
+    'capability',
+  )
 
   const seeds: FuzzSeed[] = [
     { route: 'GET /healthz', method: 'GET', path: '/healthz', headers: {} },
@@ -198,13 +266,111 @@ export async function startControlPlaneTarget(): Promise<FuzzTarget> {
       // No delivery ever exists here (the outbox enqueues nothing): the seed reaches the lookup and its 404.
       expectStatus: 404,
     },
+    { route: 'GET /session', method: 'GET', path: '/session', headers: user },
+    { route: 'GET /dashboard/activity', method: 'GET', path: '/dashboard/activity?window=7d', headers: user },
+    {
+      route: 'POST /auth/challenge',
+      method: 'POST',
+      path: '/auth/challenge',
+      headers: { 'content-type': 'application/json' },
+      body: { agent_id: alice.did },
+    },
+    {
+      route: 'POST /auth/token',
+      method: 'POST',
+      path: '/auth/token',
+      headers: { 'content-type': 'application/json' },
+      body: tokenRequest(alice, challenge),
+    },
+    {
+      route: 'POST /auth/introspect',
+      method: 'POST',
+      path: '/auth/introspect',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: { token: heldToken },
+    },
+    {
+      route: 'POST /auth/token/revoke',
+      method: 'POST',
+      path: '/auth/token/revoke',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: { token: revokedToken, reason: 'admin_revoke' },
+    },
+    { route: 'GET /auth/revocations', method: 'GET', path: '/auth/revocations?since=0&limit=10', headers: admin },
+    { route: 'GET /.well-known/jwks.json', method: 'GET', path: '/.well-known/jwks.json', headers: {} },
+    { route: 'POST /admin/pinned-keys/reload', method: 'POST', path: '/admin/pinned-keys/reload', headers: admin },
+    { route: 'GET /runs', method: 'GET', path: '/runs?limit=1', headers: bearer(heldToken) },
+    {
+      route: 'POST /capabilities',
+      method: 'POST',
+      path: '/capabilities',
+      headers: { ...user, 'content-type': 'application/json' },
+      body: declaration(alice),
+      sealValue: (value) => resignDeclaration(value, [alice, bob]),
+    },
+    {
+      route: 'GET /capabilities/search',
+      method: 'GET',
+      path: `/capabilities/search?capability=${encodeURIComponent(CAPABILITY)}`,
+      headers: user,
+    },
+    {
+      route: 'GET /capabilities/by-agent/*',
+      method: 'GET',
+      path: `/capabilities/by-agent/${encodeURIComponent(bob.did)}`,
+      headers: user,
+    },
+    {
+      route: 'GET /routing/select',
+      method: 'GET',
+      path: `/routing/select?capability=${encodeURIComponent(CAPABILITY)}`,
+      headers: user,
+    },
+    {
+      route: 'GET /routing/stats',
+      method: 'GET',
+      path: `/routing/stats?capability=${encodeURIComponent(CAPABILITY)}`,
+      headers: admin,
+    },
+    { route: 'GET /contexts/*', method: 'GET', path: `/contexts/${encodeURIComponent(UPSTREAM_CTX)}`, headers: user },
+    { route: 'GET /contexts/*', method: 'GET', path: `/contexts/${UPSTREAM_CTX}`, headers: user },
+    {
+      route: 'GET /registries/log-witness/alerts',
+      method: 'GET',
+      path: '/registries/log-witness/alerts',
+      headers: user,
+    },
+    {
+      route: 'GET /registries/:authority/log-witness',
+      method: 'GET',
+      path: `/registries/${UPSTREAM}/log-witness`,
+      headers: user,
+    },
+    {
+      route: 'POST /registries/:authority/log-witness/ack',
+      method: 'POST',
+      path: `/registries/${UPSTREAM}/log-witness/ack`,
+      headers: admin,
+    },
+    {
+      route: 'GET /log/witness',
+      method: 'GET',
+      path: `/log/witness?log_id=${encodeURIComponent(`did:web:${UPSTREAM}/log/1`)}&tree_size=1`,
+      headers: {},
+    },
+    { route: 'GET /.well-known/acdp-witness.json', method: 'GET', path: '/.well-known/acdp-witness.json', headers: {} },
+    { route: 'GET /.well-known/did.json', method: 'GET', path: '/.well-known/did.json', headers: {} },
+    // /console redirects to /console/ (the seed reaches the redirect).
+    { route: 'GET /console', method: 'GET', path: '/console', headers: {}, expectStatus: 301 },
+    { route: 'GET /console/', method: 'GET', path: '/console/', headers: {} },
+    { route: 'GET /console/*', method: 'GET', path: '/console/assets/app.js', headers: {} },
   ]
 
-  const routes = listRoutes(app.printRoutes({ commonPrefix: false }))
+  const routes = listRoutes(app.printRoutes({ commonPrefix: true }))
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   return {
-    name: 'control-plane',
+    name: postgresUrl === undefined ? 'control-plane' : 'control-plane-postgres',
     port: typeof address === 'object' && address !== null ? address.port : 0,
     seeds,
     routes,
@@ -219,7 +385,7 @@ export async function startControlPlaneTarget(): Promise<FuzzTarget> {
     },
     async close() {
       await test.close()
-      await outbound.close()
+      await upstream.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }
@@ -229,5 +395,41 @@ async function expectOk(answer: Promise<{ statusCode: number; body: string }>, w
   const { statusCode, body } = await answer
   if (statusCode < 200 || statusCode >= 300) {
     throw new Error(`control-plane fuzz setup: ${what} answered ${statusCode} ${body.slice(0, 200)}`)
+  }
+}
+
+/** A fresh Ed25519 PKCS#8 PEM (JWT signer, witness key). */
+function ed25519Pem(): string {
+  return generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
+}
+
+/** A minimal console build (index.html and one hashed asset) for the static routes to serve. */
+function writeConsoleAssets(root: string): string {
+  mkdirSync(join(root, 'assets'), { recursive: true })
+  writeFileSync(join(root, 'index.html'), '<!doctype html><title>console</title><script src="assets/app.js"></script>')
+  writeFileSync(join(root, 'assets', 'app.js'), 'console.log("fuzz")\n')
+  return root
+}
+
+/** A capability declaration signed by `agent` (product spec "Capabilities": `acdp-cap:v1:<did>:<uri>:<at>`). */
+function declaration(agent: TestAgent, uri = CAPABILITY, at = '2026-01-15T12:00:00.000Z'): Record<string, unknown> {
+  return {
+    agent_did: agent.did,
+    capability_uri: uri,
+    declared_at: at,
+    key_id: agent.keyId,
+    algorithm: agent.key.algorithm,
+    signature: agent.sign(`acdp-cap:v1:${agent.did}:${uri}:${at}`),
+  }
+}
+
+/** Re-signs a mutated declaration with the key of the agent it names (when that agent is one of ours). */
+function resignDeclaration(value: Record<string, unknown>, agents: TestAgent[]): Record<string, unknown> {
+  const signer = agents.find((a) => a.did === value['agent_did'])
+  if (signer === undefined) return value
+  const { agent_did, capability_uri, declared_at } = value
+  return {
+    ...value,
+    signature: signer.sign(`acdp-cap:v1:${String(agent_did)}:${String(capability_uri)}:${String(declared_at)}`),
   }
 }

@@ -1,29 +1,36 @@
 /**
  * The registry under fuzz: the real app (real store on a temporary SQLite file, real signature checks, the
  * DID resolver on in-memory did:web hosting, so nothing leaves the machine), listening on 127.0.0.1 port 0, with
- * one valid seed per route. Publish seeds re-sign mutated requests so they reach the validators.
+ * every optional feature on (receipts, head receipts, the transparency log, lifecycle, admin routes) and one valid
+ * seed per route. Publish and lifecycle seeds re-sign mutated requests so they reach the validators.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { signLifecycleEvent } from '@acdp/protocol'
-import { openDatabase } from '@acdp/storage'
+import { openDatabase, openPostgresTestSchema } from '@acdp/storage'
 import {
   createTestRegistry,
   didKeyProducer,
   didWebProducer,
   FakeDidWeb,
   minimalUnsigned,
+  type Producer,
   publish,
   signRequest,
+  type TestRegistry,
 } from '../../../packages/registry/test/support/registry-harness.js'
+import { TRUST_CONFIG } from '../../../packages/registry/test/support/trust.js'
 import { createRegistryMetrics } from '../../../packages/registry/src/metrics.js'
-import { login, requestChallenge, tokenRequestFor } from '../../../packages/registry/test/support/bearer-login.js'
 import { listRoutes } from '../route-list.js'
 import type { FuzzSeed, FuzzTarget } from '../seed.js'
 
-export async function startRegistryTarget(): Promise<FuzzTarget> {
+/** The admin bearer of the fuzzed registry (test only). */
+const ADMIN_TOKEN = 'fuzz-admin-token-0123456789abcdef'
+
+/** @param postgresUrl run on a throwaway schema of this PostgreSQL database instead of a temporary SQLite file. */
+export async function startRegistryTarget(postgresUrl?: string): Promise<FuzzTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-fuzz-registry-'))
   const dids = new FakeDidWeb()
   const webProducer = didWebProducer('did:web:agents.example.com')
@@ -32,44 +39,48 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
   const p256Producer = didKeyProducer('ecdsa-p256')
   const registry = await createTestRegistry({
     dids,
-    openDatabase: () => openDatabase({ kind: 'sqlite', path: join(dir, 'registry.db') }),
+    openDatabase: () =>
+      postgresUrl === undefined
+        ? openDatabase({ kind: 'sqlite', path: join(dir, 'registry.db') })
+        : openPostgresTestSchema(postgresUrl),
     config: {
+      ...TRUST_CONFIG,
       registry: { profiles: ['acdp-registry-core', 'acdp-registry-discovery'] },
       limits: { publish_rate_per_minute: 0 },
       metrics: { enabled: true },
-      // Bearer authentication on, so /auth/* is fuzzed too and publishes go through the bearer check.
-      auth: { enabled: true, jwt_secret: Buffer.alloc(32, 7).toString('base64') },
-      // The harness clock stands still: per-IP buckets would never refill and hide /auth/* behind 429s.
-      rate_limit: { enabled: false },
-      // Trust layer and lifecycle on, so their routes are fuzzed past the 501 of a disabled profile.
-      receipt: { signing_key_seed_b64: Buffer.alloc(32, 3).toString('base64') },
-      log: { enabled: true },
       lifecycle: { enabled: true },
+      auth: { admin_tokens: [ADMIN_TOKEN] },
     },
     deps: { metrics: createRegistryMetrics() },
   })
-  // The harness clock stands still, so these tokens outlive the run.
-  const tokens = new Map<string, string>()
-  for (const producer of [webProducer, keyProducer, p256Producer]) {
-    tokens.set(producer.did, `Bearer ${await login(registry.app, producer)}`)
-  }
-  const authorization = (producer: typeof keyProducer) => tokens.get(producer.did) as string
   const first = await publish(
     registry.app,
     signRequest(keyProducer, minimalUnsigned(keyProducer, { title: 'fuzz parent', tags: ['fuzz', 'parent'] })),
-    { authorization: authorization(keyProducer) },
   )
   if (first.statusCode !== 201) throw new Error(`registry fuzz setup: publish answered ${first.statusCode}`)
   const parent = first.json() as { ctx_id: string; lineage_id: string }
-  const victimAnswer = await publish(
-    registry.app,
-    signRequest(keyProducer, minimalUnsigned(keyProducer, { title: 'fuzz retraction target' })),
-    { authorization: authorization(keyProducer) },
-  )
-  if (victimAnswer.statusCode !== 201)
-    throw new Error(`registry fuzz setup: publish answered ${victimAnswer.statusCode}`)
-  const victim = victimAnswer.json() as { ctx_id: string }
   const encoded = encodeURIComponent(parent.ctx_id)
+  // Lifecycle targets, one per seed so the seeds do not undo each other: one to retract, one already retracted
+  // (to republish), one for the registry-initiated retraction.
+  const toRetract = await publishContext(registry, keyProducer, 'fuzz retract target')
+  const toRepublish = await publishContext(registry, keyProducer, 'fuzz republish target')
+  const retracted = await registry.app.inject({
+    method: 'POST',
+    url: `/contexts/${encodeURIComponent(toRepublish)}/retract`,
+    headers: { 'content-type': 'application/acdp+json' },
+    payload: { event: lifecycleEvent(registry, keyProducer, toRepublish, 'retracted') },
+  })
+  if (retracted.statusCode !== 200) throw new Error(`registry fuzz setup: retract answered ${retracted.statusCode}`)
+  const toAdminRetract = await publishContext(registry, keyProducer, 'fuzz admin retract target')
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+  const lifecycleSeed = (ctxId: string, action: 'retract' | 'republish'): FuzzSeed => ({
+    route: 'POST /contexts/*',
+    method: 'POST',
+    path: `/contexts/${encodeURIComponent(ctxId)}/${action}`,
+    headers: { 'content-type': 'application/acdp+json' },
+    body: { event: lifecycleEvent(registry, keyProducer, ctxId, action === 'retract' ? 'retracted' : 'republished') },
+    sealValue: (value) => resignEvent(value, keyProducer),
+  })
 
   const reseal = (producer: typeof keyProducer) => (value: Record<string, unknown>) => signRequest(producer, value)
   const publishSeed = (
@@ -80,7 +91,7 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
     route: 'POST /contexts',
     method: 'POST',
     path: '/contexts',
-    headers: { 'content-type': 'application/acdp+json', authorization: authorization(producer), ...headers },
+    headers: { 'content-type': 'application/acdp+json', ...headers },
     body: signRequest(producer, minimalUnsigned(producer, overrides)),
     sealValue: reseal(producer),
   })
@@ -126,65 +137,30 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
       headers: {},
     },
     { route: 'GET /metrics', method: 'GET', path: '/metrics', headers: {} },
+    { route: 'GET /openapi.json', method: 'GET', path: '/openapi.json', headers: {} },
     { route: 'GET /.well-known/did.json', method: 'GET', path: '/.well-known/did.json', headers: {} },
     { route: 'GET /log/checkpoint', method: 'GET', path: '/log/checkpoint', headers: {} },
-    { route: 'GET /log/proof', method: 'GET', path: '/log/proof?leaf_index=0&tree_size=1', headers: {} },
-    { route: 'GET /log/entries', method: 'GET', path: '/log/entries?start=0&end=1', headers: {} },
+    { route: 'GET /log/proof', method: 'GET', path: `/log/proof?ctx_id=${encoded}`, headers: {} },
+    { route: 'GET /log/proof', method: 'GET', path: '/log/proof?leaf_index=0&tree_size=2', headers: {} },
+    { route: 'GET /log/proof', method: 'GET', path: '/log/proof?first=1&second=3', headers: {} },
+    { route: 'GET /log/entries', method: 'GET', path: '/log/entries?start=0&end=3', headers: {} },
+    { route: 'POST /admin/log/verify', method: 'POST', path: '/admin/log/verify', headers: admin },
+    lifecycleSeed(toRetract, 'retract'),
+    lifecycleSeed(toRepublish, 'republish'),
     {
-      // The unmutated seed retracts `victim` once; later (mutated) events must be refused cleanly.
-      route: 'POST /contexts/*',
+      route: 'POST /admin/contexts/*',
       method: 'POST',
-      path: `/contexts/${encodeURIComponent(victim.ctx_id)}/retract`,
-      headers: { 'content-type': 'application/acdp+json', authorization: authorization(keyProducer) },
-      body: {
-        event: signLifecycleEvent(
-          {
-            event_id: randomUUID(),
-            ctx_id: victim.ctx_id,
-            event_type: 'retracted',
-            occurred_at: registry.clock.now().toISOString(),
-            actor: keyProducer.did,
-          },
-          { algorithm: keyProducer.algorithm, keyId: keyProducer.keyId, privateKey: keyProducer.privateKey },
-        ),
-      },
+      path: `/admin/contexts/${encodeURIComponent(toAdminRetract)}/retract`,
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: { reason: 'fuzz: registry-initiated retraction' },
     },
-    { route: 'GET /.well-known/jwks.json', method: 'GET', path: '/.well-known/jwks.json', headers: {} },
-    {
-      route: 'POST /auth/challenge',
-      method: 'POST',
-      path: '/auth/challenge',
-      headers: { 'content-type': 'application/json' },
-      body: { agent_id: keyProducer.did },
-    },
-    {
-      // Single-use: the unmutated seed redeems it once; every later (mutated) attempt must be refused cleanly.
-      route: 'POST /auth/token',
-      method: 'POST',
-      path: '/auth/token',
-      headers: { 'content-type': 'application/json' },
-      body: tokenRequestFor(webProducer, await requestChallenge(registry.app, webProducer.did)),
-    },
-    {
-      // Revokes a token of its own, so the publish seeds' tokens stay valid.
-      route: 'POST /auth/token/revoke',
-      method: 'POST',
-      path: '/auth/token/revoke',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${await login(registry.app, keyProducer)}`,
-      },
-      body: { reason: 'user_logout' },
-      expectStatus: 204,
-    },
-    { route: 'GET /openapi.json', method: 'GET', path: '/openapi.json', headers: {} },
   ]
 
-  const routes = listRoutes(registry.app.printRoutes({ commonPrefix: false }))
+  const routes = listRoutes(registry.app.printRoutes({ commonPrefix: true }))
   await registry.app.listen({ host: '127.0.0.1', port: 0 })
   const address = registry.app.server.address()
   return {
-    name: 'registry',
+    name: postgresUrl === undefined ? 'registry' : 'registry-postgres',
     port: typeof address === 'object' && address !== null ? address.port : 0,
     seeds,
     routes,
@@ -200,4 +176,42 @@ export async function startRegistryTarget(): Promise<FuzzTarget> {
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+async function publishContext(registry: TestRegistry, producer: Producer, title: string): Promise<string> {
+  const answer = await publish(registry.app, signRequest(producer, minimalUnsigned(producer, { title })))
+  if (answer.statusCode !== 201) throw new Error(`registry fuzz setup: publish answered ${answer.statusCode}`)
+  return (answer.json() as { ctx_id: string }).ctx_id
+}
+
+/** A producer-signed lifecycle event (RFC-ACDP-0013 §5) for `ctxId`, occurring now on the registry's clock. */
+function lifecycleEvent(
+  registry: TestRegistry,
+  producer: Producer,
+  ctxId: string,
+  eventType: 'retracted' | 'republished',
+): Record<string, unknown> {
+  return signLifecycleEvent(
+    {
+      event_id: randomUUID(),
+      ctx_id: ctxId,
+      event_type: eventType,
+      occurred_at: new Date(registry.clock.nowMs).toISOString(),
+      actor: producer.did,
+    },
+    { algorithm: producer.algorithm, keyId: producer.keyId, privateKey: producer.privateKey },
+  ) as unknown as Record<string, unknown>
+}
+
+/** Re-signs a mutated `{ event }` body's event so mutations reach the checks behind the signature. */
+function resignEvent(value: Record<string, unknown>, producer: Producer): Record<string, unknown> {
+  const event = value['event']
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) return value
+  const { signature: _signature, ...unsigned } = event as Record<string, unknown>
+  const signed = signLifecycleEvent(unsigned as unknown as Parameters<typeof signLifecycleEvent>[0], {
+    algorithm: producer.algorithm,
+    keyId: producer.keyId,
+    privateKey: producer.privateKey,
+  })
+  return { ...value, event: signed }
 }

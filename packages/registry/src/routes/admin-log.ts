@@ -17,7 +17,10 @@ export function registerAdminLogRoute(
   app.post(
     '/admin/log/verify',
     {
-      schema: { summary: 'Recompute the log from stored leaves and compare with stored nodes and the last checkpoint' },
+      schema: {
+        summary: 'Recompute the log from stored leaves and compare with stored nodes and the last checkpoint',
+        security: [{ adminBearer: [] }],
+      },
     },
     async (request, reply) => {
       if (!isAdmin(request.headers.authorization, expected)) {

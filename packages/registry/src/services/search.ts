@@ -203,6 +203,8 @@ export function parseSearchQuery(
     if (value === undefined) return undefined
     if (typeof value !== 'string') throw malformed(name, 'must be given once, as a string')
     if (value.length > MAX_PARAMETER_CHARS) throw malformed(name, 'is too long')
+    // No stored value holds U+0000 (PostgreSQL text cannot), and PostgreSQL refuses it in a query parameter.
+    if (value.includes('\u0000')) throw malformed(name, 'must not contain U+0000')
     return value
   }
   const readFilter = (name: string, pattern?: RegExp): string | undefined => {

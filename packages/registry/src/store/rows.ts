@@ -56,6 +56,15 @@ export function toStoredContext(row: ContextRow): StoredContext {
   }
 }
 
+/**
+ * A producer string as a search column: U+0000 becomes U+FFFD. The schema allows any string, but PostgreSQL text
+ * cannot hold U+0000 (the insert failed); the body (`body_text`, JSON with the escape) keeps the exact value, and
+ * both backends store the same columns.
+ */
+export function searchable<T extends string | null>(value: T): T {
+  return (value === null || !value.includes('\u0000') ? value : value.replaceAll('\u0000', '\ufffd')) as T
+}
+
 /** The `context` row of a new context, search columns derived; `leafIndex` is assigned in the transaction, lifecycle columns take their defaults. */
 export function toContextRow(c: NewContext, leafIndex: number | null): Insertable<ContextTable> {
   return {
@@ -68,15 +77,17 @@ export function toContextRow(c: NewContext, leafIndex: number | null): Insertabl
     context_type: c.contextType,
     visibility: c.visibility,
     audience_json: JSON.stringify(c.audience),
-    title: c.title,
-    summary: c.summary,
-    description: c.description,
-    domain: c.domain,
-    schema_uri: c.schemaUri,
-    search_text: [c.title, c.summary, c.description, ...c.tags, c.contextType, c.domain, c.agentId]
-      .filter((part): part is string => typeof part === 'string' && part !== '')
-      .join('\n')
-      .toLowerCase(),
+    title: searchable(c.title),
+    summary: searchable(c.summary),
+    description: searchable(c.description),
+    domain: searchable(c.domain),
+    schema_uri: searchable(c.schemaUri),
+    search_text: searchable(
+      [c.title, c.summary, c.description, ...c.tags, c.contextType, c.domain, c.agentId]
+        .filter((part): part is string => typeof part === 'string' && part !== '')
+        .join('\n')
+        .toLowerCase(),
+    ),
     content_hash: c.contentHash,
     created_at: c.createdAt,
     created_at_ms: c.createdAtMs,
