@@ -181,7 +181,7 @@ export async function startRegistryAuthTarget(): Promise<FuzzTarget> {
     { route: 'GET /openapi.json', method: 'GET', path: '/openapi.json', headers: {} },
   ]
 
-  const routes = listRoutes(registry.app.printRoutes({ commonPrefix: false }))
+  const routes = listRoutes(registry.app.printRoutes({ commonPrefix: true }))
   await registry.app.listen({ host: '127.0.0.1', port: 0 })
   const address = registry.app.server.address()
   return {
