@@ -8,6 +8,7 @@
  *
  * Skips with one printed line when /usr/bin/chromium is absent. Loopback only; every wait is bounded.
  */
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -103,6 +104,8 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
       controlPlanePort: 0,
       logLevel: 'warn',
       writeLog: () => {},
+      // Receipts and the transparency log on, so the inspector has registry evidence to verify.
+      registryReceiptSeedB64: randomBytes(32).toString('base64'),
     })
     base = stack.controlPlaneUrl
     apiKey = stack.secrets.control_plane_api_key
@@ -217,49 +220,67 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     expect(new Set(ids).size).toBe(ids.length)
   })
 
-  it('the inspector verifies a genuine context in the browser and marks a tampered one not verified', async () => {
+  it('the inspector verifies a genuine context, its receipt and log inclusion in the browser, and marks tampered ones not verified', async () => {
     const ctxId = published[0]!
-    const registryResponse = await fetch(`${stack.registryUrl}/contexts/${encodeURIComponent(ctxId)}`)
-    expect(registryResponse.status).toBe(200)
-    const genuine = await registryResponse.text()
-    const tampered = JSON.parse(genuine) as { body: Record<string, unknown> }
-    tampered.body['title'] = 'quietly rewritten'
-    // The federation proxy (GET /contexts/*ctxId) relays the registry's answer verbatim; where this control plane has
-    // no proxy route yet, the test stands in for it with the registry's real bytes. Without it the inspector says
-    // "not available" (checked last).
-    let serve: string | undefined = genuine
-    await page.route('**/contexts/**', async (route) => {
-      if (serve === undefined) return route.continue()
-      await route.fulfill({ status: 200, contentType: 'application/acdp+json', body: serve })
+    const row = (subject: string) => `.inspector [data-subject=${subject}]`
+    /** Asserts a row's mark, with the row's text (the check's detail) as the failure message. */
+    const expectMark = async (subject: string, mark: string) =>
+      expect(await page.getAttribute(row(subject), 'data-mark'), (await page.textContent(row(subject))) ?? '').toBe(
+        mark,
+      )
+    const open = async () => {
+      await page.locator(`g.node[data-ctx-id="${ctxId}"]`).focus()
+      await page.keyboard.press('Enter')
+      await page.waitForSelector('.inspector [data-subject=witness_signatures][data-mark]', { timeout: WAIT_MS })
+    }
+    // Genuine: through the control plane's federation proxy, receipt key and inclusion proof relayed from the
+    // registry (which runs receipts and the transparency log here), every check recomputed in Chromium.
+    const proxied = await fetch(`${base}/contexts/${encodeURIComponent(ctxId)}`, {
+      headers: { authorization: `Bearer ${apiKey}` },
     })
-    const node = page.locator(`g.node[data-ctx-id="${ctxId}"]`)
-    await node.focus()
-    await page.keyboard.press('Enter')
-    await page.waitForSelector('.inspector [data-subject=signature][data-mark]', { timeout: WAIT_MS })
-    expect(await page.getAttribute('.inspector [data-subject=body]', 'data-mark')).toBe('verified')
-    expect(await page.getAttribute('.inspector [data-subject=signature]', 'data-mark')).toBe('verified')
+    expect(proxied.status).toBe(200)
+    const genuine = await proxied.text()
+    expect(JSON.parse(genuine)).toHaveProperty('registry_receipt')
+    await open()
+    await expectMark('body', 'verified')
+    await expectMark('signature', 'verified')
+    await expectMark('registry_receipt', 'verified')
+    await expectMark('log_inclusion', 'verified')
+    expect(await page.textContent('.inspector [data-subject=log_inclusion]')).toContain('did:web:localhost/log/')
+    // No witness cosigns the dev registry's log: nothing to check, and the row says so.
+    await expectMark('witness_signatures', 'not_available')
     expect(await seriousViolations(page)).toEqual([])
     expect(await unlabelledControls(page)).toBe(0)
     await page.screenshot({ path: join(SCREENSHOTS, 'run-detail.png'), fullPage: true })
 
+    // Tampered answers stand in for a lying registry or proxy (the relay itself is left untouched).
+    let serve = genuine
+    await page.route('**/contexts/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/acdp+json', body: serve }),
+    )
+    const tamperedBody = JSON.parse(genuine) as { body: Record<string, unknown> }
+    tamperedBody.body['title'] = 'quietly rewritten'
+    serve = JSON.stringify(tamperedBody)
     await page.click('text=Close inspector')
-    serve = JSON.stringify(tampered)
-    await node.click()
-    await page.waitForSelector('.inspector [data-subject=signature][data-mark]', { timeout: WAIT_MS })
-    expect(await page.getAttribute('.inspector [data-subject=body]', 'data-mark')).toBe('not_verified')
-    expect(await page.getAttribute('.inspector [data-subject=signature]', 'data-mark')).toBe('not_verified')
+    await open()
+    await expectMark('body', 'not_verified')
+    await expectMark('signature', 'not_verified')
+    await expectMark('registry_receipt', 'not_verified')
+    await expectMark('log_inclusion', 'not_verified')
     expect(await page.textContent('.inspector [data-subject=body]')).toContain('hash_mismatch')
     await page.screenshot({ path: join(SCREENSHOTS, 'inspector-tampered.png'), fullPage: true })
 
+    // A receipt altered after signing: the body still verifies, the receipt and what rests on it do not.
+    const tamperedReceipt = JSON.parse(genuine) as { registry_receipt: Record<string, unknown> }
+    tamperedReceipt.registry_receipt['created_at'] = '2020-01-01T00:00:00.000Z'
+    serve = JSON.stringify(tamperedReceipt)
     await page.click('text=Close inspector')
-    serve = undefined
-    await node.click()
-    await page.waitForSelector('.inspector [data-subject=body] [data-mark]', { timeout: WAIT_MS })
-    const direct = await fetch(`${base}/contexts/${encodeURIComponent(ctxId)}`, {
-      headers: { authorization: `Bearer ${apiKey}` },
-    })
-    const expected = direct.status === 200 ? 'verified' : 'not_available'
-    expect(await page.getAttribute('.inspector [data-subject=body] [data-mark]', 'data-mark')).toBe(expected)
+    await open()
+    await expectMark('body', 'verified')
+    await expectMark('signature', 'verified')
+    await expectMark('registry_receipt', 'not_verified')
+    await expectMark('log_inclusion', 'not_verified')
+    await page.click('text=Close inspector')
     await page.unroute('**/contexts/**')
   })
 

@@ -7,14 +7,7 @@
  */
 import { useState } from 'preact/hooks'
 import { ApiError } from '../api/client.js'
-import type {
-  Enrollment,
-  ListOf,
-  Registry,
-  RegistryCapabilities,
-  WitnessAlert,
-  WitnessState,
-} from '../api/types.js'
+import type { Enrollment, ListOf, Registry, RegistryCapabilities, WitnessAlert, WitnessState } from '../api/types.js'
 import { ErrorPanel, Loading, Section, Time, Truncated, Unavailable } from '../components/ui.js'
 import { useApi, useConsole } from '../use-api.js'
 
