@@ -106,6 +106,12 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
       writeLog: () => {},
       // Receipts and the transparency log on, so the inspector has registry evidence to verify.
       registryReceiptSeedB64: randomBytes(32).toString('base64'),
+      // The log witness on, polled by the test (never by a timer); one failed poll raises `unreachable`.
+      controlPlaneEnv: {
+        LOG_WITNESS_ENABLED: 'true',
+        LOG_WITNESS_SCHEDULE: 'false',
+        LOG_WITNESS_UNREACHABLE_THRESHOLD: '1',
+      },
     })
     base = stack.controlPlaneUrl
     apiKey = stack.secrets.control_plane_api_key
@@ -290,24 +296,65 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.getByLabel('Authority (host or host:port)').fill('browser-enrolled.example')
     await page.getByLabel('Base URL').fill('https://browser-enrolled.example')
     await page.getByLabel('Webhook secret (at least 16 characters; write-only)').fill(secret)
+    // Disabled: nothing (profiles, witness) ever tries to reach this made-up host; the test stays on loopback.
+    await page.getByLabel('Enabled').uncheck()
     await page.getByRole('button', { name: 'Enroll' }).click()
     await page.waitForSelector('tr[data-authority="browser-enrolled.example"]', { timeout: WAIT_MS })
-    const enrollments = await api<{ data: Array<{ authority: string; hasWebhookSecret: boolean }> }>(
+    const enrollments = await api<{ data: Array<{ authority: string; enabled: boolean; hasWebhookSecret: boolean }> }>(
       '/registries/enrollments',
     )
     expect(enrollments.data.find((e) => e.authority === 'browser-enrolled.example')).toMatchObject({
+      enabled: false,
       hasWebhookSecret: true,
     })
     expect(await page.content()).not.toContain(secret)
     expect(await page.inputValue('input[type=password]')).toBe('')
-    // The witness API is built separately; until it is served here the page says so instead of failing.
-    const witness = await fetch(`${base}/registries/log-witness/alerts`, {
-      headers: { authorization: `Bearer ${apiKey}` },
-    })
-    if (witness.status === 404) expect(await page.locator('[data-unavailable]').count()).toBeGreaterThan(0)
+    // Advertised profiles, read through GET /registries/:authority/capabilities from the dev registry itself.
+    const profiles = page.locator('tr[data-authority="localhost"] [data-profiles] li')
+    await expect
+      .poll(() => profiles.allTextContents(), { timeout: WAIT_MS })
+      .toContain('acdp-registry-transparency-log')
+    const advertised = await api<{ profiles: string[] }>('/registries/localhost/capabilities')
+    expect(await profiles.allTextContents()).toEqual(advertised.profiles)
     expect(await seriousViolations(page)).toEqual([])
     expect(await unlabelledControls(page)).toBe(0)
     await page.screenshot({ path: join(SCREENSHOTS, 'registries.png'), fullPage: true })
+  })
+
+  it('the witness section shows the real witness state and alert, and acknowledges it', async () => {
+    const poller = stack.controlPlane.app.witness.poller
+    expect(poller).toBeDefined()
+    // One poll of the dev registry by the real witness; whatever it concluded is what the page must show.
+    await stack.controlPlane.app.witness.store.syncCursors(Date.now())
+    expect(await poller!.pollDue()).toBeGreaterThan(0)
+    const state = await api<{ treeSize: number | null; consecutiveFailures: number; alert: { reason: string } | null }>(
+      '/registries/localhost/log-witness',
+    )
+    const alerts = await api<{ data: Array<{ authority: string; reason: string; acknowledgedAt: string | null }> }>(
+      '/registries/log-witness/alerts',
+    )
+    await goto('#/registries')
+    const head = page.locator('[data-witness-head="localhost"]')
+    await head.waitFor({ timeout: WAIT_MS })
+    expect(await head.getAttribute('data-tree-size')).toBe(String(state.treeSize ?? ''))
+    expect(await head.getAttribute('data-failures')).toBe(String(state.consecutiveFailures))
+    // The dev registry serves plain HTTP, so its did:web:localhost document (https://localhost/.well-known/did.json)
+    // cannot be fetched by the witness: a failed poll, which at threshold 1 is the `unreachable` alert.
+    expect(state).toMatchObject({ treeSize: null, consecutiveFailures: 1, alert: { reason: 'unreachable' } })
+    const active = alerts.data.find((alert) => alert.authority === 'localhost')
+    expect(active).toMatchObject({ reason: 'unreachable', acknowledgedAt: null })
+    const alertRow = page.locator('[data-witness-alert="localhost"]')
+    expect(await alertRow.getAttribute('data-state')).toBe('active')
+    expect(await alertRow.textContent()).toContain('unreachable')
+    await alertRow.getByRole('button', { name: /Acknowledge/ }).click()
+    await expect.poll(() => alertRow.getAttribute('data-state'), { timeout: WAIT_MS }).toBe('acknowledged')
+    const after = await api<{
+      data: Array<{ authority: string; acknowledgedAt: string | null; acknowledgedBy: string }>
+    }>('/registries/log-witness/alerts?includeAcknowledged=true')
+    expect(after.data.find((alert) => alert.authority === 'localhost')?.acknowledgedAt).not.toBeNull()
+    expect(await page.getByRole('status').filter({ hasText: 'Acknowledged the alert for localhost' }).count()).toBe(1)
+    expect(await seriousViolations(page)).toEqual([])
+    await page.screenshot({ path: join(SCREENSHOTS, 'registries-witness.png'), fullPage: true })
   })
 
   it('a webhook subscription created in the form appears in the API; its deliveries can be redelivered', async () => {

@@ -63,6 +63,8 @@ export interface DevStackOptions {
    * (tests of the trust layer; `acdp dev` itself runs without, as its data outlives any one key).
    */
   registryReceiptSeedB64?: string
+  /** Extra control-plane settings (tests: e.g. the log witness), applied over the stack's own. */
+  controlPlaneEnv?: Record<string, string>
   /**
    * OpenTelemetry settings for the control plane (the caller's `OTEL_*` variables, e.g.
    * `OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318` to see runs in a local Jaeger). Only `OTEL_*` names are
@@ -140,6 +142,7 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
         OUTBOUND_ALLOW_HTTP: 'true',
         SWAGGER_ENABLED: 'true',
         LOG_LEVEL: options.logLevel ?? 'info',
+        ...options.controlPlaneEnv,
       }),
       { logger: logger('control-plane', 35) },
     ),

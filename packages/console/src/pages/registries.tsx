@@ -256,7 +256,11 @@ function WitnessSection({ enrollments }: { enrollments: Enrollment[] }) {
           </thead>
           <tbody>
             {list.map((alert) => (
-              <tr key={alert.id}>
+              <tr
+                key={alert.id}
+                data-witness-alert={alert.authority}
+                data-state={alert.acknowledgedAt === null ? 'active' : 'acknowledged'}
+              >
                 <td>{alert.authority}</td>
                 <td>{alert.reason}</td>
                 <td>
@@ -329,7 +333,12 @@ function WitnessHeads({ authorities }: { authorities: string[] }) {
         {heads.data.map(({ authority, state }) => {
           const latest = state?.checkpoints[0]
           return (
-            <tr key={authority}>
+            <tr
+              key={authority}
+              data-witness-head={authority}
+              data-tree-size={state?.treeSize ?? ''}
+              data-failures={state?.consecutiveFailures ?? ''}
+            >
               <td>{authority}</td>
               {state === null ? (
                 <td colSpan={5} class="muted">
