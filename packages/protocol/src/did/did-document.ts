@@ -165,7 +165,7 @@ function decodeCoordinate(value: unknown, name: string): Uint8Array {
     throw failed(`publicKeyJwk.${name} is not 32 bytes of unpadded base64url`, 'invalid_jwk')
   }
   // Decoded as standard base64 (same bytes, alphabet mapped, padding added): the browser bundle's Buffer
-  // polyfill has no 'base64url' encoding, and this module is shared with the console's in-browser verification.
+  // polyfill has no base64url encoding, and this module is shared with the console's in-browser verification.
   const standard = `${value.replace(/-/g, '+').replace(/_/g, '/')}=`
   const bytes = Buffer.from(standard, 'base64')
   if (bytes.length !== 32 || bytes.toString('base64') !== standard) {
