@@ -84,6 +84,20 @@ describe.each(testDatabaseTargets())('registry trust relay on $name', (target) =
     expect(down.json().message).toContain('http_503')
   })
 
+  it('gates log evidence like the federation proxy: a context.retrieve deny is 403 before any fetch', async () => {
+    t = await openWitnessApp(target, {
+      POLICY_RULES: JSON.stringify([
+        { action: 'context.retrieve', effect: 'deny', resources: ['acdp://*'], code: 'blocked' },
+      ]),
+    })
+    const registry = await t.enroll('eta', 1)
+    const ctxId = encodeURIComponent(`acdp://${registry.authority}/${CTX}`)
+    const res = await t.get(`/registries/${registry.authority}/log-evidence?ctxId=${ctxId}`)
+    expect(res.statusCode).toBe(403)
+    expect(res.json()).toMatchObject({ errorCode: 'POLICY_DENIED', code: 'blocked' })
+    expect(registry.hits.size).toBe(0)
+  })
+
   it("is tenant-scoped: another tenant's enrollment and an unknown authority are 404, and nothing is fetched", async () => {
     t = await openWitnessApp(target)
     const registry = await t.enroll('zeta', 1)

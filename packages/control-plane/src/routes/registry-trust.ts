@@ -11,7 +11,7 @@ const Authority = Type.Object({
   authority: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:-]+$' }),
 })
 
-export const registryTrustRoutes: RoutePlugin = async (app, { registryTrust }) => {
+export const registryTrustRoutes: RoutePlugin = async (app, { registryTrust, gates }) => {
   app.get(
     '/registries/:authority/capabilities',
     {
@@ -56,6 +56,7 @@ export const registryTrustRoutes: RoutePlugin = async (app, { registryTrust }) =
       schema: {
         tags: ['registries'],
         summary: "A context's inclusion proof and the witness cosignatures of its checkpoint, relayed unverified",
+        description: 'Gated like GET /contexts/*ctxId: policy action and quota `context.retrieve`.',
         params: Authority,
         querystring: Type.Object(
           { ctxId: Type.String({ minLength: 1, maxLength: 512 }) },
@@ -75,6 +76,15 @@ export const registryTrustRoutes: RoutePlugin = async (app, { registryTrust }) =
       if (parsed.authority !== authority.toLowerCase()) {
         throw new ControlPlaneError('VALIDATION_ERROR', 'ctxId is not a context of this registry')
       }
+      // Evidence about one context is a read of that context: the federation proxy's policy action and quota.
+      const principal = request.principal
+      if (principal === undefined) throw new ControlPlaneError('UNAUTHORIZED', 'a valid bearer credential is required')
+      gates.policy.enforce('context.retrieve', principal, request.tenantId, parsed.ctxId)
+      await gates.quotas.consume({
+        action: 'context.retrieve',
+        tenantId: request.tenantId,
+        agentDid: principal.subject,
+      })
       return registryTrust.logEvidence(request.tenantId, parsed.authority, parsed.ctxId)
     },
   )
