@@ -61,7 +61,10 @@ export function createRegistryTrust(deps: {
       !enrollment.enabled ||
       enrollment.baseUrl === null
     ) {
-      throw new ControlPlaneError('REGISTRY_NOT_FOUND', 'no enabled enrolled registry with a base URL serves this authority')
+      throw new ControlPlaneError(
+        'REGISTRY_NOT_FOUND',
+        'no enabled enrolled registry with a base URL serves this authority',
+      )
     }
     return { baseUrl: enrollment.baseUrl }
   }
@@ -81,7 +84,11 @@ export function createRegistryTrust(deps: {
   async function profiles(tenantId: string, authority: string): Promise<RegistryProfiles> {
     const { baseUrl } = await enrolled(tenantId, authority)
     const capabilities = await upstream((signal) => deps.client.capabilities(authority.toLowerCase(), baseUrl, signal))
-    return { authority: authority.toLowerCase(), registryDid: capabilities.registryDid ?? null, profiles: capabilities.profiles }
+    return {
+      authority: authority.toLowerCase(),
+      registryDid: capabilities.registryDid ?? null,
+      profiles: capabilities.profiles,
+    }
   }
 
   return {
@@ -110,7 +117,9 @@ export function createRegistryTrust(deps: {
 
     async logEvidence(tenantId, authority, ctxId) {
       const { baseUrl } = await enrolled(tenantId, authority)
-      const capabilities = await upstream((signal) => deps.client.capabilities(authority.toLowerCase(), baseUrl, signal))
+      const capabilities = await upstream((signal) =>
+        deps.client.capabilities(authority.toLowerCase(), baseUrl, signal),
+      )
       if (!capabilities.advertisesLog) return { log_inclusion: null, witness_signatures: null }
       // Prove under the checkpoint the cosignatures cover, so the reader can check both against one tree head.
       const head = await upstream((signal) => deps.client.checkpoint(baseUrl, signal))
@@ -138,7 +147,9 @@ function registryDidUrl(did: string | null, authority: string, baseUrl: string):
   try {
     url = didWebToUrl(did)
   } catch (error) {
-    throw new ControlPlaneError('FEDERATION_UPSTREAM_ERROR', 'the registry DID is not a valid did:web', { cause: error })
+    throw new ControlPlaneError('FEDERATION_UPSTREAM_ERROR', 'the registry DID is not a valid did:web', {
+      cause: error,
+    })
   }
   if (url.host.toLowerCase() !== authority) {
     throw new ControlPlaneError('FEDERATION_UPSTREAM_ERROR', 'the registry DID does not name the enrolled authority')
