@@ -8,6 +8,7 @@
  *
  * Skips with one printed line when /usr/bin/chromium is absent. Loopback only; every wait is bounded.
  */
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -103,6 +104,14 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
       controlPlanePort: 0,
       logLevel: 'warn',
       writeLog: () => {},
+      // Receipts and the transparency log on, so the inspector has registry evidence to verify.
+      registryReceiptSeedB64: randomBytes(32).toString('base64'),
+      // The log witness on, polled by the test (never by a timer); one failed poll raises `unreachable`.
+      controlPlaneEnv: {
+        LOG_WITNESS_ENABLED: 'true',
+        LOG_WITNESS_SCHEDULE: 'false',
+        LOG_WITNESS_UNREACHABLE_THRESHOLD: '1',
+      },
     })
     base = stack.controlPlaneUrl
     apiKey = stack.secrets.control_plane_api_key
@@ -217,49 +226,67 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     expect(new Set(ids).size).toBe(ids.length)
   })
 
-  it('the inspector verifies a genuine context in the browser and marks a tampered one not verified', async () => {
+  it('the inspector verifies a genuine context, its receipt and log inclusion in the browser, and marks tampered ones not verified', async () => {
     const ctxId = published[0]!
-    const registryResponse = await fetch(`${stack.registryUrl}/contexts/${encodeURIComponent(ctxId)}`)
-    expect(registryResponse.status).toBe(200)
-    const genuine = await registryResponse.text()
-    const tampered = JSON.parse(genuine) as { body: Record<string, unknown> }
-    tampered.body['title'] = 'quietly rewritten'
-    // The federation proxy (GET /contexts/*ctxId) relays the registry's answer verbatim; where this control plane has
-    // no proxy route yet, the test stands in for it with the registry's real bytes. Without it the inspector says
-    // "not available" (checked last).
-    let serve: string | undefined = genuine
-    await page.route('**/contexts/**', async (route) => {
-      if (serve === undefined) return route.continue()
-      await route.fulfill({ status: 200, contentType: 'application/acdp+json', body: serve })
+    const row = (subject: string) => `.inspector [data-subject=${subject}]`
+    /** Asserts a row's mark, with the row's text (the check's detail) as the failure message. */
+    const expectMark = async (subject: string, mark: string) =>
+      expect(await page.getAttribute(row(subject), 'data-mark'), (await page.textContent(row(subject))) ?? '').toBe(
+        mark,
+      )
+    const open = async () => {
+      await page.locator(`g.node[data-ctx-id="${ctxId}"]`).focus()
+      await page.keyboard.press('Enter')
+      await page.waitForSelector('.inspector [data-subject=witness_signatures][data-mark]', { timeout: WAIT_MS })
+    }
+    // Genuine: through the control plane's federation proxy, receipt key and inclusion proof relayed from the
+    // registry (which runs receipts and the transparency log here), every check recomputed in Chromium.
+    const proxied = await fetch(`${base}/contexts/${encodeURIComponent(ctxId)}`, {
+      headers: { authorization: `Bearer ${apiKey}` },
     })
-    const node = page.locator(`g.node[data-ctx-id="${ctxId}"]`)
-    await node.focus()
-    await page.keyboard.press('Enter')
-    await page.waitForSelector('.inspector [data-subject=signature][data-mark]', { timeout: WAIT_MS })
-    expect(await page.getAttribute('.inspector [data-subject=body]', 'data-mark')).toBe('verified')
-    expect(await page.getAttribute('.inspector [data-subject=signature]', 'data-mark')).toBe('verified')
+    expect(proxied.status).toBe(200)
+    const genuine = await proxied.text()
+    expect(JSON.parse(genuine)).toHaveProperty('registry_receipt')
+    await open()
+    await expectMark('body', 'verified')
+    await expectMark('signature', 'verified')
+    await expectMark('registry_receipt', 'verified')
+    await expectMark('log_inclusion', 'verified')
+    expect(await page.textContent('.inspector [data-subject=log_inclusion]')).toContain('did:web:localhost/log/')
+    // No witness cosigns the dev registry's log: nothing to check, and the row says so.
+    await expectMark('witness_signatures', 'not_available')
     expect(await seriousViolations(page)).toEqual([])
     expect(await unlabelledControls(page)).toBe(0)
     await page.screenshot({ path: join(SCREENSHOTS, 'run-detail.png'), fullPage: true })
 
+    // Tampered answers stand in for a lying registry or proxy (the relay itself is left untouched).
+    let serve = genuine
+    await page.route('**/contexts/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/acdp+json', body: serve }),
+    )
+    const tamperedBody = JSON.parse(genuine) as { body: Record<string, unknown> }
+    tamperedBody.body['title'] = 'quietly rewritten'
+    serve = JSON.stringify(tamperedBody)
     await page.click('text=Close inspector')
-    serve = JSON.stringify(tampered)
-    await node.click()
-    await page.waitForSelector('.inspector [data-subject=signature][data-mark]', { timeout: WAIT_MS })
-    expect(await page.getAttribute('.inspector [data-subject=body]', 'data-mark')).toBe('not_verified')
-    expect(await page.getAttribute('.inspector [data-subject=signature]', 'data-mark')).toBe('not_verified')
+    await open()
+    await expectMark('body', 'not_verified')
+    await expectMark('signature', 'not_verified')
+    await expectMark('registry_receipt', 'not_verified')
+    await expectMark('log_inclusion', 'not_verified')
     expect(await page.textContent('.inspector [data-subject=body]')).toContain('hash_mismatch')
     await page.screenshot({ path: join(SCREENSHOTS, 'inspector-tampered.png'), fullPage: true })
 
+    // A receipt altered after signing: the body still verifies, the receipt and what rests on it do not.
+    const tamperedReceipt = JSON.parse(genuine) as { registry_receipt: Record<string, unknown> }
+    tamperedReceipt.registry_receipt['created_at'] = '2020-01-01T00:00:00.000Z'
+    serve = JSON.stringify(tamperedReceipt)
     await page.click('text=Close inspector')
-    serve = undefined
-    await node.click()
-    await page.waitForSelector('.inspector [data-subject=body] [data-mark]', { timeout: WAIT_MS })
-    const direct = await fetch(`${base}/contexts/${encodeURIComponent(ctxId)}`, {
-      headers: { authorization: `Bearer ${apiKey}` },
-    })
-    const expected = direct.status === 200 ? 'verified' : 'not_available'
-    expect(await page.getAttribute('.inspector [data-subject=body] [data-mark]', 'data-mark')).toBe(expected)
+    await open()
+    await expectMark('body', 'verified')
+    await expectMark('signature', 'verified')
+    await expectMark('registry_receipt', 'not_verified')
+    await expectMark('log_inclusion', 'not_verified')
+    await page.click('text=Close inspector')
     await page.unroute('**/contexts/**')
   })
 
@@ -269,24 +296,65 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.getByLabel('Authority (host or host:port)').fill('browser-enrolled.example')
     await page.getByLabel('Base URL').fill('https://browser-enrolled.example')
     await page.getByLabel('Webhook secret (at least 16 characters; write-only)').fill(secret)
+    // Disabled: nothing (profiles, witness) ever tries to reach this made-up host; the test stays on loopback.
+    await page.getByLabel('Enabled').uncheck()
     await page.getByRole('button', { name: 'Enroll' }).click()
     await page.waitForSelector('tr[data-authority="browser-enrolled.example"]', { timeout: WAIT_MS })
-    const enrollments = await api<{ data: Array<{ authority: string; hasWebhookSecret: boolean }> }>(
+    const enrollments = await api<{ data: Array<{ authority: string; enabled: boolean; hasWebhookSecret: boolean }> }>(
       '/registries/enrollments',
     )
     expect(enrollments.data.find((e) => e.authority === 'browser-enrolled.example')).toMatchObject({
+      enabled: false,
       hasWebhookSecret: true,
     })
     expect(await page.content()).not.toContain(secret)
     expect(await page.inputValue('input[type=password]')).toBe('')
-    // The witness API is built separately; until it is served here the page says so instead of failing.
-    const witness = await fetch(`${base}/registries/log-witness/alerts`, {
-      headers: { authorization: `Bearer ${apiKey}` },
-    })
-    if (witness.status === 404) expect(await page.locator('[data-unavailable]').count()).toBeGreaterThan(0)
+    // Advertised profiles, read through GET /registries/:authority/capabilities from the dev registry itself.
+    const profiles = page.locator('tr[data-authority="localhost"] [data-profiles] li')
+    await expect
+      .poll(() => profiles.allTextContents(), { timeout: WAIT_MS })
+      .toContain('acdp-registry-transparency-log')
+    const advertised = await api<{ profiles: string[] }>('/registries/localhost/capabilities')
+    expect(await profiles.allTextContents()).toEqual(advertised.profiles)
     expect(await seriousViolations(page)).toEqual([])
     expect(await unlabelledControls(page)).toBe(0)
     await page.screenshot({ path: join(SCREENSHOTS, 'registries.png'), fullPage: true })
+  })
+
+  it('the witness section shows the real witness state and alert, and acknowledges it', async () => {
+    const poller = stack.controlPlane.app.witness.poller
+    expect(poller).toBeDefined()
+    // One poll of the dev registry by the real witness; whatever it concluded is what the page must show.
+    await stack.controlPlane.app.witness.store.syncCursors(Date.now())
+    expect(await poller!.pollDue()).toBeGreaterThan(0)
+    const state = await api<{ treeSize: number | null; consecutiveFailures: number; alert: { reason: string } | null }>(
+      '/registries/localhost/log-witness',
+    )
+    const alerts = await api<{ data: Array<{ authority: string; reason: string; acknowledgedAt: string | null }> }>(
+      '/registries/log-witness/alerts',
+    )
+    await goto('#/registries')
+    const head = page.locator('[data-witness-head="localhost"]')
+    await head.waitFor({ timeout: WAIT_MS })
+    expect(await head.getAttribute('data-tree-size')).toBe(String(state.treeSize ?? ''))
+    expect(await head.getAttribute('data-failures')).toBe(String(state.consecutiveFailures))
+    // The dev registry serves plain HTTP, so its did:web:localhost document (https://localhost/.well-known/did.json)
+    // cannot be fetched by the witness: a failed poll, which at threshold 1 is the `unreachable` alert.
+    expect(state).toMatchObject({ treeSize: null, consecutiveFailures: 1, alert: { reason: 'unreachable' } })
+    const active = alerts.data.find((alert) => alert.authority === 'localhost')
+    expect(active).toMatchObject({ reason: 'unreachable', acknowledgedAt: null })
+    const alertRow = page.locator('[data-witness-alert="localhost"]')
+    expect(await alertRow.getAttribute('data-state')).toBe('active')
+    expect(await alertRow.textContent()).toContain('unreachable')
+    await alertRow.getByRole('button', { name: /Acknowledge/ }).click()
+    await expect.poll(() => alertRow.getAttribute('data-state'), { timeout: WAIT_MS }).toBe('acknowledged')
+    const after = await api<{
+      data: Array<{ authority: string; acknowledgedAt: string | null; acknowledgedBy: string }>
+    }>('/registries/log-witness/alerts?includeAcknowledged=true')
+    expect(after.data.find((alert) => alert.authority === 'localhost')?.acknowledgedAt).not.toBeNull()
+    expect(await page.getByRole('status').filter({ hasText: 'Acknowledged the alert for localhost' }).count()).toBe(1)
+    expect(await seriousViolations(page)).toEqual([])
+    await page.screenshot({ path: join(SCREENSHOTS, 'registries-witness.png'), fullPage: true })
   })
 
   it('a webhook subscription created in the form appears in the API; its deliveries can be redelivered', async () => {

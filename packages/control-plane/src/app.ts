@@ -29,7 +29,9 @@ import { SseHub } from './services/sse.js'
 import { createEventHistory } from './services/sse-history.js'
 import { createTokenFeature } from './services/token-feature.js'
 import { createWebhookFeature } from './services/webhook-delivery-setup.js'
-import { createWitnessFeature, type WitnessFeature } from './services/witness-setup.js'
+import { createRegistryTrust } from './services/registry-trust.js'
+import { createWitnessFeature, type WitnessFeature, witnessRequestTimeoutMs } from './services/witness-setup.js'
+import { createWitnessRegistryClient } from './services/witness-registry-client.js'
 import { openRunTraceExport } from './telemetry/run-traces.js'
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
 
@@ -169,7 +171,18 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   }
 
   // Transparency-log witness: polls after the app is ready; its alerts fan out through the same outbox and bus.
-  const witness = createWitnessFeature({ config, deps: { ...appDeps, outbound }, log: app.log })
+  // One registry reader for the witness and the trust relay routes (one capabilities cache, one fetch path).
+  const registryClient = createWitnessRegistryClient({
+    outbound,
+    now: () => deps.clock().getTime(),
+    requestTimeoutMs: witnessRequestTimeoutMs(config),
+  })
+  const registryTrust = createRegistryTrust({
+    client: registryClient,
+    enrollments,
+    now: () => deps.clock().getTime(),
+  })
+  const witness = createWitnessFeature({ config, deps: { ...appDeps, outbound }, log: app.log, registryClient })
   app.decorate('witness', witness)
   app.addHook('onReady', async () => witness.start())
   app.addHook('onClose', async () => witness.close())
@@ -186,6 +199,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
       gates,
       federation,
       witness,
+      registryTrust,
     })
   }
   return app

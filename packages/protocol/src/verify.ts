@@ -14,7 +14,7 @@ export { type CheckpointVerificationContext } from './checkpoint/verify-checkpoi
 export { verifyCosignature } from './cosignature/verify-cosignature.js'
 export { parseDidKey } from './did/did-key.js'
 export { splitKeyId } from './did/key-id.js'
-export type { ResolvedKey } from './did/resolver.js'
+export { DidResolver, type ResolvedKey } from './did/resolver.js'
 export { isProtocolError, ProtocolError } from './errors.js'
 export { computeContentHash } from './hash/content-hash.js'
 export { sha256String } from './hash/sha256.js'

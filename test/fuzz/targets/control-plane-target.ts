@@ -42,24 +42,47 @@ const UPSTREAM = 'reg-a.test'
 const UPSTREAM_CTX = `acdp://${UPSTREAM}/0b6b1b7e-1d5c-4c3e-9a57-3f1f7f3f2a10`
 const UPSTREAM_ENVELOPE = `{"body":{"ctx_id":"${UPSTREAM_CTX}","context_type":"note"},"registry_state":{"status":"active"}}`
 const CAPABILITY = 'urn:acdp:cap:summarize:earnings_report:finance'
+/** A second enrolled registry that serves its capabilities (no log) and DID document: the trust relay's seeds. */
+const RELAYED = 'reg-b.test'
+const RELAYED_CTX = `acdp://${RELAYED}/5d1c0f0e-7a43-4b8e-9c1d-2f6a8e4b7c21`
+const RELAYED_CAPABILITIES = JSON.stringify({
+  acdp_version: '0.5.0',
+  registry_did: `did:web:${RELAYED}`,
+  profiles: ['acdp-registry-core'],
+})
+const RELAYED_DID_DOCUMENT = JSON.stringify({
+  '@context': ['https://www.w3.org/ns/did/v1'],
+  id: `did:web:${RELAYED}`,
+  verificationMethod: [],
+  assertionMethod: [],
+})
 
 const RUN_ID = 'run-fuzz-1'
 
 /** @param postgresUrl run on a throwaway schema of this PostgreSQL database instead of a temporary SQLite file. */
 export async function startControlPlaneTarget(postgresUrl?: string): Promise<FuzzTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-fuzz-control-plane-'))
-  const upstream = await startHttpsUpstream([UPSTREAM])
-  upstream.handle((path) =>
-    path === `/contexts/${encodeURIComponent(UPSTREAM_CTX)}`
-      ? { status: 200, headers: { 'content-type': 'application/acdp+json' }, body: UPSTREAM_ENVELOPE }
-      : {
-          status: 404,
-          headers: { 'content-type': 'application/json' },
-          body: '{"error":{"code":"not_found","message":"Not found."}}',
-        },
-  )
+  const upstream = await startHttpsUpstream([UPSTREAM, RELAYED])
+  upstream.handle((path, _headers, host) => {
+    if (host === UPSTREAM && path === `/contexts/${encodeURIComponent(UPSTREAM_CTX)}`) {
+      return { status: 200, headers: { 'content-type': 'application/acdp+json' }, body: UPSTREAM_ENVELOPE }
+    }
+    if (host === RELAYED && path === '/.well-known/acdp.json') {
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: RELAYED_CAPABILITIES }
+    }
+    if (host === RELAYED && path === '/.well-known/did.json') {
+      return { status: 200, headers: { 'content-type': 'application/did+json' }, body: RELAYED_DID_DOCUMENT }
+    }
+    return {
+      status: 404,
+      headers: { 'content-type': 'application/json' },
+      body: '{"error":{"code":"not_found","message":"Not found."}}',
+    }
+  })
   // Webhook subscription URLs resolve (to loopback, allowlisted) so they are accepted; nothing is delivered.
-  const outbound = upstream.client({ answers: { [UPSTREAM]: ['127.0.0.1'], 'hooks.example.com': ['127.0.0.1'] } })
+  const outbound = upstream.client({
+    answers: { [UPSTREAM]: ['127.0.0.1'], [RELAYED]: ['127.0.0.1'], 'hooks.example.com': ['127.0.0.1'] },
+  })
   const alice = createTestAgent('alice')
   const bob = createTestAgent('bob', 'ecdsa-p256')
   const consoleDir = writeConsoleAssets(join(dir, 'console'))
@@ -126,6 +149,15 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
       payload: { authority: UPSTREAM, baseUrl: upstream.origin(UPSTREAM) },
     }),
     'enroll',
+  )
+  await expectOk(
+    app.inject({
+      method: 'POST',
+      url: '/registries/enroll',
+      headers: admin,
+      payload: { authority: RELAYED, baseUrl: upstream.origin(RELAYED) },
+    }),
+    'enroll the relayed registry',
   )
   // One witness poll of the enrolled registry: it serves no log, so the poll fails and (threshold 1) raises the
   // unreachable alert the state and acknowledgement seeds read.
@@ -351,6 +383,25 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
       method: 'POST',
       path: `/registries/${UPSTREAM}/log-witness/ack`,
       headers: admin,
+    },
+    // The relayed registry serves its capabilities (no log: the evidence is null) and DID document.
+    {
+      route: 'GET /registries/:authority/capabilities',
+      method: 'GET',
+      path: `/registries/${RELAYED}/capabilities`,
+      headers: user,
+    },
+    {
+      route: 'GET /registries/:authority/did-document',
+      method: 'GET',
+      path: `/registries/${RELAYED}/did-document`,
+      headers: user,
+    },
+    {
+      route: 'GET /registries/:authority/log-evidence',
+      method: 'GET',
+      path: `/registries/${RELAYED}/log-evidence?ctxId=${encodeURIComponent(RELAYED_CTX)}`,
+      headers: user,
     },
     {
       route: 'GET /log/witness',

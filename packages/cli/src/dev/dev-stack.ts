@@ -59,6 +59,13 @@ export interface DevStackOptions {
   /** HTTP client for the enrollment call and health checks. */
   fetch?: typeof globalThis.fetch
   /**
+   * A receipt key seed (base64 of 32 bytes): the registry then mints receipts and keeps a transparency log
+   * (tests of the trust layer; `acdp dev` itself runs without, as its data outlives any one key).
+   */
+  registryReceiptSeedB64?: string
+  /** Extra control-plane settings (tests: e.g. the log witness), applied over the stack's own. */
+  controlPlaneEnv?: Record<string, string>
+  /**
    * OpenTelemetry settings for the control plane (the caller's `OTEL_*` variables, e.g.
    * `OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318` to see runs in a local Jaeger). Only `OTEL_*` names are
    * taken; the stack's own settings cannot be overridden through them.
@@ -135,6 +142,7 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
         OUTBOUND_ALLOW_HTTP: 'true',
         SWAGGER_ENABLED: 'true',
         LOG_LEVEL: options.logLevel ?? 'info',
+        ...options.controlPlaneEnv,
       }),
       { logger: logger('control-plane', 35) },
     ),
@@ -150,6 +158,9 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
           auth: { did_methods: ['did:web', 'did:key'], admin_tokens: [secrets.registry_admin_token] },
           webhook: { enabled: true, url: webhookUrl, secret: secrets.webhook_secret },
           outbound: { allow_cidrs: [...DEV_ALLOW_CIDRS], allow_http_for_allowlisted: true },
+          ...(options.registryReceiptSeedB64 === undefined
+            ? {}
+            : { receipt: { signing_key_seed_b64: options.registryReceiptSeedB64 }, log: { enabled: true } }),
         },
         { nodeEnv: 'development' },
       ),

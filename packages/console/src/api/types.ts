@@ -122,6 +122,25 @@ export interface Registry {
   eventCount: number
 }
 
+/** GET /registries/:authority/capabilities: the registry's advertised profiles (its word, unverified). */
+export interface RegistryCapabilities {
+  authority: string
+  registryDid: string | null
+  profiles: string[]
+}
+
+/** GET /registries/:authority/did-document: the registry's DID document text as served (verified by the reader). */
+export interface RegistryDidDocument {
+  did: string
+  document: string
+}
+
+/** GET /registries/:authority/log-evidence: inclusion proof and cosignatures as served (verified by the reader). */
+export interface LogEvidence {
+  log_inclusion: unknown
+  witness_signatures: unknown[] | null
+}
+
 export interface Enrollment {
   authority: string
   tenantId: string

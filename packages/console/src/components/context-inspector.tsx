@@ -2,11 +2,14 @@
  * The context inspector: fetches the context through the control plane's federation proxy (GET /contexts/{ctx_id},
  * relayed verbatim from the registry) and verifies it here, in the browser, with @acdp/protocol (verify/
  * inspect-context.ts). Shows the body, the signature, and receipt / log inclusion / witness evidence, each marked
- * verified, not verified or not available.
+ * verified, not verified or not available. The registry's DID document and the context's log evidence are relayed
+ * by the control plane from the enrolled registry (GET /registries/:authority/did-document, …/log-evidence) and
+ * checked here like everything else.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError } from '../api/client.js'
-import { type Inspection, inspectContext } from '../verify/inspect-context.js'
+import { type ApiClient, ApiError } from '../api/client.js'
+import type { LogEvidence, RegistryDidDocument } from '../api/types.js'
+import { type Inspection, inspectContext, type RegistryTrustMaterial } from '../verify/inspect-context.js'
 import { useConsole } from '../use-api.js'
 import { VerdictMark } from './ui.js'
 
@@ -21,10 +24,11 @@ export function ContextInspector({ ctxId, onClose }: { ctxId: string; onClose():
   useEffect(() => {
     let current = true
     setState({ kind: 'loading' })
+    const trust = trustMaterial(client, ctxId)
     client
       .get<unknown>(`/contexts/${encodeURIComponent(ctxId)}`)
       .then(async (envelope) => {
-        const inspection = await inspectContext(envelope)
+        const inspection = await inspectContext(envelope, await trust)
         if (current) setState({ kind: 'loaded', envelope, inspection })
       })
       .catch((error: unknown) => {
@@ -84,4 +88,26 @@ export function ContextInspector({ ctxId, onClose }: { ctxId: string; onClose():
       )}
     </section>
   )
+}
+
+/** The registry's relayed DID document and log evidence for `ctxId`; what cannot be had is left out, with why. */
+async function trustMaterial(client: ApiClient, ctxId: string): Promise<RegistryTrustMaterial> {
+  const authority = /^acdp:\/\/([^/]+)\//.exec(ctxId)?.[1]
+  if (authority === undefined) return { now: new Date(), didDocumentProblem: 'the ctx_id names no registry' }
+  const base = `/registries/${encodeURIComponent(authority)}`
+  const [didDocument, logEvidence] = await Promise.allSettled([
+    client.get<RegistryDidDocument>(`${base}/did-document`),
+    client.get<LogEvidence>(`${base}/log-evidence`, { ctxId }),
+  ])
+  return {
+    now: new Date(),
+    ...(didDocument.status === 'fulfilled'
+      ? { didDocument: didDocument.value }
+      : { didDocumentProblem: `the registry's DID document is not available (${describe(didDocument.reason)})` }),
+    ...(logEvidence.status === 'fulfilled' ? { logEvidence: logEvidence.value } : {}),
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof ApiError ? error.errorCode : String(error)
 }

@@ -2,11 +2,12 @@
  * Registries: observed registries (GET /registries), enrollments (GET /registries/enrollments; secrets are never
  * returned, only whether one is set), the enroll form for admins (POST /registries/enroll), and the log witness
  * (GET /registries/log-witness/alerts, GET /registries/:authority/log-witness, POST …/ack) when this control plane
- * serves it — a 404 there means the witness is not part of this server, and the section says so.
+ * serves it — a 404 there means the witness is not part of this server, and the section says so. Each enabled
+ * enrollment with a base URL shows the profiles its registry advertises (GET /registries/:authority/capabilities).
  */
 import { useState } from 'preact/hooks'
 import { ApiError } from '../api/client.js'
-import type { Enrollment, ListOf, Registry, WitnessAlert, WitnessState } from '../api/types.js'
+import type { Enrollment, ListOf, Registry, RegistryCapabilities, WitnessAlert, WitnessState } from '../api/types.js'
 import { ErrorPanel, Loading, Section, Time, Truncated, Unavailable } from '../components/ui.js'
 import { useApi, useConsole } from '../use-api.js'
 
@@ -87,6 +88,7 @@ function EnrollmentTable({ enrollments }: { enrollments: Enrollment[] }) {
           <th scope="col">Registry DID</th>
           <th scope="col">Enabled</th>
           <th scope="col">Webhook secret</th>
+          <th scope="col">Advertised profiles</th>
           <th scope="col">Updated</th>
         </tr>
       </thead>
@@ -98,6 +100,9 @@ function EnrollmentTable({ enrollments }: { enrollments: Enrollment[] }) {
             <td>{e.registryDid ?? '—'}</td>
             <td>{e.enabled ? 'yes' : 'no'}</td>
             <td>{e.hasWebhookSecret ? 'set (never shown)' : 'not set'}</td>
+            <td data-profiles>
+              {e.enabled && e.baseUrl !== null ? <AdvertisedProfiles authority={e.authority} /> : '—'}
+            </td>
             <td>
               <Time value={e.updatedAt} />
             </td>
@@ -105,6 +110,32 @@ function EnrollmentTable({ enrollments }: { enrollments: Enrollment[] }) {
         ))}
       </tbody>
     </table>
+  )
+}
+
+/**
+ * The profiles the registry advertises in its capabilities document, read through the control plane
+ * (GET /registries/:authority/capabilities); the registry's own word, shown as such.
+ */
+function AdvertisedProfiles({ authority }: { authority: string }) {
+  const capabilities = useApi(
+    (client) => client.get<RegistryCapabilities>(`/registries/${encodeURIComponent(authority)}/capabilities`),
+    [authority],
+  )
+  if (capabilities.error) {
+    const reason = capabilities.error instanceof ApiError ? capabilities.error.errorCode : 'error'
+    return <span class="muted">not available ({reason})</span>
+  }
+  if (capabilities.data === undefined) return <span class="muted">…</span>
+  if (capabilities.data.profiles.length === 0) return <span class="muted">none</span>
+  return (
+    <ul class="tags" aria-label={`Profiles advertised by ${authority}`}>
+      {capabilities.data.profiles.map((profile) => (
+        <li key={profile} class="mono">
+          {profile}
+        </li>
+      ))}
+    </ul>
   )
 }
 
@@ -225,7 +256,11 @@ function WitnessSection({ enrollments }: { enrollments: Enrollment[] }) {
           </thead>
           <tbody>
             {list.map((alert) => (
-              <tr key={alert.id}>
+              <tr
+                key={alert.id}
+                data-witness-alert={alert.authority}
+                data-state={alert.acknowledgedAt === null ? 'active' : 'acknowledged'}
+              >
                 <td>{alert.authority}</td>
                 <td>{alert.reason}</td>
                 <td>
@@ -298,7 +333,12 @@ function WitnessHeads({ authorities }: { authorities: string[] }) {
         {heads.data.map(({ authority, state }) => {
           const latest = state?.checkpoints[0]
           return (
-            <tr key={authority}>
+            <tr
+              key={authority}
+              data-witness-head={authority}
+              data-tree-size={state?.treeSize ?? ''}
+              data-failures={state?.consecutiveFailures ?? ''}
+            >
               <td>{authority}</td>
               {state === null ? (
                 <td colSpan={5} class="muted">

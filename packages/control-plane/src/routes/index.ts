@@ -14,6 +14,7 @@ import { healthRoutes } from './health.js'
 import { ingestRoutes } from './ingest.js'
 import { registerMetricsRoutes } from './metrics.js'
 import { registryRoutes } from './registries.js'
+import { registryTrustRoutes } from './registry-trust.js'
 import { markRoutesPublic, type RoutePlugin } from './route-context.js'
 import { routingRoutes } from './routing.js'
 import { runRoutes } from './runs.js'
@@ -65,4 +66,5 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   contextRoutes,
   capabilityRoutes,
   routingRoutes,
+  registryTrustRoutes,
 ]

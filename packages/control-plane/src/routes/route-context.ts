@@ -9,6 +9,7 @@ import type { AccessGates } from '../services/access-gates.js'
 import type { EnrollmentDirectory } from '../services/enrollment-directory.js'
 import type { FederationDeps } from '../services/federation-proxy.js'
 import type { Readiness } from '../services/readiness.js'
+import type { RegistryTrust } from '../services/registry-trust.js'
 import type { SseHub } from '../services/sse.js'
 import type { TokenFeature } from '../services/token-feature.js'
 import type { WebhookFeature } from '../services/webhook-delivery-setup.js'
@@ -32,6 +33,8 @@ export interface RouteContext {
   gates: AccessGates
   /** The federation proxy's outbound client and optional envelope verification. */
   federation: Pick<FederationDeps, 'outbound' | 'timeoutMs' | 'verifyEnvelope'>
+  /** Enrolled registries' profiles, DID documents and log evidence, relayed for consumers that verify. */
+  registryTrust: RegistryTrust
 }
 
 /** A route plugin: registers routes (and only routes or route-scoped hooks) on the instance it is given. */

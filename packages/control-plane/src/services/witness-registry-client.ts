@@ -7,7 +7,7 @@
  * {@link WitnessFetchFailure} (environmental: counted, never an alert), anything the registry actually said is
  * handed back for verification.
  */
-import { isProtocolError, type OutboundClient, parseJsonStrict } from '@acdp/protocol'
+import { isProtocolError, MAX_DID_DOCUMENT_BYTES, type OutboundClient, parseJsonStrict } from '@acdp/protocol'
 
 /** The transparency-log profile a registry must advertise to be witnessed (RFC-ACDP-0012 §11). */
 export const LOG_PROFILE = 'acdp-registry-transparency-log'
@@ -37,6 +37,8 @@ export interface LogCapabilities {
   advertisesLog: boolean
   /** `capabilities.registry_did`, when it is a string. */
   registryDid: string | undefined
+  /** The advertised `profiles` that are strings (the console lists them), in the registry's order. */
+  profiles: string[]
 }
 
 /** `GET /log/checkpoint` as answered: the checkpoint member and any aggregated cosignatures, both unverified. */
@@ -59,6 +61,13 @@ export interface WitnessRegistryClient {
   capabilities(authority: string, baseUrl: string, signal: AbortSignal): Promise<LogCapabilities>
   checkpoint(baseUrl: string, signal: AbortSignal): Promise<FetchedCheckpoint>
   consistency(baseUrl: string, first: number, second: number, signal: AbortSignal): Promise<FetchedConsistency>
+  /**
+   * Inclusion-mode `GET /log/proof?ctx_id=…[&tree_size=…]` as answered (2xx body, unverified); a 404 (not logged or
+   * not visible) is `undefined`.
+   */
+  inclusion(baseUrl: string, ctxId: string, treeSize: number | undefined, signal: AbortSignal): Promise<unknown>
+  /** The did:web document at `url` (the registry's DID, RFC-ACDP-0010 §9), raw bytes, unverified. */
+  didDocument(url: URL, signal: AbortSignal): Promise<Uint8Array>
 }
 
 /** Builds the client; `now` drives the capabilities cache. */
@@ -69,11 +78,11 @@ export function createWitnessRegistryClient(deps: {
 }): WitnessRegistryClient {
   const cached = new Map<string, { value: LogCapabilities; at: number }>()
 
-  async function get(url: URL, signal: AbortSignal) {
+  async function get(url: URL, signal: AbortSignal, accept = 'application/acdp+json, application/json') {
     try {
       return await deps.outbound.request(url, {
-        headers: { accept: 'application/acdp+json, application/json' },
-        maxBodyBytes: MAX_LOG_BODY_BYTES,
+        headers: { accept },
+        maxBodyBytes: accept.startsWith('application/did') ? MAX_DID_DOCUMENT_BYTES : MAX_LOG_BODY_BYTES,
         totalTimeoutMs: deps.requestTimeoutMs,
         signal,
       })
@@ -98,9 +107,10 @@ export function createWitnessRegistryClient(deps: {
       }
       const document = parseBody(response.body)
       if (!isObject(document)) throw new WitnessFetchFailure('capabilities_malformed', 'capabilities are not an object')
-      const profiles = Array.isArray(document['profiles']) ? document['profiles'] : []
+      const advertised = Array.isArray(document['profiles']) ? document['profiles'] : []
+      const profiles = advertised.filter((profile): profile is string => typeof profile === 'string')
       const registryDid = typeof document['registry_did'] === 'string' ? document['registry_did'] : undefined
-      const value = { advertisesLog: profiles.includes(LOG_PROFILE), registryDid }
+      const value = { advertisesLog: profiles.includes(LOG_PROFILE), registryDid, profiles }
       cached.delete(authority)
       cached.set(authority, { value, at: now })
       if (cached.size > MAX_CAPABILITIES_ENTRIES) cached.delete(cached.keys().next().value as string)
@@ -140,6 +150,28 @@ export function createWitnessRegistryClient(deps: {
       const body = parseBody(response.body)
       if (body === undefined) return { kind: 'refused', status: response.status, malformed: 'not_json' }
       return { kind: 'proof', body }
+    },
+
+    async inclusion(baseUrl, ctxId, treeSize, signal) {
+      const url = endpoint(baseUrl, 'log/proof')
+      url.searchParams.set('ctx_id', ctxId)
+      if (treeSize !== undefined) url.searchParams.set('tree_size', String(treeSize))
+      const response = await get(url, signal)
+      if (response.status === 404) return undefined
+      if (response.status < 200 || response.status > 299) {
+        throw new WitnessFetchFailure(`http_${response.status}`, 'inclusion proof not served')
+      }
+      const body = parseBody(response.body)
+      if (body === undefined) throw new WitnessFetchFailure('proof_malformed', 'the inclusion proof is not JSON')
+      return body
+    },
+
+    async didDocument(url, signal) {
+      const response = await get(url, signal, 'application/did+json, application/json')
+      if (response.status < 200 || response.status > 299) {
+        throw new WitnessFetchFailure(`http_${response.status}`, 'DID document not served')
+      }
+      return response.body
     },
   }
 }

@@ -11,7 +11,7 @@ import { createWitnessMetrics } from '../witness-metrics.js'
 import { createWitnessIdentity, type WitnessIdentity } from './witness-identity.js'
 import type { QuorumPolicy } from './witness-observation.js'
 import { createWitnessPoller, type WitnessPoller } from './witness-poller.js'
-import { createWitnessRegistryClient } from './witness-registry-client.js'
+import { createWitnessRegistryClient, type WitnessRegistryClient } from './witness-registry-client.js'
 
 export interface WitnessFeature {
   store: WitnessStore
@@ -28,6 +28,8 @@ export interface WitnessFeatureInput {
   config: ControlPlaneConfig
   deps: Pick<ControlPlaneDeps, 'database' | 'bus' | 'metrics' | 'random' | 'clock' | 'webhookOutbox' | 'outbound'>
   log?: { warn(object: unknown, message?: string): void; error(object: unknown, message?: string): void }
+  /** The app's registry reader (shared with the trust relay routes); built here from `outbound` when absent. */
+  registryClient?: WitnessRegistryClient
 }
 
 /** Builds the feature; nothing is polled until `start()`. */
@@ -73,11 +75,9 @@ export function createWitnessFeature(input: WitnessFeatureInput): WitnessFeature
     {
       store,
       observation: {
-        client: createWitnessRegistryClient({
-          outbound,
-          now,
-          requestTimeoutMs: Math.min(settings.pollTimeoutMs, 10_000),
-        }),
+        client:
+          input.registryClient ??
+          createWitnessRegistryClient({ outbound, now, requestTimeoutMs: witnessRequestTimeoutMs(config) }),
         resolveRegistryKey: (keyId, forceRefresh) => resolver.resolveKey(keyId, { forceRefresh }),
         now: deps.clock,
         maxFutureSkewMs: settings.maxClockSkewSeconds * 1000,
@@ -118,4 +118,9 @@ export function createWitnessFeature(input: WitnessFeatureInput): WitnessFeature
       if (ownsOutbound) await outbound.close()
     },
   }
+}
+
+/** Per-request bound of the registry reads (capabilities, checkpoint, proofs, DID documents). */
+export function witnessRequestTimeoutMs(config: ControlPlaneConfig): number {
+  return Math.min(config.witness.pollTimeoutMs, 10_000)
 }

@@ -164,8 +164,11 @@ function decodeCoordinate(value: unknown, name: string): Uint8Array {
   if (typeof value !== 'string' || !BASE64URL_32.test(value)) {
     throw failed(`publicKeyJwk.${name} is not 32 bytes of unpadded base64url`, 'invalid_jwk')
   }
-  const bytes = Buffer.from(value, 'base64url')
-  if (bytes.length !== 32 || bytes.toString('base64url') !== value) {
+  // Decoded as standard base64 (same bytes, alphabet mapped, padding added): the browser bundle's Buffer
+  // polyfill has no base64url encoding, and this module is shared with the console's in-browser verification.
+  const standard = `${value.replace(/-/g, '+').replace(/_/g, '/')}=`
+  const bytes = Buffer.from(standard, 'base64')
+  if (bytes.length !== 32 || bytes.toString('base64') !== standard) {
     throw failed(`publicKeyJwk.${name} is not canonical base64url`, 'invalid_jwk')
   }
   return new Uint8Array(bytes)
