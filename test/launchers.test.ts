@@ -135,18 +135,18 @@ describe('service launchers on Node 24: semi-space sizing for idle memory', () =
 
   const services = LAUNCHERS.filter((l) => l.name !== 'acdp')
 
-  it.each(services)('$name runs the service with a 1 MiB semi-space, arguments unchanged', (l) => {
+  it.each(services)('$name runs the service with a 2 MiB semi-space, arguments unchanged', (l) => {
     const result = launch(install(l), {})
     expect(result).toEqual({
       status: 0,
       stderr: '',
-      out: { execArgv: ['--max-semi-space-size=1'], args: ['--config', 'a b.toml'] },
+      out: { execArgv: ['--max-semi-space-size=2'], args: ['--config', 'a b.toml'] },
     })
   })
 
   it.each(services)('$name keeps Node options it was started with and honours ACDP_SEMI_SPACE_MB', (l) => {
     const bin = install(l)
-    expect(launch(bin, {}, ['--stack-size=900']).out.execArgv).toEqual(['--stack-size=900', '--max-semi-space-size=1'])
+    expect(launch(bin, {}, ['--stack-size=900']).out.execArgv).toEqual(['--stack-size=900', '--max-semi-space-size=2'])
     expect(launch(bin, { ACDP_SEMI_SPACE_MB: '4' }).out.execArgv).toEqual(['--max-semi-space-size=4'])
     expect(launch(bin, { ACDP_SEMI_SPACE_MB: 'default' }).out.execArgv).toEqual([])
   })

@@ -35,13 +35,13 @@ if (!(Number(found.split('.')[0]) >= REQUIRED_MAJOR)) {
 
 // Idle memory (docs/performance.md "Idle memory (RSS)"): startup allocates a lot that all survives, so V8 grows
 // its young generation to the 16 MiB semi-space maximum and keeps it committed (32 MB resident) while the service
-// idles. The service process therefore runs with a 1 MiB semi-space, a V8 heap flag that only takes effect when
+// idles. The service process therefore runs with a 2 MiB semi-space, a V8 heap flag that only takes effect when
 // given at start: the launcher re-executes Node.js with it in the same process (same PID, so systemd, containers
 // and signal handling see no difference). Skipped when the flag is already set (on the command line or in
 // NODE_OPTIONS, so operators keep the last word), when ACDP_SEMI_SPACE_MB=default, or where process.execve does
 // not exist (Windows) or is refused; ACDP_SEMI_SPACE_MB=<n> picks another size.
 var SEMI_SPACE_FLAG = /(^|\s)--max[-_]semi[-_]space[-_]size\b/
-var semiSpace = process.env.ACDP_SEMI_SPACE_MB || '1'
+var semiSpace = process.env.ACDP_SEMI_SPACE_MB || '2'
 if (
   typeof process.execve === 'function' &&
   semiSpace !== 'default' &&
