@@ -26,7 +26,7 @@
  * BENCH_READ_CONNECTIONS (32), BENCH_PRODUCERS (64), BENCH_PHASES (comma-separated subset of
  * `publish,retrieve,fixed,proofs`; default all), BENCH_TRUST=1 (receipts, head receipts and the transparency log
  * on), BENCH_LOG_LEAVES=<n> (bulk-load n leaves before start; implies BENCH_TRUST), BENCH_FIXED_RATE (500),
- * BENCH_PROOF_CONNECTIONS (32), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
+ * BENCH_PROOF_CONNECTIONS (32), BENCH_CHILD_NODE_FLAGS (Node/V8 flags for the registry child only), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
  * $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). Runs against the built packages; the npm
  * script builds protocol, storage and registry first.
  */
@@ -503,7 +503,9 @@ function round2(x: number): number {
 }
 
 async function startChild(dir: string): Promise<{ process: ChildProcess; url: string }> {
-  const execArgv = [...process.execArgv]
+  // BENCH_CHILD_NODE_FLAGS (space-separated) go to the registry child only, e.g. to A/B V8 heap flags without
+  // changing the load generator
+  const execArgv = [...process.execArgv, ...(process.env['BENCH_CHILD_NODE_FLAGS'] ?? '').split(' ').filter(Boolean)]
   if (process.env['BENCH_CPU_PROF'] === '1') {
     const profiles = join(tmpdir(), 'acdp-bench-profiles')
     mkdirSync(profiles, { recursive: true })

@@ -104,3 +104,62 @@ describe('bin launchers on an old Node.js', () => {
     expect(loaded).toEqual({ status: 0, stdout: 'entry ran with a b\n', stderr: '' })
   })
 })
+
+describe('service launchers on Node 24: semi-space sizing for idle memory', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-launcher-semi-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  /** Copies the launcher beside an entry that prints the V8 flags and arguments the service process runs with. */
+  function install(l: (typeof LAUNCHERS)[number]): string {
+    const pkg = join(dir, l.name)
+    mkdirSync(join(pkg, 'bin'), { recursive: true })
+    writeFileSync(join(pkg, 'package.json'), '{ "type": "module" }')
+    copyFileSync(join(ROOT, l.file), join(pkg, 'bin', `${l.name}.js`))
+    mkdirSync(join(pkg, l.entry, '..'), { recursive: true })
+    writeFileSync(
+      join(pkg, l.entry),
+      'console.log(JSON.stringify({ execArgv: process.execArgv, args: process.argv.slice(2) }))\n',
+    )
+    return join(pkg, 'bin', `${l.name}.js`)
+  }
+
+  function launch(bin: string, env: Record<string, string | undefined>, flags: string[] = []) {
+    const result = spawnSync(process.execPath, [...flags, bin, '--config', 'a b.toml'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, NODE_OPTIONS: '', ACDP_SEMI_SPACE_MB: undefined, ...env },
+    })
+    return { status: result.status, stderr: result.stderr, out: result.status === 0 ? JSON.parse(result.stdout) : null }
+  }
+
+  const services = LAUNCHERS.filter((l) => l.name !== 'acdp')
+
+  it.each(services)('$name runs the service with a 2 MiB semi-space, arguments unchanged', (l) => {
+    const result = launch(install(l), {})
+    expect(result).toEqual({
+      status: 0,
+      stderr: '',
+      out: { execArgv: ['--max-semi-space-size=2'], args: ['--config', 'a b.toml'] },
+    })
+  })
+
+  it.each(services)('$name keeps Node options it was started with and honours ACDP_SEMI_SPACE_MB', (l) => {
+    const bin = install(l)
+    expect(launch(bin, {}, ['--stack-size=900']).out.execArgv).toEqual(['--stack-size=900', '--max-semi-space-size=2'])
+    expect(launch(bin, { ACDP_SEMI_SPACE_MB: '4' }).out.execArgv).toEqual(['--max-semi-space-size=4'])
+    expect(launch(bin, { ACDP_SEMI_SPACE_MB: 'default' }).out.execArgv).toEqual([])
+  })
+
+  it.each(services)('$name leaves a semi-space the operator chose alone', (l) => {
+    const bin = install(l)
+    expect(launch(bin, {}, ['--max-semi-space-size=8']).out.execArgv).toEqual(['--max-semi-space-size=8'])
+    expect(launch(bin, { NODE_OPTIONS: '--max_semi_space_size=8' }).out.execArgv).toEqual([])
+  })
+
+  it.each(services)('$name refuses a malformed ACDP_SEMI_SPACE_MB with one line', (l) => {
+    const result = launch(install(l), { ACDP_SEMI_SPACE_MB: '1.5' })
+    expect(result.status).toBe(2)
+    expect(result.stderr).toBe(`${l.name}: ACDP_SEMI_SPACE_MB must be a whole number of MiB (1-999) or "default"\n`)
+  })
+})
