@@ -250,7 +250,6 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const started = performance.now()
     const outcome = await attempt(claim, subscription)
     const label = outcome.status === 'pending' ? 'retry' : outcome.status
-    metrics.webhookDeliveries.inc({ status: label })
     metrics.webhookDeliveryDuration.observe({ outcome: label }, (performance.now() - started) / 1000)
     const isSettled = await webhookStore.settleDelivery({
       id: claim.id,
@@ -258,6 +257,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       now: now(),
       outcome,
     })
+    // Counted once the outcome is stored, so the counter never runs ahead of what GET …/deliveries shows.
+    metrics.webhookDeliveries.inc({ status: label })
     if (!isSettled) log?.warn({ deliveryId: claim.id }, 'webhook: claim lost before the outcome was recorded')
   }
 
