@@ -111,6 +111,9 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
         LOG_WITNESS_ENABLED: 'true',
         LOG_WITNESS_SCHEDULE: 'false',
         LOG_WITNESS_UNREACHABLE_THRESHOLD: '1',
+        // The overview is compared with the API right after runs change: no reuse window (its staleness is tested
+        // in the control plane's dashboard-cache tests).
+        DASHBOARD_CACHE_MS: '0',
       },
     })
     base = stack.controlPlaneUrl
