@@ -22,6 +22,7 @@ import {
 import { createRegistryMetrics } from '../../../packages/registry/src/metrics.js'
 import { login, requestChallenge, tokenRequestFor } from '../../../packages/registry/test/support/bearer-login.js'
 import { listRoutes } from '../route-list.js'
+import { coreRegistrySeeds } from './registry-core-seeds.js'
 import type { FuzzSeed, FuzzTarget } from '../seed.js'
 
 export async function startRegistryAuthTarget(): Promise<FuzzTarget> {
@@ -70,7 +71,6 @@ export async function startRegistryAuthTarget(): Promise<FuzzTarget> {
   if (victimAnswer.statusCode !== 201)
     throw new Error(`registry fuzz setup: publish answered ${victimAnswer.statusCode}`)
   const victim = victimAnswer.json() as { ctx_id: string }
-  const encoded = encodeURIComponent(parent.ctx_id)
 
   const reseal = (producer: typeof keyProducer) => (value: Record<string, unknown>) => signRequest(producer, value)
   const publishSeed = (
@@ -87,46 +87,7 @@ export async function startRegistryAuthTarget(): Promise<FuzzTarget> {
   })
 
   const seeds: FuzzSeed[] = [
-    { route: 'GET /healthz', method: 'GET', path: '/healthz', headers: {} },
-    { route: 'GET /.well-known/acdp.json', method: 'GET', path: '/.well-known/acdp.json', headers: {} },
-    publishSeed(keyProducer, { title: 'fuzz minimal' }),
-    publishSeed(
-      webProducer,
-      {
-        title: 'fuzz full',
-        summary: 'every optional member',
-        tags: ['a', 'b'],
-        derived_from: [parent.ctx_id],
-        data_refs: [
-          { type: 'primary_result', format: 'application/json', embedded: { encoding: 'json', content: { x: [1] } } },
-          { type: 'raw_data', location: 'https://data.example.com/x.csv', size_bytes: 10 },
-        ],
-      },
-      { 'idempotency-key': 'fuzz-key-1', 'x-run-id': 'run-fuzz-1' },
-    ),
-    publishSeed(p256Producer, { title: 'fuzz p256', visibility: 'public', type: 'analysis' }),
-    publishSeed(keyProducer, {
-      title: 'fuzz superseding',
-      version: 2,
-      supersedes: parent.ctx_id,
-    }),
-    { route: 'GET /contexts/*', method: 'GET', path: `/contexts/${encoded}`, headers: {} },
-    { route: 'GET /contexts/*', method: 'GET', path: `/contexts/${encoded}/body`, headers: {} },
-    {
-      route: 'GET /contexts/search',
-      method: 'GET',
-      path: `/contexts/search?q=fuzz&agent_id=${encodeURIComponent(keyProducer.did)}&tags=fuzz&limit=5`,
-      headers: {},
-    },
-    { route: 'GET /contexts/search', method: 'GET', path: '/contexts/search?type=data_snapshot', headers: {} },
-    { route: 'GET /lineages/:lineage_id', method: 'GET', path: `/lineages/${parent.lineage_id}`, headers: {} },
-    {
-      route: 'GET /lineages/:lineage_id/current',
-      method: 'GET',
-      path: `/lineages/${parent.lineage_id}/current`,
-      headers: {},
-    },
-    { route: 'GET /metrics', method: 'GET', path: '/metrics', headers: {} },
+    ...coreRegistrySeeds({ keyProducer, webProducer, p256Producer, parent, publishSeed }),
     { route: 'GET /.well-known/did.json', method: 'GET', path: '/.well-known/did.json', headers: {} },
     { route: 'GET /log/checkpoint', method: 'GET', path: '/log/checkpoint', headers: {} },
     { route: 'GET /log/proof', method: 'GET', path: '/log/proof?leaf_index=0&tree_size=1', headers: {} },
