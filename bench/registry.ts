@@ -26,13 +26,13 @@
  * BENCH_READ_CONNECTIONS (32), BENCH_PRODUCERS (64), BENCH_PHASES (comma-separated subset of
  * `publish,retrieve,fixed,proofs`; default all), BENCH_TRUST=1 (receipts, head receipts and the transparency log
  * on), BENCH_LOG_LEAVES=<n> (bulk-load n leaves before start; implies BENCH_TRUST), BENCH_FIXED_RATE (500),
- * BENCH_PROOF_CONNECTIONS (32), BENCH_CHILD_NODE_FLAGS (Node/V8 flags for the registry child only), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
+ * BENCH_PROOF_CONNECTIONS (32), BENCH_CHILD_NODE_FLAGS (Node/V8 flags for the registry child only), BENCH_SQLITE_WAL_MAX_BYTES (the registry's storage.sqlite_wal_max_bytes), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
  * $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). Runs against the built packages; the npm
  * script builds protocol, storage and registry first.
  */
 import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -47,6 +47,10 @@ const TRUST = process.env['BENCH_TRUST'] === '1'
 /** BENCH_LOG_LEAVES=n: bulk-load n synthetic leaves into the log before the registry starts (implies BENCH_TRUST). */
 const LOG_LEAVES = Number(process.env['BENCH_LOG_LEAVES'] ?? 0)
 const PROOF_CONNECTIONS = Number(process.env['BENCH_PROOF_CONNECTIONS'] ?? 32)
+const WAL_MAX_BYTES =
+  process.env['BENCH_SQLITE_WAL_MAX_BYTES'] === undefined
+    ? undefined
+    : Number(process.env['BENCH_SQLITE_WAL_MAX_BYTES'])
 const PHASES = new Set(
   (process.env['BENCH_PHASES'] ?? `publish,retrieve,fixed${TRUST || LOG_LEAVES > 0 ? ',proofs' : ''}`).split(','),
 )
@@ -60,6 +64,13 @@ const AUTHORITY = 'bench.registry.test'
 
 interface PhaseResult {
   name: string
+  tail: TailDiagnostics
+  /** TRUNCATE checkpoints during the phase and the time they held writers (the registry's /metrics). */
+  walTruncates: number
+  walTruncateMs: number
+  /** RESTART checkpoints during the phase and the time spent in them (writers held during part of it). */
+  walRestarts: number
+  walRestartMs: number
   requestsPerSecond: number
   /** Registry CPU time (user + system) per request: contention-independent cost. */
   serverCpuMicrosPerRequest: number
@@ -83,6 +94,21 @@ interface PhaseResult {
   timeouts: number
 }
 
+/** Where a phase's latency tail can come from, measured in the registry child over the phase. */
+interface TailDiagnostics {
+  /** Event-loop delay (monitorEventLoopDelay, 1 ms resolution): p99 and max over the phase. */
+  loopDelayP99Ms: number
+  loopDelayMaxMs: number
+  /** GC pauses (PerformanceObserver 'gc'). */
+  gcCount: number
+  gcTotalMs: number
+  gcMaxMs: number
+  /** The part of gcTotalMs spent in full (mark-compact) collections. */
+  majorGcMs: number
+  /** V8 heap in use at the end of the phase. */
+  heapUsedMiB: number
+}
+
 /** The slice of autocannon's result this bench reads (autocannon ships no type declarations). */
 interface AutocannonResult {
   requests: { average: number; total: number }
@@ -99,45 +125,80 @@ const AUTOCANNON_MODULE: string = 'autocannon'
 type LoadResult = AutocannonResult
 
 if (process.argv[2] === '--serve') {
-  await serve(process.argv[3] as string)
+  await serve(process.argv[3] as string, process.argv[4] === '--restart')
 } else {
   await main()
 }
 
 /** Child: a registry on SQLite in `dir`, listening on an ephemeral loopback port reported to the parent. */
-async function serve(dir: string): Promise<void> {
+async function serve(dir: string, restart: boolean): Promise<void> {
   const { resolveConfig, startRegistry } = await import('@acdp/registry')
   const trust = TRUST || LOG_LEAVES > 0
   const config = resolveConfig({
     registry: { authority: AUTHORITY, bind: '127.0.0.1', log_level: 'warn' },
     ...(trust
       ? {
-          receipt: { signing_key_seed_b64: randomBytes(32).toString('base64'), head_receipts: true },
+          receipt: { signing_key_seed_b64: receiptSeed(dir), head_receipts: true },
           log: { enabled: true },
         }
       : {}),
-    storage: { backend: 'sqlite', sqlite_path: join(dir, 'registry.db') },
+    storage: {
+      backend: 'sqlite',
+      sqlite_path: join(dir, 'registry.db'),
+      // BENCH_SQLITE_WAL_MAX_BYTES: the WAL size that triggers a TRUNCATE checkpoint (default: the registry's).
+      ...(WAL_MAX_BYTES === undefined ? {} : { sqlite_wal_max_bytes: WAL_MAX_BYTES }),
+    },
     auth: { did_methods: ['did:web', 'did:key'] },
     limits: { publish_rate_per_minute: 0 },
     // The registry's own request histogram gives its side of the latency, free of client and kernel queueing.
     metrics: { enabled: true, duration_buckets: SERVER_BUCKETS_SECONDS },
   })
   const registry = await startRegistry(config, { logger: false })
-  if (LOG_LEAVES > 0) await bulkLoadLog(join(dir, 'registry.db'), LOG_LEAVES)
+  if (LOG_LEAVES > 0 && !restart) await bulkLoadLog(join(dir, 'registry.db'), LOG_LEAVES)
   // Listening makes the app ready, which runs the startup self-check over the whole log.
   const readyStart = performance.now()
   const address = await registry.app.listen({ port: 0, host: '127.0.0.1' })
   if (trust) {
-    console.log(`registry ready (startup log self-check included) in ${Math.round(performance.now() - readyStart)} ms`)
+    console.log(
+      `registry ${restart ? 're' : ''}started, ready (startup log self-check included) in ${Math.round(performance.now() - readyStart)} ms`,
+    )
   }
+  // Tail diagnostics, reset at every usage read (so the read after a phase covers that phase): how long the
+  // event loop was held (anything holding it delays every request queued behind) and the GC pauses in it.
+  const { monitorEventLoopDelay, PerformanceObserver } = await import('node:perf_hooks')
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 })
+  loopDelay.enable()
+  let gcPauses: number[] = []
+  let majorGcMs = 0
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcPauses.push(entry.duration)
+      // perf_hooks.constants.NODE_PERFORMANCE_GC_MAJOR: a full mark-compact of the old generation.
+      const { detail } = entry as { detail?: { kind?: number } }
+      if (detail?.kind === 4) majorGcMs += entry.duration
+    }
+  }).observe({ entryTypes: ['gc'] })
   process.send?.({ ready: true, url: address })
   process.on('message', (message) => {
     if (message === 'cpu') {
       const usage = process.cpuUsage()
       const mainThread = process.threadCpuUsage()
+      const tail: TailDiagnostics = {
+        loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+        loopDelayMaxMs: loopDelay.max / 1e6,
+        gcCount: gcPauses.length,
+        gcTotalMs: gcPauses.reduce((a, b) => a + b, 0),
+        gcMaxMs: Math.max(0, ...gcPauses),
+        majorGcMs,
+        heapUsedMiB: process.memoryUsage().heapUsed / 2 ** 20,
+      }
+      loopDelay.reset()
+      gcPauses = []
+      majorGcMs = 0
       process.send?.({
         cpuMicros: usage.user + usage.system,
         mainThreadMicros: mainThread.user + mainThread.system,
+        tail,
       })
     } else if (message === 'stop') {
       registry.close().then(
@@ -197,7 +258,7 @@ async function main(): Promise<void> {
   const { buildPublishRequest, completeProducerContent, createProducerKey } = await import('@acdp/protocol')
 
   const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-registry-'))
-  const child = await startChild(dir)
+  let child = await startChild(dir)
   try {
     const url = child.url
     console.log(`registry child pid ${child.process.pid} at ${url} (SQLite in ${dir})`)
@@ -271,6 +332,7 @@ async function main(): Promise<void> {
       load: Record<string, unknown> | (() => Promise<LoadResult>),
     ): Promise<PhaseResult> => {
       const histogramBefore = await readServerHistogram(url, route)
+      const walBefore = await readWalTruncates(url)
       const usageBefore = await readChildUsage(child.process)
       const clientBefore = process.cpuUsage()
       const result = typeof load === 'function' ? await load() : await autocannon({ url, ...load })
@@ -279,8 +341,14 @@ async function main(): Promise<void> {
       const cpuMicros = usageAfter.cpuMicros - usageBefore.cpuMicros
       const mainThreadMicros = usageAfter.mainThreadMicros - usageBefore.mainThreadMicros
       const server = diffHistogram(await readServerHistogram(url, route), histogramBefore)
+      const walAfter = await readWalTruncates(url)
       const phase: PhaseResult = {
         name,
+        tail: usageAfter.tail,
+        walTruncates: walAfter.count - walBefore.count,
+        walTruncateMs: (walAfter.seconds - walBefore.seconds) * 1000,
+        walRestarts: walAfter.restarts - walBefore.restarts,
+        walRestartMs: (walAfter.restartSeconds - walBefore.restartSeconds) * 1000,
         requestsPerSecond: result.requests.average,
         serverCpuMicrosPerRequest: result.requests.total > 0 ? cpuMicros / result.requests.total : 0,
         serverMainThreadMicrosPerRequest: result.requests.total > 0 ? mainThreadMicros / result.requests.total : 0,
@@ -306,7 +374,12 @@ async function main(): Promise<void> {
           `(≈ ${Math.round(1e6 / Math.max(1, phase.serverCpuMicrosPerRequest)).toLocaleString('en-US')} req/s per core), ` +
           `main thread ${Math.round(phase.serverMainThreadMicrosPerRequest)} µs/req ` +
           `(≤ ${Math.round(1e6 / Math.max(1, phase.serverMainThreadMicrosPerRequest)).toLocaleString('en-US')} req/s per instance); ` +
-          `load generator CPU ${Math.round(phase.clientCpuMicrosPerRequest)} µs/req`,
+          `load generator CPU ${Math.round(phase.clientCpuMicrosPerRequest)} µs/req\n` +
+          `${''.padEnd(36)} tail: event loop delay p99 ${phase.tail.loopDelayP99Ms.toFixed(1)} ms max ${phase.tail.loopDelayMaxMs.toFixed(1)} ms; ` +
+          `GC ${phase.tail.gcCount} pauses, ${phase.tail.gcTotalMs.toFixed(0)} ms (mark-compact ${phase.tail.majorGcMs.toFixed(0)} ms), ` +
+          `max ${phase.tail.gcMaxMs.toFixed(1)} ms, heap ${phase.tail.heapUsedMiB.toFixed(0)} MiB; ` +
+          `WAL TRUNCATE ${phase.walTruncates}× (${phase.walTruncateMs.toFixed(0)} ms holding writers), ` +
+          `RESTART ${phase.walRestarts}× (${phase.walRestartMs.toFixed(0)} ms in them)`,
       )
       return phase
     }
@@ -424,6 +497,11 @@ async function main(): Promise<void> {
         `target ≥ 5,000 proofs/s (${proof.name}): ${verdict(proof.requestsPerSecond >= 5000 && proof.non2xx === 0)}`,
       )
     }
+    if (LOG_LEAVES > 0) {
+      // The second start of the same log: its self-check anchors on the checkpoint the first start signed.
+      await stopChild(child.process)
+      child = await startChild(dir, true)
+    }
     const out = process.env['BENCH_OUT']
     if (out) writeFileSync(out, `${JSON.stringify({ machine, seconds: SECONDS, phases }, null, 2)}\n`)
   } finally {
@@ -502,7 +580,14 @@ function round2(x: number): number {
   return Math.round(x * 100) / 100
 }
 
-async function startChild(dir: string): Promise<{ process: ChildProcess; url: string }> {
+/** The receipt key of the registry in `dir`, kept there so a restarted child signs with the same key. */
+function receiptSeed(dir: string): string {
+  const path = join(dir, 'receipt-seed')
+  if (!existsSync(path)) writeFileSync(path, randomBytes(32).toString('base64'))
+  return readFileSync(path, 'utf8')
+}
+
+async function startChild(dir: string, restart = false): Promise<{ process: ChildProcess; url: string }> {
   // BENCH_CHILD_NODE_FLAGS (space-separated) go to the registry child only, e.g. to A/B V8 heap flags without
   // changing the load generator
   const execArgv = [...process.execArgv, ...(process.env['BENCH_CHILD_NODE_FLAGS'] ?? '').split(' ').filter(Boolean)]
@@ -512,7 +597,10 @@ async function startChild(dir: string): Promise<{ process: ChildProcess; url: st
     console.log(`registry child CPU profile goes to ${profiles}`)
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${profiles}`)
   }
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', dir], { execArgv, stdio: 'inherit' })
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', dir, ...(restart ? ['--restart'] : [])], {
+    execArgv,
+    stdio: 'inherit',
+  })
   const url = await new Promise<string>((resolveUrl, reject) => {
     child.once('message', (message: { url?: string }) =>
       message.url ? resolveUrl(message.url) : reject(new Error('bad ready message')),
@@ -537,6 +625,30 @@ async function readServerHistogram(url: string, target: { route: string; method:
   return histogram
 }
 
+/**
+ * The WAL checkpoint worker's TRUNCATE and RESTART counts (every outcome) and total time in each (they hold
+ * writers), from /metrics.
+ */
+async function readWalTruncates(
+  url: string,
+): Promise<{ count: number; seconds: number; restarts: number; restartSeconds: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  let count = 0
+  let restarts = 0
+  for (const m of text.matchAll(/^acdp_registry_sqlite_wal_checkpoints_total\{([^}]*)\} (\d+)$/gm)) {
+    if ((m[1] as string).includes('mode="truncate"')) count += Number(m[2])
+    if ((m[1] as string).includes('mode="restart"')) restarts += Number(m[2])
+  }
+  const seconds = /^acdp_registry_sqlite_wal_truncate_seconds_total (\S+)$/m.exec(text)
+  const restartSeconds = /^acdp_registry_sqlite_wal_restart_seconds_total (\S+)$/m.exec(text)
+  return {
+    count,
+    seconds: seconds ? Number(seconds[1]) : 0,
+    restarts,
+    restartSeconds: restartSeconds ? Number(restartSeconds[1]) : 0,
+  }
+}
+
 function diffHistogram(after: Histogram, before: Histogram): Histogram {
   const out: Histogram = new Map()
   for (const [le, count] of after) out.set(le, count - (before.get(le) ?? 0))
@@ -553,12 +665,15 @@ function histogramQuantileMs(histogram: Histogram, q: number): number | undefine
 }
 
 /** The child's cumulative CPU time, all threads and main thread only (user + system), in microseconds. */
-function readChildUsage(child: ChildProcess): Promise<{ cpuMicros: number; mainThreadMicros: number }> {
+function readChildUsage(
+  child: ChildProcess,
+): Promise<{ cpuMicros: number; mainThreadMicros: number; tail: TailDiagnostics }> {
   return new Promise((resolveUsage) => {
-    const onMessage = (message: { cpuMicros?: number; mainThreadMicros?: number }) => {
+    const onMessage = (message: { cpuMicros?: number; mainThreadMicros?: number; tail?: TailDiagnostics }) => {
       if (typeof message?.cpuMicros !== 'number' || typeof message.mainThreadMicros !== 'number') return
+      if (message.tail === undefined) return
       child.off('message', onMessage)
-      resolveUsage({ cpuMicros: message.cpuMicros, mainThreadMicros: message.mainThreadMicros })
+      resolveUsage({ cpuMicros: message.cpuMicros, mainThreadMicros: message.mainThreadMicros, tail: message.tail })
     }
     child.on('message', onMessage)
     child.send('cpu')

@@ -10,10 +10,17 @@
  *   - (control plane) SLOW_SSE event-stream subscribers (default 1,000) that never read a byte, while events are
  *     ingested at SLOW_EVENT_RATE per second (default 50), so frames pile up for every subscriber.
  *
+ * SLOW_SERVICES=registry or =control-plane attacks only that one.
+ *
+ * The normal client runs in a worker thread with its own event loop: the thousands of attacking sockets and the
+ * signing of ingested events in the main thread would otherwise delay the probe's own callbacks and be counted
+ * as server latency.
+ *
  * Reported per service: /healthz latency (p50, p99, max, failures), the service's RSS (start, peak, end; from
  * /proc), connections the server closed and with which status (408 = request timeout), SSE subscribers the
- * server disconnected. Nothing is asserted: the figures go to stdout (and SLOW_OUT=<file> as JSON). Every
- * connection goes to 127.0.0.1; the run stops by itself.
+ * server disconnected, and for the control plane its own event-loop delay (prom-client's
+ * nodejs_eventloop_lag_p99_seconds / _max_ from /metrics at the end). Nothing is asserted: the figures go to
+ * stdout (and SLOW_OUT=<file> as JSON). Every connection goes to 127.0.0.1; the run stops by itself.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -22,12 +29,15 @@ import { connect, createServer, type Socket } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 
 const SECONDS = Number(process.env['SLOW_SECONDS'] ?? 60)
 const LORIS = Number(process.env['SLOW_LORIS'] ?? 500)
 const TRICKLE = Number(process.env['SLOW_TRICKLE'] ?? 200)
 const SSE = Number(process.env['SLOW_SSE'] ?? 1000)
 const EVENT_RATE = Number(process.env['SLOW_EVENT_RATE'] ?? 50)
+/** SLOW_SERVICES: which services to attack, comma-separated (default both). */
+const SERVICES = (process.env['SLOW_SERVICES'] ?? 'registry,control-plane').split(',')
 const PROBE_INTERVAL_MS = 50
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const WEBHOOK_SECRET = 'slow-clients-webhook-secret-0123456789'
@@ -45,6 +55,8 @@ interface Figures {
   loadAverage: string
   healthz: { probes: number; failures: number; p50Ms: number; p99Ms: number; maxMs: number }
   rssMiB: { start: number; peak: number; end: number }
+  /** The service's own event-loop delay over its life (control plane: /metrics is public). */
+  serverEventLoopDelayMs?: { p99: number; max: number }
   slowloris: { opened: number; closedByServer: number; statuses: Record<string, number> }
   trickle: { opened: number; closedByServer: number; statuses: Record<string, number> }
   sse?: { subscribed: number; disconnectedByServer: number; eventsIngested: number }
@@ -89,6 +101,39 @@ function probe(port: number): Promise<number> {
     req.on('error', reject)
     req.end()
   })
+}
+
+/** The normal client (worker thread): GET /healthz every PROBE_INTERVAL_MS until `until`; posts the latencies. */
+async function probeLoop(port: number, until: number): Promise<{ latencies: number[]; failures: number }> {
+  const latencies: number[] = []
+  let failures = 0
+  while (Date.now() < until) {
+    const t0 = performance.now()
+    try {
+      if ((await probe(port)) !== 200) failures++
+      latencies.push(performance.now() - t0)
+    } catch {
+      failures++
+    }
+    await sleep(PROBE_INTERVAL_MS)
+  }
+  return { latencies, failures }
+}
+
+/** prom-client's event-loop lag gauges from the service's /metrics, in ms; undefined when not readable. */
+async function serverEventLoopDelay(port: number): Promise<{ p99: number; max: number } | undefined> {
+  try {
+    const answer = await fetch(`http://127.0.0.1:${port}/metrics`)
+    if (!answer.ok) return undefined
+    const text = await answer.text()
+    const gauge = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000
+    return {
+      p99: Math.round(gauge('nodejs_eventloop_lag_p99_seconds') * 10) / 10,
+      max: Math.round(gauge('nodejs_eventloop_lag_max_seconds') * 10) / 10,
+    }
+  } catch {
+    return undefined
+  }
 }
 
 function rssMiB(pid: number | undefined): number {
@@ -172,19 +217,18 @@ async function attack(service: Service, extra: (until: number) => Promise<Figure
     trickle(service.name === 'registry' ? '/contexts' : '/ingest/acdp', ''),
   )
   const extraDone = extra(until)
-  const latencies: number[] = []
-  let failures = 0
+  const prober = new Worker(new URL(import.meta.url), { workerData: { port: service.port, until } })
+  const probed = new Promise<{ latencies: number[]; failures: number }>((resolve, reject) => {
+    prober.once('message', resolve)
+    prober.once('error', reject)
+  })
   while (Date.now() < until) {
-    const t0 = performance.now()
-    try {
-      if ((await probe(service.port)) !== 200) failures++
-      latencies.push(performance.now() - t0)
-    } catch {
-      failures++
-    }
     rss.peak = Math.max(rss.peak, rssMiB(service.child.pid))
     await sleep(PROBE_INTERVAL_MS)
   }
+  const { latencies, failures } = await probed
+  await prober.terminate()
+  const eventLoop = await serverEventLoopDelay(service.port)
   const sse = await extraDone
   await Promise.all([lorisStats.done, trickleStats.done])
   rss.end = rssMiB(service.child.pid)
@@ -204,6 +248,7 @@ async function attack(service: Service, extra: (until: number) => Promise<Figure
       maxMs: round(latencies.at(-1) ?? 0),
     },
     rssMiB: { start: round(rss.start), peak: round(rss.peak), end: round(rss.end) },
+    ...(eventLoop === undefined ? {} : { serverEventLoopDelayMs: eventLoop }),
     slowloris: { opened: lorisStats.opened, closedByServer: lorisStats.closedByServer, statuses: lorisStats.statuses },
     trickle: {
       opened: trickleStats.opened,
@@ -294,47 +339,51 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-slow-clients-'))
   const figures: Figures[] = []
   try {
-    const registryPort = await freePort()
-    const registry = await startService(
-      'registry',
-      'packages/registry/bin/acdp-registry.js',
-      [],
-      {
-        NODE_ENV: 'production',
-        ACDP_REGISTRY_REGISTRY__AUTHORITY: 'slow.registry.test',
-        ACDP_REGISTRY_REGISTRY__PORT: String(registryPort),
-        ACDP_REGISTRY_REGISTRY__LOG_LEVEL: 'warn',
-        ACDP_REGISTRY_STORAGE__SQLITE_PATH: join(dir, 'registry.db'),
-      },
-      registryPort,
-    )
-    try {
-      figures.push(await attack(registry, async () => undefined))
-    } finally {
-      registry.child.kill('SIGTERM')
+    if (SERVICES.includes('registry')) {
+      const registryPort = await freePort()
+      const registry = await startService(
+        'registry',
+        'packages/registry/bin/acdp-registry.js',
+        [],
+        {
+          NODE_ENV: 'production',
+          ACDP_REGISTRY_REGISTRY__AUTHORITY: 'slow.registry.test',
+          ACDP_REGISTRY_REGISTRY__PORT: String(registryPort),
+          ACDP_REGISTRY_REGISTRY__LOG_LEVEL: 'warn',
+          ACDP_REGISTRY_STORAGE__SQLITE_PATH: join(dir, 'registry.db'),
+        },
+        registryPort,
+      )
+      try {
+        figures.push(await attack(registry, async () => undefined))
+      } finally {
+        registry.child.kill('SIGTERM')
+      }
     }
-    const controlPlanePort = await freePort()
-    const controlPlane = await startService(
-      'control-plane',
-      'packages/control-plane/bin/acdp-control-plane.js',
-      [],
-      {
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(controlPlanePort),
-        LOG_LEVEL: 'warn',
-        SQLITE_PATH: join(dir, 'control-plane.db'),
-        DATA_DIR: dir,
-        WEBHOOK_SECRET,
-        AUTH_API_KEYS: API_KEY,
-        SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
-      },
-      controlPlanePort,
-    )
-    try {
-      figures.push(await attack(controlPlane, (until) => sseNonReaders(controlPlanePort, until)))
-    } finally {
-      controlPlane.child.kill('SIGTERM')
+    if (SERVICES.includes('control-plane')) {
+      const controlPlanePort = await freePort()
+      const controlPlane = await startService(
+        'control-plane',
+        'packages/control-plane/bin/acdp-control-plane.js',
+        [],
+        {
+          NODE_ENV: 'production',
+          HOST: '127.0.0.1',
+          PORT: String(controlPlanePort),
+          LOG_LEVEL: 'warn',
+          SQLITE_PATH: join(dir, 'control-plane.db'),
+          DATA_DIR: dir,
+          WEBHOOK_SECRET,
+          AUTH_API_KEYS: API_KEY,
+          SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+        },
+        controlPlanePort,
+      )
+      try {
+        figures.push(await attack(controlPlane, (until) => sseNonReaders(controlPlanePort, until)))
+      } finally {
+        controlPlane.child.kill('SIGTERM')
+      }
     }
   } finally {
     keepAlive.destroy()
@@ -344,4 +393,9 @@ async function main(): Promise<void> {
   if (process.env['SLOW_OUT']) writeFileSync(process.env['SLOW_OUT'], `${JSON.stringify(figures, null, 2)}\n`)
 }
 
-await main()
+if (isMainThread) await main()
+else {
+  const { port, until } = workerData as { port: number; until: number }
+  parentPort?.postMessage(await probeLoop(port, until))
+  keepAlive.destroy()
+}

@@ -130,6 +130,12 @@ async function serveRegistries(pki: Pki, first: number, count: number): Promise<
     res.writeHead(404).end()
   })
   server.keepAliveTimeout = 60_000
+  // Connections the witness opened (and how many resumed a TLS session): keep-alive reuse shows as few of them.
+  const tls = { connections: 0, resumed: 0 }
+  server.on('secureConnection', (socket) => {
+    tls.connections += 1
+    if (socket.isSessionReused()) tls.resumed += 1
+  })
 
   /** A registry re-signs its head at most once per second (RFC-ACDP-0012 §7.2 allows reuse). */
   function checkpointBody(registry: Registry): string {
@@ -198,7 +204,7 @@ async function serveRegistries(pki: Pki, first: number, count: number): Promise<
   process.on('message', (message) => {
     if (message === 'cpu') {
       const { user, system } = process.cpuUsage()
-      process.send?.({ cpuMicros: user + system })
+      process.send?.({ cpuMicros: user + system, tlsConnections: tls.connections, tlsResumed: tls.resumed })
     } else if (message === 'stop') {
       server.close(() => process.exit(0))
       server.closeAllConnections()
@@ -235,6 +241,8 @@ async function serveControlPlane(pki: Pki, dataDir: string): Promise<void> {
   const outbound = createOutboundClient({
     allowCidrs: ['127.0.0.1/32'],
     trustedCaCertificates: [pki.caPem],
+    // As the app builds its own client: the production keep-alive pool bound (OUTBOUND_MAX_POOLS).
+    maxPools: config.outbound.maxPools,
     lookup: async (hostname: string) => {
       if (hostname.endsWith(`.${DOMAIN}`)) return [{ address: '127.0.0.1', family: 4 as const }]
       throw Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' })
@@ -316,10 +324,19 @@ async function main(): Promise<void> {
   const authorities = sims.flatMap((s) => s.first.authorities)
   const cp = await start<{ url: string }>(['--control-plane', pkiFile, dataDir])
   const url = cp.first.url
-  const simCpu = async () =>
-    (await Promise.all(sims.map((s) => ask<{ cpuMicros: number }>(s.child, 'cpu')))).reduce(
-      (sum, c) => sum + c.cpuMicros,
-      0,
+  /** The simulators' CPU and the TLS connections they accepted, summed. */
+  const simStats = async () =>
+    (
+      await Promise.all(
+        sims.map((s) => ask<{ cpuMicros: number; tlsConnections: number; tlsResumed: number }>(s.child, 'cpu')),
+      )
+    ).reduce(
+      (sum, c) => ({
+        cpuMicros: sum.cpuMicros + c.cpuMicros,
+        tlsConnections: sum.tlsConnections + c.tlsConnections,
+        tlsResumed: sum.tlsResumed + c.tlsResumed,
+      }),
+      { cpuMicros: 0, tlsConnections: 0, tlsResumed: 0 },
     )
   try {
     // Enroll through the API, as an operator would.
@@ -346,7 +363,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_SECONDS * 1000 + 2000))
     const labels = (result: string) => `result="${result}"`
     const before = {
-      simCpu: await simCpu(),
+      sim: await simStats(),
       witnessed: await metricValue(url, 'acdp_log_witness_checks_total', labels('witnessed')),
       sample: await ask<{ cpuMicros: number; rss: number; heapUsed: number }>(cp.child, 'sample'),
       at: performance.now(),
@@ -360,7 +377,7 @@ async function main(): Promise<void> {
       maxRss = Math.max(maxRss, (await ask<{ rss: number }>(cp.child, 'sample')).rss)
     }
     const after = {
-      simCpu: await simCpu(),
+      sim: await simStats(),
       witnessed: await metricValue(url, 'acdp_log_witness_checks_total', labels('witnessed')),
       failures: await metricValue(url, 'acdp_log_witness_checks_total', labels('failure')),
       alerts: await metricValue(url, 'acdp_log_witness_checks_total', labels('alert')),
@@ -377,7 +394,8 @@ async function main(): Promise<void> {
         `  observations: ${(observed / elapsed).toFixed(1)}/s witnessed (demand ${(REGISTRIES / INTERVAL_SECONDS).toFixed(1)}/s) over ${elapsed.toFixed(0)} s`,
         `  totals since start: failures ${after.failures}, alerts ${after.alerts}`,
         `  control plane CPU: ${((cpuSeconds * 1e6) / Math.max(1, observed)).toFixed(0)} µs per observation, ${((100 * cpuSeconds) / elapsed).toFixed(0)} % of one core`,
-        `  registry simulator CPU: ${((100 * (after.simCpu - before.simCpu)) / 1e6 / elapsed).toFixed(0)} % of one core`,
+        `  registry simulator CPU: ${((100 * (after.sim.cpuMicros - before.sim.cpuMicros)) / 1e6 / elapsed).toFixed(0)} % of one core`,
+        `  TLS connections opened by the witness: ${after.sim.tlsConnections - before.sim.tlsConnections} in the window (${after.sim.tlsResumed - before.sim.tlsResumed} resumed sessions), ${after.sim.tlsConnections} since start`,
         `  control plane memory: RSS ${mib(before.sample.rss)} → ${mib(after.sample.rss)} MiB (max ${mib(maxRss)}), heap after GC ${mib(before.sample.heapUsed)} → ${mib(after.sample.heapUsed)} MiB`,
         `  event-loop delay: p50 ${loop.loopP50Ms.toFixed(0)} ms, p99 ${loop.loopP99Ms.toFixed(0)} ms, max ${loop.loopMaxMs.toFixed(0)} ms`,
         `  load average at start: ${load.map((l) => l.toFixed(2)).join(' ')}; at end: ${loadavg()

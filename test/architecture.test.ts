@@ -71,6 +71,15 @@ describe('architecture', () => {
     expect(offenders(dirs, forbid)).toEqual([])
   })
 
+  // An idle instance must not hold libraries it may never use (docs/performance.md "Idle memory (RSS)"): the
+  // PostgreSQL driver on SQLite, jose without tokens. Their modules import them on first use (`await import`).
+  it('the services and storage import pg and jose lazily (type imports only at the top)', () => {
+    const eager = /^import (?!type )[^'"]*? from '(?:pg|jose)'/m
+    const files = ['packages/storage/src', ...SERVERS].flatMap(sourceFiles)
+    expect(files.length).toBeGreaterThan(0)
+    expect(files.filter((file) => eager.test(readFileSync(join(ROOT, file), 'utf8')))).toEqual([])
+  })
+
   it('finds the protocol and console sources it polices', () => {
     expect(sourceFiles('packages/protocol/src').length).toBeGreaterThan(0)
     expect(sourceFiles('packages/console/src').some((file) => file.endsWith('.tsx'))).toBe(true)

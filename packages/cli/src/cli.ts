@@ -11,6 +11,7 @@ import { getCommand } from './commands/get.js'
 import { keygenCommand } from './commands/keygen.js'
 import { logCommand } from './commands/log-audit.js'
 import { publishCommand } from './commands/publish.js'
+import { registriesCommand } from './commands/registries.js'
 import { runCommand } from './commands/run.js'
 import { runsCommand } from './commands/runs.js'
 import { watchCommand } from './commands/watch.js'
@@ -27,6 +28,7 @@ export const COMMANDS: readonly Command[] = [
   runsCommand,
   runCommand,
   watchCommand,
+  registriesCommand,
 ]
 
 function renderMainHelp(): string {

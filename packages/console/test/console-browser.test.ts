@@ -20,6 +20,8 @@ import { type RunningDevStack, startDevStack } from '../../cli/src/dev/dev-stack
 import { buildPublishEvent } from '../../control-plane/test/support/new-event.js'
 
 const CHROMIUM = '/usr/bin/chromium'
+/** An enrolled registry nobody serves (the witness section's alert). */
+const OFFLINE_REGISTRY = 'offline-registry.test'
 const hasChromium = existsSync(CHROMIUM)
 if (!hasChromium) console.warn(`[console-browser] skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`)
 
@@ -327,11 +329,22 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
   it('the witness section shows the real witness state and alert, and acknowledges it', async () => {
     const poller = stack.controlPlane.app.witness.poller
     expect(poller).toBeDefined()
-    // One poll of the dev registry by the real witness; whatever it concluded is what the page must show.
+    // A second, enabled registry that cannot be reached (nothing listens on loopback port 9): its poll fails, which
+    // at threshold 1 is the `unreachable` alert the page shows and acknowledges.
+    const enrolled = await fetch(`${base}/registries/enroll`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ authority: OFFLINE_REGISTRY, baseUrl: 'http://127.0.0.1:9', enabled: true }),
+    })
+    expect(enrolled.status).toBe(200)
+    // One poll of both by the real witness; whatever it concluded is what the page must show.
     await stack.controlPlane.app.witness.store.syncCursors(Date.now())
-    expect(await poller!.pollDue()).toBeGreaterThan(0)
+    expect(await poller!.pollDue()).toBe(2)
     const state = await api<{ treeSize: number | null; consecutiveFailures: number; alert: { reason: string } | null }>(
       '/registries/localhost/log-witness',
+    )
+    const offline = await api<{ consecutiveFailures: number; alert: { reason: string } | null }>(
+      `/registries/${OFFLINE_REGISTRY}/log-witness`,
     )
     const alerts = await api<{ data: Array<{ authority: string; reason: string; acknowledgedAt: string | null }> }>(
       '/registries/log-witness/alerts',
@@ -341,12 +354,15 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await head.waitFor({ timeout: WAIT_MS })
     expect(await head.getAttribute('data-tree-size')).toBe(String(state.treeSize ?? ''))
     expect(await head.getAttribute('data-failures')).toBe(String(state.consecutiveFailures))
-    // The dev registry serves plain HTTP, so its did:web:localhost document (https://localhost/.well-known/did.json)
-    // cannot be fetched by the witness: a failed poll, which at threshold 1 is the `unreachable` alert.
-    expect(state).toMatchObject({ treeSize: null, consecutiveFailures: 1, alert: { reason: 'unreachable' } })
-    const active = alerts.data.find((alert) => alert.authority === 'localhost')
+    // The dev registry (plain HTTP, did:web:localhost) is witnessed: its DID document is read through the enrolled
+    // base URL, the checkpoint verifies, the head is its log's.
+    expect(state).toMatchObject({ consecutiveFailures: 0, alert: null })
+    expect(state.treeSize).toBeGreaterThan(0)
+    expect(offline).toMatchObject({ consecutiveFailures: 1, alert: { reason: 'unreachable' } })
+    expect(alerts.data.find((alert) => alert.authority === 'localhost')).toBeUndefined()
+    const active = alerts.data.find((alert) => alert.authority === OFFLINE_REGISTRY)
     expect(active).toMatchObject({ reason: 'unreachable', acknowledgedAt: null })
-    const alertRow = page.locator('[data-witness-alert="localhost"]')
+    const alertRow = page.locator(`[data-witness-alert="${OFFLINE_REGISTRY}"]`)
     expect(await alertRow.getAttribute('data-state')).toBe('active')
     expect(await alertRow.textContent()).toContain('unreachable')
     await alertRow.getByRole('button', { name: /Acknowledge/ }).click()
@@ -354,8 +370,13 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     const after = await api<{
       data: Array<{ authority: string; acknowledgedAt: string | null; acknowledgedBy: string }>
     }>('/registries/log-witness/alerts?includeAcknowledged=true')
-    expect(after.data.find((alert) => alert.authority === 'localhost')?.acknowledgedAt).not.toBeNull()
-    expect(await page.getByRole('status').filter({ hasText: 'Acknowledged the alert for localhost' }).count()).toBe(1)
+    expect(after.data.find((alert) => alert.authority === OFFLINE_REGISTRY)?.acknowledgedAt).not.toBeNull()
+    expect(
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Acknowledged the alert for ${OFFLINE_REGISTRY}` })
+        .count(),
+    ).toBe(1)
     expect(await seriousViolations(page)).toEqual([])
     await page.screenshot({ path: join(SCREENSHOTS, 'registries-witness.png'), fullPage: true })
   })

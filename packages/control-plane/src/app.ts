@@ -16,6 +16,7 @@ import { installErrorHandlers, sendError, toControlPlaneError } from './errors.j
 import { refuseNulInUrl } from './http/nul-in-url.js'
 import { answerClientError } from './http/client-error.js'
 import { installJsonBodyParser } from './http/json-body.js'
+import { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compilers.js'
 import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
@@ -73,10 +74,12 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
       sendError(reply, toControlPlaneError(error))
     },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
+    // Response serializers and request validators are compiled on each route's first request, not at startup.
+    schemaController: { compilersFactory: { buildSerializer: buildLazySerializer } },
   }
   const app = Fastify(options)
   applyRequestTimeouts(app.server, config.server)
-  app.setValidatorCompiler(TypeBoxValidatorCompiler)
+  app.setValidatorCompiler(compileOnFirstUse(TypeBoxValidatorCompiler))
   installErrorHandlers(app)
   app.addHook('onRequest', refuseNulInUrl)
   installJsonBodyParser(app, { maxDepth: config.ingest.maxJsonDepth })
@@ -96,6 +99,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
     createOutboundClient({
       allowCidrs: [...config.outbound.allowCidrs],
       allowHttpForAllowlisted: config.outbound.allowHttpForAllowlisted,
+      maxPools: config.outbound.maxPools,
       userAgent: 'acdp-control-plane',
     })
   if (deps.outbound === undefined) app.addHook('onClose', async () => outbound.close())

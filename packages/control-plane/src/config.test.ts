@@ -61,6 +61,12 @@ describe('loadConfig', () => {
     ])
   })
 
+  it('reads the outbound keep-alive pool bound (OUTBOUND_MAX_POOLS), default 1024, and refuses 0', () => {
+    expect(loadConfig({}).outbound.maxPools).toBe(1024)
+    expect(loadConfig({ OUTBOUND_MAX_POOLS: '5000' }).outbound.maxPools).toBe(5000)
+    expect(problemsOf({ OUTBOUND_MAX_POOLS: '0' })).toEqual(['OUTBOUND_MAX_POOLS must be between 1 and 100000, got 0'])
+  })
+
   it('accepts a complete production configuration', () => {
     const config = loadConfig(PRODUCTION)
     expect(config).toMatchObject({ isProduction: true, auth: { isBypassed: false }, swagger: { enabled: false } })

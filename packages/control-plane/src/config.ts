@@ -53,6 +53,11 @@ export interface ControlPlaneConfig {
   readonly ingest: {
     /** WEBHOOK_SECRET: global HMAC secret; '' only in development, where verification is then skipped. */
     readonly webhookSecret: string
+    /**
+     * WEBHOOK_SECRET_PREVIOUS: during a rotation of WEBHOOK_SECRET, the old secret, accepted as well until it is
+     * removed from the configuration; '' when no rotation is in progress.
+     */
+    readonly webhookSecretPrevious: string
     /** INGEST_REQUIRE_ENROLLMENT: refuse (403) events from authorities that are not enrolled. */
     readonly requireEnrollment: boolean
     /** INGEST_STRICT_TENANT: unenrolled senders may not assert X-Tenant-Id (403 TENANT_HEADER_UNTRUSTED). */
@@ -127,6 +132,12 @@ export interface ControlPlaneConfig {
     readonly allowCidrs: readonly string[]
     /** OUTBOUND_ALLOW_HTTP: plain http to allowlisted destinations only. */
     readonly allowHttpForAllowlisted: boolean
+    /**
+     * OUTBOUND_MAX_POOLS, default 1024: origins whose idle keep-alive connection is kept (least recently used
+     * closed beyond). The log witness polls every enrolled registry: at least that many keeps each poll off a new
+     * TCP and TLS handshake.
+     */
+    readonly maxPools: number
   }
   readonly witness: WitnessConfig
   /** Token authentication: issuance, pinned keys, trusted issuers, revocation (auth/token-settings.ts). */
@@ -179,7 +190,7 @@ export interface WitnessConfig {
   readonly intervalSeconds: number
   /** LOG_WITNESS_EXCLUDE_AUTHORITIES: enrolled authorities never polled. */
   readonly excludeAuthorities: readonly string[]
-  /** LOG_WITNESS_CONCURRENCY, default 32: polls one instance runs at once. */
+  /** LOG_WITNESS_CONCURRENCY, default 64: polls one instance runs at once (a slot is refilled when a poll ends). */
   readonly concurrency: number
   /** LOG_WITNESS_POLL_TIMEOUT_MS, default 15000: deadline of one whole poll (every request it makes). */
   readonly pollTimeoutMs: number
@@ -438,8 +449,18 @@ function readIngest(read: EnvReader, isDevelopment: boolean): ControlPlaneConfig
   } else if (webhookSecret !== '' && webhookSecret.length < MIN_SECRET_LENGTH) {
     read.refuse(`WEBHOOK_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
   }
+  const webhookSecretPrevious = read.secret('WEBHOOK_SECRET_PREVIOUS')
+  if (webhookSecretPrevious !== '') {
+    if (webhookSecret === '') read.refuse('WEBHOOK_SECRET_PREVIOUS is set without WEBHOOK_SECRET')
+    else if (webhookSecretPrevious.length < MIN_SECRET_LENGTH) {
+      read.refuse(`WEBHOOK_SECRET_PREVIOUS must be at least ${MIN_SECRET_LENGTH} characters`)
+    } else if (webhookSecretPrevious === webhookSecret) {
+      read.refuse('WEBHOOK_SECRET_PREVIOUS equals WEBHOOK_SECRET: put the new secret in WEBHOOK_SECRET')
+    }
+  }
   return {
     webhookSecret,
+    webhookSecretPrevious,
     requireEnrollment: read.boolean('INGEST_REQUIRE_ENROLLMENT', false),
     strictTenant: read.boolean('INGEST_STRICT_TENANT', false),
     maxBodyBytes: read.integer('INGEST_MAX_BODY_BYTES', MIB, 1024, 64 * MIB),
@@ -531,7 +552,8 @@ function readOutbound(read: EnvReader, isProduction: boolean): ControlPlaneConfi
   for (const cidr of allowCidrs) {
     if (!isCidr(cidr)) read.refuse(`OUTBOUND_ALLOW_CIDRS entry "${cidr}" is not an IP address or CIDR`)
   }
-  return { allowCidrs, allowHttpForAllowlisted }
+  const maxPools = read.integer('OUTBOUND_MAX_POOLS', 1024, 1, 100_000)
+  return { allowCidrs, allowHttpForAllowlisted, maxPools }
 }
 
 const WITNESS_DID = /^did:(web:[a-zA-Z0-9.%-]+(:[a-zA-Z0-9.%-]+)*|key:z[1-9A-HJ-NP-Za-km-z]+)$/
@@ -578,7 +600,7 @@ function readWitness(read: EnvReader, publicHost: string): WitnessConfig {
     schedule: read.boolean('LOG_WITNESS_SCHEDULE', true),
     intervalSeconds: read.integer('LOG_WITNESS_INTERVAL_SECONDS', 300, 1, 86_400),
     excludeAuthorities: read.list('LOG_WITNESS_EXCLUDE_AUTHORITIES').map((a) => a.toLowerCase()),
-    concurrency: read.integer('LOG_WITNESS_CONCURRENCY', 32, 1, 1024),
+    concurrency: read.integer('LOG_WITNESS_CONCURRENCY', 64, 1, 1024),
     pollTimeoutMs: read.integer('LOG_WITNESS_POLL_TIMEOUT_MS', 15_000, 1000, 120_000),
     unreachableThreshold: read.integer('LOG_WITNESS_UNREACHABLE_THRESHOLD', 5, 1, 10_000),
     maxClockSkewSeconds: read.integer('LOG_WITNESS_MAX_CLOCK_SKEW_SECONDS', 120, 0, 3600),

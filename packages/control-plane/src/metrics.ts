@@ -155,7 +155,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): ControlPlaneM
       })
       new Counter({
         name: 'acdp_sqlite_wal_checkpoints_total',
-        help: 'SQLite WAL checkpoints by mode (passive, truncate) and outcome (complete, partial, busy, error).',
+        help: 'SQLite WAL checkpoints by mode (passive, restart, truncate) and outcome (complete, partial, busy, error).',
         labelNames: ['mode', 'outcome'] as const,
         registers,
         collect() {
@@ -173,6 +173,15 @@ export function createMetrics(options: CreateMetricsOptions = {}): ControlPlaneM
         collect() {
           this.reset()
           this.inc(source().truncateSeconds)
+        },
+      })
+      new Counter({
+        name: 'acdp_sqlite_wal_restart_seconds_total',
+        help: 'Time spent in RESTART checkpoints (writers wait during their copy and reader wait), in seconds.',
+        registers,
+        collect() {
+          this.reset()
+          this.inc(source().restartSeconds)
         },
       })
     },

@@ -27,7 +27,7 @@ describe('witness configuration', () => {
       enabled: false,
       schedule: true,
       intervalSeconds: 300,
-      concurrency: 32,
+      concurrency: 64,
       unreachableThreshold: 5,
       maxClockSkewSeconds: 120,
       cosigning: { enabled: false, cosignaturesKeptPerLog: 100 },

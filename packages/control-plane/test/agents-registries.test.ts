@@ -150,6 +150,7 @@ describe.each(testDatabaseTargets())('agents and registries on $name', (target) 
         registryDid: 'did:web:reg.example',
         enabled: true,
         hasWebhookSecret: true,
+        previousWebhookSecretExpiresAt: null,
         createdAt: '2026-01-15T12:00:00.000Z',
         updatedAt: '2026-01-15T12:00:00.000Z',
       })

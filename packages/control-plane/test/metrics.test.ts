@@ -17,8 +17,9 @@ function walStats(): WalCheckpointStats {
   const outcomes = () => ({ complete: 0, partial: 0, busy: 0, error: 0 })
   return {
     walBytes: 0,
-    checkpoints: { passive: outcomes(), truncate: outcomes() },
+    checkpoints: { passive: outcomes(), restart: outcomes(), truncate: outcomes() },
     truncateSeconds: 0,
+    restartSeconds: 0,
     workerRunning: true,
   }
 }
@@ -49,11 +50,17 @@ describe('createMetrics', () => {
     stats.checkpoints.passive.complete = 3
     stats.checkpoints.truncate.busy = 2
     stats.truncateSeconds = 0.5
+    stats.checkpoints.restart.complete = 4
+    stats.restartSeconds = 0.125
     expect(await sampleValue(metrics, 'acdp_sqlite_wal_bytes', {})).toBe(4096)
     expect(await sampleValue(metrics, 'acdp_sqlite_wal_checkpoints_total', { mode: 'truncate', outcome: 'busy' })).toBe(
       2,
     )
     expect(await sampleValue(metrics, 'acdp_sqlite_wal_truncate_seconds_total', {})).toBe(0.5)
+    expect(
+      await sampleValue(metrics, 'acdp_sqlite_wal_checkpoints_total', { mode: 'restart', outcome: 'complete' }),
+    ).toBe(4)
+    expect(await sampleValue(metrics, 'acdp_sqlite_wal_restart_seconds_total', {})).toBe(0.125)
     stats.checkpoints.passive.complete = 7
     expect(
       await sampleValue(metrics, 'acdp_sqlite_wal_checkpoints_total', { mode: 'passive', outcome: 'complete' }),

@@ -340,6 +340,24 @@ describe.each(testDatabaseTargets())('runs and events on $name', (target) => {
       })
     })
 
+    it('answers JSON with the body as the registry sent it: its spelling kept, large integers exact', async () => {
+      t = await openTestApp(target)
+      const body = publishedEvent({ run_id: 'r', created_at: '2026-01-15T11:00:00.000Z' })
+      // Signed text with whitespace, an escaped é and an integer beyond 2^53, as a registry could send it.
+      const text = `${JSON.stringify(body).slice(0, -1)},\n  "amount": 12345678901234567890, "note": "caf\\u00e9" }`
+      expect((await t.app.inject(signedDelivery(text))).statusCode).toBe(204)
+      for (const url of ['/events', '/runs/r/events']) {
+        const res = await get(t, url)
+        expect(res.statusCode).toBe(200)
+        expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
+        expect(res.body).toContain(`"rawPayload":${text},"createdAt":"2026-01-15T12:00:00.000Z"}`)
+        expect(res.json().data[0].rawPayload).toEqual(JSON.parse(text))
+      }
+      const runs = await get(t, '/runs')
+      expect(runs.headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(runs.json()).toMatchObject({ total: 1, limit: 50, offset: 0, data: [{ runId: 'r', eventsCount: 1 }] })
+    })
+
     it('filters by runId, eventType, agentId, registryAuthority, afterTs (inclusive) and beforeTs (exclusive)', async () => {
       t = await openTestApp(target)
       await ingest(t, publishedEvent({ run_id: 'r1', created_at: '2026-01-15T10:00:00.000Z' }))

@@ -79,6 +79,26 @@ describe.each(testDatabaseTargets())('store contract on $name', (target) => {
     expect(await store.recordEvent(event({ dedupKey: 'evt:rollback' }))).toBeTypeOf('number')
   })
 
+  it('list reads never see the rows of a batch still open: they wait for it or read around it', async () => {
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let hookStarted: () => void = () => {}
+    const started = new Promise<void>((resolve) => (hookStarted = resolve))
+    // The hook holds the batch's transaction open (its event row and run are written), then fails it.
+    const write = store.recordEvent(event({ dedupKey: 'evt:open', runId: 'open-run' }), async () => {
+      hookStarted()
+      await gate
+      throw new Error('outbox unavailable')
+    })
+    await started
+    const events = store.listEvents({ tenantId: 'tenant-a', order: 'desc', limit: 10 })
+    const runs = store.listRuns({ tenantId: 'tenant-a', limit: 10, offset: 0 })
+    release()
+    await expect(write).rejects.toThrow('outbox unavailable')
+    expect(await events).toEqual([])
+    expect(await runs).toEqual({ runs: [], total: 0 })
+  })
+
   it('hands the hook the open transaction so its writes commit with the event', async () => {
     let seenId = -1
     const id = await store.recordEvent(event(), async (tx, eventId) => {
@@ -260,7 +280,7 @@ describe.each(testDatabaseTargets())('store contract on $name', (target) => {
       scenarioId: 'sc-1',
       status: 'running',
       startedAt: T0 - 5000,
-      inputs: { q: 1 },
+      inputsJson: '{"q":1}',
       eventsCount: 1,
     })
   })
@@ -289,13 +309,13 @@ describe.each(testDatabaseTargets())('store contract on $name', (target) => {
     await store.completeRun({ tenantId: 'tenant-a', runId: 'late', status: 'failed', result: '{"e":"x"}', now: T0 })
     expect(await store.getRun('tenant-a', 'late')).toMatchObject({
       status: 'failed',
-      result: { e: 'x' },
+      resultJson: '{"e":"x"}',
       completedAt: T0,
     })
     await store.completeRun({ tenantId: 'tenant-a', runId: 'late', status: 'completed', result: null, now: T0 + 1 })
     expect(await store.getRun('tenant-a', 'late')).toMatchObject({
       status: 'completed',
-      result: null,
+      resultJson: null,
       completedAt: T0 + 1,
     })
   })
@@ -319,6 +339,47 @@ describe.each(testDatabaseTargets())('store contract on $name', (target) => {
     const done = await store.listRuns({ tenantId: 'tenant-a', status: 'completed', limit: 50, offset: 0 })
     expect(done.runs.map((r) => r.runId)).toEqual(['run-6'])
     expect((await store.listRuns({ tenantId: 'tenant-b', limit: 50, offset: 0 })).total).toBe(0)
+  })
+
+  it('lists runs: equal start times by run id, sorted registry sets, combined filters, a page past the end', async () => {
+    // Three runs started in the same millisecond (one burst of events), listed by run id within it.
+    for (const runId of ['b', 'c', 'a']) {
+      await store.startRun({ tenantId: 'tenant-a', runId, scenarioId: 's', startedAt: T0, inputs: null, now: T0 })
+    }
+    await store.startRun({
+      tenantId: 'tenant-a',
+      runId: 'z',
+      scenarioId: 's',
+      startedAt: T0 - 1,
+      inputs: '[1]',
+      now: T0,
+    })
+    await store.startRun({ tenantId: 'tenant-b', runId: 'a', scenarioId: 's', startedAt: T0, inputs: null, now: T0 })
+    for (const registryAuthority of ['zeta.example:8443', 'alpha.example', 'mid.example']) {
+      await store.recordEvent(event({ runId: 'a', registryAuthority }))
+    }
+    await store.recordEvent(event({ tenantId: 'tenant-b', runId: 'a', registryAuthority: 'other.example' }))
+    const all = await store.listRuns({ tenantId: 'tenant-a', limit: 10, offset: 0 })
+    expect(all.total).toBe(4)
+    expect(all.runs.map((r) => r.runId)).toEqual(['a', 'b', 'c', 'z'])
+    expect(all.runs[0]?.registries).toEqual(['alpha.example', 'mid.example', 'zeta.example:8443'])
+    expect(all.runs[1]?.registries).toEqual([])
+    expect(all.runs[3]).toMatchObject({ inputsJson: '[1]', resultJson: null, startedAt: T0 - 1 })
+    const window = {
+      tenantId: 'tenant-a',
+      scenarioId: 's',
+      status: 'running' as const,
+      startedFrom: T0,
+      startedBefore: T0 + 1,
+    }
+    const second = await store.listRuns({ ...window, limit: 1, offset: 1 })
+    expect(second.runs.map((r) => r.runId)).toEqual(['b'])
+    expect(second.total).toBe(3)
+    expect(await store.listRuns({ ...window, limit: 5, offset: 3 })).toEqual({ runs: [], total: 3 })
+    expect(await store.listRuns({ ...window, startedFrom: T0 + 1, limit: 5, offset: 0 })).toEqual({
+      runs: [],
+      total: 0,
+    })
   })
 
   it('enrollment upsert keeps omitted members, clears explicit nulls, and is tenant-listed', async () => {

@@ -51,6 +51,7 @@ import {
   computeLogLeafHash,
   computeMerkleRoot,
   encodeLogLeaf,
+  encodeMintedLogLeaf,
   MemoryMerkleTree,
   verifyInclusionProof,
 } from '../src/merkle/index.js'
@@ -612,6 +613,10 @@ describeConformance('trust-layer conformance fixtures', () => {
     it('cross-checks: leaf 0 is rebuilt from the rcpt-001 receipt; fingerprints, lineages and versions', () => {
       const receipt = fixture('rcpt-001')['vectors'][0].expected.registry_receipt as RegistryReceipt
       expect(buildLogLeaf(receipt)).toEqual(leaves[0])
+      // The registry's publish path encodes the leaf from the receipt it minted and the hash it signed.
+      expect(encodeMintedLogLeaf({ receipt, receiptHash: computeReceiptHash(receipt) })).toEqual(
+        encodeLogLeaf(leaves[0] as never),
+      )
       const fingerprint = computeKeyFingerprint(ed25519Key(fx['producer_key'].public_key_hex))
       for (const leaf of leaves) {
         expect(leaf['key_fingerprint']).toBe(fingerprint)

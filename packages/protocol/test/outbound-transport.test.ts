@@ -119,6 +119,41 @@ describe('outbound client: allowlisted loopback over TLS', () => {
   })
 })
 
+describe('outbound client: keep-alive pools', () => {
+  /** Requests good.test, other.test, good.test in turn and returns how many TLS connections the server accepted. */
+  async function connectionsForAlternatingOrigins(maxPools: number): Promise<number> {
+    const client = createOutboundClient(policy({ maxPools }))
+    const before = server.connections.length
+    for (const host of ['good.test', 'other.test', 'good.test']) {
+      const res = await client.request(`https://${host}:${server.port}/echo`)
+      expect(res.status).toBe(200)
+    }
+    await client.close()
+    return server.connections.length - before
+  }
+
+  it('sends a request made right after another to the same origin over the same connection', async () => {
+    const client = createOutboundClient(policy())
+    const before = server.connections.length
+    for (let i = 0; i < 3; i++) expect((await client.request(`https://good.test:${server.port}/echo`)).status).toBe(200)
+    expect(server.connections.length - before).toBe(1)
+    await client.close()
+  })
+
+  it('keeps an idle connection per origin while the origins fit in maxPools', async () => {
+    expect(await connectionsForAlternatingOrigins(2)).toBe(2)
+  })
+
+  it('closes the least recently used origin beyond maxPools, so returning to it connects again', async () => {
+    expect(await connectionsForAlternatingOrigins(1)).toBe(3)
+  })
+
+  it('refuses a maxPools that is not a positive integer', () => {
+    expect(() => createOutboundClient(policy({ maxPools: 0 }))).toThrow(TypeError)
+    expect(() => createOutboundClient(policy({ maxPools: 1.5 }))).toThrow(TypeError)
+  })
+})
+
 describe('outbound client: responses are returned whatever their status', () => {
   it.each([200, 201, 204, 400, 404, 429, 500, 503])('returns status %s with its body', async (status) => {
     const client = createOutboundClient(policy())

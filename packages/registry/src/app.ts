@@ -4,7 +4,12 @@
  */
 import { readFileSync } from 'node:fs'
 import swagger from '@fastify/swagger'
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifySchemaCompiler,
+  type FastifyServerOptions,
+} from 'fastify'
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { RegistryConfig } from './config.js'
@@ -13,32 +18,41 @@ import { ACDP_MEDIA_TYPE, installErrorHandling, RegistryError, sendRegistryError
 import { adminTokenDigests } from './http/admin-bearer.js'
 import { answerClientError } from './http/client-error.js'
 import { clientIpOf, createProxyMatcher } from './http/client-ip.js'
+import { installCors } from './http/cors.js'
 import { installJsonBodyParser } from './http/json-body.js'
+import { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compilers.js'
 import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { createRequestIdGenerator } from './http/request-id.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { registerAdminLogRoute } from './routes/admin-log.js'
+import { registerPinnedKeysReloadRoute } from './routes/admin-pinned-keys.js'
+import { registerAdminStatusRoute } from './routes/admin-status.js'
 import { type AuthRoutesOptions, registerAuthRoutes } from './routes/auth.js'
 import { registerContextRoutes } from './routes/contexts.js'
 import { registerLifecycleRoutes } from './routes/lifecycle.js'
 import { registerLineageRoutes } from './routes/lineages.js'
 import { registerLogRoutes } from './routes/log.js'
 import { registerMetricsRoute } from './routes/metrics.js'
-import { createReaderResolver } from './routes/read-access.js'
+import { registerAdminContextsRoute } from './routes/admin-contexts.js'
+import { type CallerIdentifier, type CallerIdentity, createRequestScopes } from './routes/read-access.js'
 import { registerSearchRoute } from './routes/search.js'
 import { registerWellKnownRoutes } from './routes/well-known.js'
 import { formatLogId } from '@acdp/protocol'
-import { AgentRateLimiter } from './services/agent-rate-limiter.js'
 import { AuthRequestLimits } from './services/auth-request-limits.js'
 import { authenticateBearer } from './services/bearer-auth.js'
 import { BearerTokens, loadTokenSigningKeys } from './services/bearer-tokens.js'
 import { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
 import { ContextCache } from './services/context-cache.js'
 import { buildRegistryDidDocument, loadReceiptKeyring } from './services/receipt-keyring.js'
+import { RateLimits } from './services/rate-limits.js'
+import { RevocationFeedPoller } from './services/revocation-feed-poller.js'
 import { TransparencyLog } from './services/transparency-log.js'
 import { WitnessAggregator } from './services/witness-cosignatures.js'
 import { RevocationSigners } from './services/revoked-keys.js'
-import { createSearchCursorCodec } from './services/search-cursor.js'
+import { createPinnedKeyResolver, PinnedKeys } from './services/pinned-keys.js'
+import { createSearchCursorCodec, type SearchCursorCodec } from './services/search-cursor.js'
+import { createTenancyPolicy, DEFAULT_TENANT, type TenancyPolicy } from './services/tenancy.js'
+import { REGISTRY_MIGRATIONS } from './store/migrations/index.js'
 import { toEventCtxId } from './services/webhooks.js'
 
 /** The package version (`GET /healthz`, OpenAPI `info.version`). */
@@ -66,8 +80,34 @@ declare module 'fastify' {
  * Builds the registry app. Throws TypeError on a misuse of `deps`; configuration problems are refused earlier,
  * by `loadConfig` / `resolveConfig`.
  */
-export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDeps): Promise<FastifyInstance> {
-  const auth = config.auth.enabled ? await setUpAuthentication(config, suppliedDeps) : undefined
+export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps): Promise<FastifyInstance> {
+  // Playground builds verify producers against pinned keys first (services/pinned-keys.ts); witnesses keep the
+  // plain resolver.
+  const pins = config.playground.enabled ? new PinnedKeys(config.playground.pinned_keys) : undefined
+  const suppliedDeps: RegistryDeps = pins
+    ? {
+        ...givenDeps,
+        resolver: createPinnedKeyResolver({
+          pins,
+          pinnedOnly: config.playground.pinned_only,
+          fallback: givenDeps.resolver,
+          clock: givenDeps.clock,
+        }),
+        witnessResolver: givenDeps.witnessResolver ?? givenDeps.resolver,
+      }
+    : givenDeps
+  // Built before the app (auth needs its budgets); its warnings reach the app's log once that exists.
+  const warnings: { log?: FastifyInstance['log'] } = {}
+  const rateLimits = new RateLimits(config.rate_limit, {
+    shared: suppliedDeps.sharedRateLimits,
+    clock: suppliedDeps.clock,
+    log: { warn: (object, message) => warnings.log?.warn(object, message) },
+    ...(suppliedDeps.metrics ? { metrics: suppliedDeps.metrics } : {}),
+  })
+  // One per-agent write budget for publish and lifecycle events (product spec "Limits", behaviour 6).
+  const agentWrites = rateLimits.budget('agent_write', config.limits.publish_rate_per_minute)
+  const tenancy = createTenancyPolicy(config)
+  const auth = config.auth.enabled ? await setUpAuthentication(config, suppliedDeps, rateLimits, tenancy) : undefined
   // With auth on, the registry's bearer tokens say who is calling, on every route that asks.
   const deps: RegistryDeps = auth ? { ...suppliedDeps, authenticateReader: auth.authenticateReader } : suppliedDeps
   const discovery = config.registry.profiles.includes('acdp-registry-discovery')
@@ -94,17 +134,29 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
       reply.header('x-request-id', request.id)
       sendRegistryError(reply as never, toRegistryError(error))
     },
+    // Response serializers and request validators are compiled on each route's first request, not at startup.
+    schemaController: { compilersFactory: { buildSerializer: buildLazySerializer } },
   }) as unknown as FastifyInstance
+  warnings.log = app.log
   applyRequestTimeouts(app.server, {
     headersTimeoutMs: config.limits.headers_timeout_seconds * 1000,
     requestTimeoutMs: config.limits.request_timeout_seconds * 1000,
   })
   deps.events.setErrorLog(app.log)
+  if (
+    config.auth.tenant_header_trust === 'any_peer' &&
+    !['127.0.0.1', '::1', 'localhost'].includes(config.registry.bind)
+  ) {
+    // Digest B5: allowed, but every client that reaches this port may then choose its tenant.
+    app.log.warn('auth.tenant_header_trust = "any_peer" on a non-loopback bind: any client may choose its tenant')
+  }
 
-  app.setValidatorCompiler(({ schema }) => {
-    const validator = Compile(schema as TSchema)
-    return (value: unknown) => (validator.Check(value) ? { value } : { error: [...validator.Errors(value)] as never })
-  })
+  app.setValidatorCompiler(
+    compileOnFirstUse(({ schema }: Parameters<FastifySchemaCompiler<unknown>>[0]) => {
+      const validator = Compile(schema as TSchema)
+      return (value: unknown) => (validator.Check(value) ? { value } : { error: [...validator.Errors(value)] as never })
+    }),
+  )
   installJsonBodyParser(app, config.limits.max_payload_bytes)
   installErrorHandling(app)
 
@@ -120,6 +172,7 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
     done(null, payload)
   })
 
+  installCors(app, config.registry.cors.allowed_origins)
   if (deps.metrics) registerHttpMetrics(app, deps.metrics)
   subscribeFeatures(config, deps)
 
@@ -145,8 +198,12 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
     maxBodyChars: CACHE_MAX_BODY_CHARS,
     statusMaxAgeMs: deps.store.kind === 'sqlite' ? Number.POSITIVE_INFINITY : SHARED_STORE_STATUS_MAX_AGE_MS,
   })
-  const resolveReader = createReaderResolver(deps.authenticateReader, config.auth.anonymous_public_reads)
-  const identifyReader = createReaderResolver(deps.authenticateReader, true)
+  const scopes = createRequestScopes({
+    identify: auth ? auth.identify : identifyWith(deps.authenticateReader),
+    tenancy,
+    anonymousPublicReads: config.auth.anonymous_public_reads,
+    requireBearer: auth !== undefined,
+  })
   const authority = config.registry.authority
   const registryDid = registryDidOf(authority)
 
@@ -179,10 +236,9 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
         })
       : undefined
   const revocationSigners = await RevocationSigners.load(deps.store)
-
   registerWellKnownRoutes(app, {
     deps,
-    capabilities: buildCapabilitiesDocument(config),
+    capabilities: buildCapabilitiesDocument(config, { publishRateLimited: agentWrites.enabled }),
     version: REGISTRY_VERSION,
     ...(keyring ? { didDocument: buildRegistryDidDocument(authority, keyring) } : {}),
   })
@@ -196,22 +252,22 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
       idempotencyTtlMs: config.limits.idempotency_key_ttl_seconds * 1000,
       ...(keyring ? { receiptKey: keyring.signingKey, transparencyLog: transparencyLog !== undefined } : {}),
       revocationSigners,
+      limiter: agentWrites,
     },
     retrieval: { authority, crossRegistryResolution: config.registry.cross_registry_resolution },
-    resolveReader,
+    scopes,
     varyOnAuthorization: !config.auth.anonymous_public_reads,
-    ...(auth ? { authenticateWriter: auth.authenticateReader } : {}),
   })
   if (auth) registerAuthRoutes(app, auth.routes)
   registerLineageRoutes(app, {
     deps,
-    resolveReader,
+    resolveReader: scopes.reader,
     ...(keyring && config.receipt.head_receipts ? { headReceipts: { key: keyring.signingKey, registryDid } } : {}),
   })
   registerLogRoutes(app, {
     log: transparencyLog,
-    resolveReader,
-    identifyReader,
+    resolveReader: scopes.reader,
+    identifyReader: scopes.auditor,
     ...(witnesses
       ? {
           renderCheckpoint: (checkpoint, json) => {
@@ -224,15 +280,33 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
         }
       : {}),
   })
+  registerAdminStatusRoute(app, {
+    adminTokens: config.auth.admin_tokens,
+    config,
+    store: deps.store,
+    ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
+    version: REGISTRY_VERSION,
+    knownMigrations: REGISTRY_MIGRATIONS.map((m) => m.name),
+    clock: deps.clock,
+  })
+  if (pins) {
+    registerPinnedKeysReloadRoute(app, {
+      adminTokens: config.auth.admin_tokens,
+      pins,
+      reload: deps.reloadPinnedKeys,
+      clock: deps.clock,
+    })
+  }
   if (transparencyLog && config.auth.admin_tokens.length > 0) {
     registerAdminLogRoute(app, { log: transparencyLog, adminTokens: config.auth.admin_tokens })
   }
   registerLifecycleRoutes(app, {
+    scopes,
     lifecycle: {
       deps,
       cache,
       // The per-agent write budget of `limits.publish_rate_per_minute` (product spec behaviour 6).
-      limiter: new AgentRateLimiter({ perMinute: config.limits.publish_rate_per_minute }),
+      limiter: agentWrites,
       settings: { authority, registryDid, revocationSigners },
     },
     enabled: config.lifecycle.enabled,
@@ -244,24 +318,16 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
   if (discovery && deps.searchStore) {
     registerSearchRoute(app, {
       isDiscoveryAdvertised: true,
+      scopes,
       search: {
         store: deps.searchStore,
-        cursors: createSearchCursorCodec({
-          secret:
-            config.search.cursor_secret_b64 === ''
-              ? undefined
-              : new Uint8Array(Buffer.from(config.search.cursor_secret_b64, 'base64')),
-          ttlSeconds: config.search.cursor_ttl_seconds,
-          clock: deps.clock,
-          random: deps.random,
-        }),
+        cursors: cursorCodec(config, deps),
         clock: deps.clock,
         anonymousPublicReads: config.auth.anonymous_public_reads,
         registryAuthority: authority,
         ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
         ...(deps.metrics ? { metrics: deps.metrics } : {}),
       },
-      ...(deps.authenticateReader ? { authenticateReader: deps.authenticateReader } : {}),
     })
   } else {
     // RFC-ACDP-0005: without the discovery profile search is not an ACDP surface here.
@@ -270,6 +336,14 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
         'not_implemented',
         'Search is not offered by this registry (acdp-registry-discovery is not advertised).',
       )
+    })
+  }
+  // Playground builds only (product spec "Endpoints"), and like every admin route only with admin tokens.
+  if (config.playground.enabled && config.auth.admin_tokens.length > 0) {
+    registerAdminContextsRoute(app, {
+      listing: { store: deps.store, cursors: cursorCodec(config, deps), clock: deps.clock },
+      adminTokens: config.auth.admin_tokens,
+      scopes,
     })
   }
   if (config.metrics.enabled && deps.metrics) {
@@ -293,13 +367,34 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
     done()
   })
 
+  // Peers' revocations are enforced by bearer auth: polled only when it is on.
+  const feedPoller =
+    auth && config.auth.revocation_feeds.length > 0 && deps.revocationFeedStore && deps.outbound
+      ? new RevocationFeedPoller(
+          { store: deps.revocationFeedStore, outbound: deps.outbound, clock: deps.clock, log: app.log },
+          config.auth.revocation_feeds,
+        )
+      : undefined
+
   let sweepTimer: NodeJS.Timeout | undefined
   app.addHook('onReady', async () => {
+    rateLimits.startPruning()
+    feedPoller?.start()
+    if (pins && pins.validCount(deps.clock().getTime()) === 0) {
+      app.log.warn({ pinned_keys: pins.count }, 'playground: no pinned key is valid now')
+    }
     if (transparencyLog) {
-      // A log whose stored history no longer matches what was signed is not served (the reason is logged).
-      const check = await transparencyLog.selfCheck()
-      if (check.ok) app.log.info({ tree_size: check.treeSize }, 'transparency log self-check passed')
-      else app.log.error({ tree_size: check.treeSize, reason: check.reason }, 'transparency log self-check FAILED')
+      // A log whose stored history no longer matches what was signed is not served (the reason is logged). The
+      // start-up check anchors on the last signed checkpoint; signing one over the checked tree right after it
+      // passes makes the next start's check cover only what is appended from now on (log-self-check.ts).
+      const check = await transparencyLog.selfCheck('since-checkpoint')
+      if (check.ok) {
+        await transparencyLog.currentCheckpoint()
+        app.log.info(
+          { tree_size: check.treeSize, anchor_tree_size: check.checkpointTreeSize },
+          'transparency log self-check passed',
+        )
+      } else app.log.error({ tree_size: check.treeSize, reason: check.reason }, 'transparency log self-check FAILED')
     }
     witnesses?.start()
     sweepTimer = setInterval(() => {
@@ -313,6 +408,8 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
     sweepTimer.unref()
   })
   app.addHook('onClose', async () => {
+    rateLimits.stopPruning()
+    await feedPoller?.stop()
     witnesses?.stop()
     if (sweepTimer) clearInterval(sweepTimer)
   })
@@ -324,42 +421,57 @@ export async function buildApp(config: RegistryConfig, suppliedDeps: RegistryDep
  * Bearer authentication (`auth.enabled`): token keys, the token service, the authenticator every route uses and
  * the /auth/* route dependencies. Throws TypeError when the embedding gave no auth store.
  */
-async function setUpAuthentication(config: RegistryConfig, deps: RegistryDeps) {
+async function setUpAuthentication(
+  config: RegistryConfig,
+  deps: RegistryDeps,
+  rateLimits: RateLimits,
+  tenancy: TenancyPolicy,
+) {
   const store = deps.authStore
   if (!store) throw new TypeError('auth.enabled = true needs deps.authStore (challenges and revocations)')
   const keys = await loadTokenSigningKeys(config.auth, deps.random)
+  const issuer = registryDidOf(config.registry.authority)
   const tokens = new BearerTokens({
     keys,
-    issuer: registryDidOf(config.registry.authority),
+    issuer,
     audience: config.registry.authority,
     ttlSeconds: config.auth.token_ttl_seconds,
     leewaySeconds: config.auth.token_leeway_seconds,
     clock: deps.clock,
     random: deps.random,
   })
-  const bearer = { tokens, store }
+  const bearer = { tokens, store, issuer }
   const limits = new AuthRequestLimits(
-    {
-      enabled: config.rate_limit.enabled,
-      perIpPerMinute: config.rate_limit.per_ip_per_minute,
-      globalPerMinute: config.rate_limit.global_per_minute,
-    },
+    { enabled: config.rate_limit.enabled, budgets: rateLimits.authRequestBudgets() },
     deps.metrics,
   )
   const isTrustedProxy = createProxyMatcher(config.rate_limit.trusted_proxies)
-  const authenticateReader = async (request: FastifyRequest) =>
-    (await authenticateBearer(bearer, request))?.subject ?? null
+  // One verification per request, however many scopes of the request ask who is calling.
+  const verified = new WeakMap<FastifyRequest, Promise<CallerIdentity>>()
+  const identify: CallerIdentifier = (request) => {
+    let caller = verified.get(request)
+    if (caller === undefined) {
+      caller = authenticateBearer(bearer, request).then((token) => ({
+        did: token?.subject ?? null,
+        tenantClaim: token?.tenant,
+      }))
+      verified.set(request, caller)
+    }
+    return caller
+  }
+  const authenticateReader = async (request: FastifyRequest) => (await identify(request)).did
   const routes: AuthRoutesOptions = {
     challenge: {
       store,
       resolver: deps.resolver,
       tokens,
-      limiter: new AgentRateLimiter({ perMinute: config.limits.challenge_rate_per_minute }),
+      limiter: rateLimits.budget('challenge_per_agent', config.limits.challenge_rate_per_minute),
       clock: deps.clock,
       random: deps.random,
       authority: config.registry.authority,
       didMethods: config.auth.did_methods,
       challengeTtlSeconds: config.auth.challenge_ttl_seconds,
+      tenantOf: tenancy.bindingOf,
     },
     bearer,
     revocation: {
@@ -368,11 +480,30 @@ async function setUpAuthentication(config: RegistryConfig, deps: RegistryDeps) {
       clock: deps.clock,
       maxTokenLifetimeSeconds: config.auth.token_ttl_seconds + config.auth.token_leeway_seconds,
     },
+    feed: deps.revocationFeedStore ? { store: deps.revocationFeedStore, issuer, clock: deps.clock } : undefined,
     keys,
     adminTokenDigests: adminTokenDigests(config.auth.admin_tokens),
     admit: (request) => limits.admit(clientIpOf(request, isTrustedProxy), deps.clock().getTime()),
   }
-  return { authenticateReader, routes }
+  return { authenticateReader, identify, routes }
+}
+
+/** The caller identity of an embedder's authenticator (no tenant claims): anonymous without one. */
+function identifyWith(authenticate: RegistryDeps['authenticateReader']): CallerIdentifier {
+  return async (request) => ({ did: authenticate ? await authenticate(request) : null })
+}
+
+/** Sealed keyset cursors (search, admin listing): `search.cursor_secret_b64`, else a per-process key. */
+function cursorCodec(config: RegistryConfig, deps: RegistryDeps): SearchCursorCodec {
+  return createSearchCursorCodec({
+    secret:
+      config.search.cursor_secret_b64 === ''
+        ? undefined
+        : new Uint8Array(Buffer.from(config.search.cursor_secret_b64, 'base64')),
+    ttlSeconds: config.search.cursor_ttl_seconds,
+    clock: deps.clock,
+    random: deps.random,
+  })
 }
 
 /**
@@ -385,48 +516,62 @@ function subscribeFeatures(config: RegistryConfig, deps: RegistryDeps): void {
   // A disabled dispatcher discards everything: do not build events for it.
   if (webhooks?.stats().enabled) {
     deps.events.on('context_published', (e) => {
-      webhooks.emit({
-        type: 'context_published',
-        registry_authority: authority,
-        registry_base_url: config.registry.base_url,
-        ctx_id: toEventCtxId(e.ctx_id),
-        lineage_id: e.lineage_id,
-        agent_id: e.agent_id,
-        context_type: e.context_type,
-        visibility: e.visibility,
-        version: e.version,
-        created_at: e.created_at,
-        derived_from: e.derived_from.map(toEventCtxId),
-        ...(e.run_id === undefined ? {} : { run_id: e.run_id }),
-        ...(e.registry_receipt === undefined
-          ? {}
-          : { key_fingerprint: e.key_fingerprint, registry_receipt: e.registry_receipt }),
-      })
+      webhooks.emit(
+        {
+          type: 'context_published',
+          registry_authority: authority,
+          registry_base_url: config.registry.base_url,
+          ctx_id: toEventCtxId(e.ctx_id),
+          lineage_id: e.lineage_id,
+          agent_id: e.agent_id,
+          context_type: e.context_type,
+          visibility: e.visibility,
+          version: e.version,
+          created_at: e.created_at,
+          derived_from: e.derived_from.map(toEventCtxId),
+          ...(e.run_id === undefined ? {} : { run_id: e.run_id }),
+          ...(e.registry_receipt === undefined
+            ? {}
+            : { key_fingerprint: e.key_fingerprint, registry_receipt: e.registry_receipt }),
+        },
+        tenantScope(e.tenant_id),
+      )
     })
     deps.events.on('context_retrieved', (e) => {
-      webhooks.emit({
-        type: 'context_retrieved',
-        registry_authority: authority,
-        ctx_id: toEventCtxId(e.ctx_id),
-        requester_did: e.requester_did,
-        at: e.at,
-      })
+      webhooks.emit(
+        {
+          type: 'context_retrieved',
+          registry_authority: authority,
+          ctx_id: toEventCtxId(e.ctx_id),
+          requester_did: e.requester_did,
+          at: e.at,
+        },
+        tenantScope(e.tenant_id),
+      )
     })
     deps.events.on('context_lifecycle', (e) => {
-      webhooks.emit({
-        type: e.event_type === 'retracted' ? 'context_retracted' : 'context_republished',
-        registry_authority: authority,
-        ctx_id: toEventCtxId(e.ctx_id),
-        lineage_id: e.lineage_id,
-        actor: e.actor,
-        lifecycle_event_id: e.lifecycle_event_id,
-        ...(e.reason === undefined ? {} : { reason: e.reason }),
-        at: e.at,
-      })
+      webhooks.emit(
+        {
+          type: e.event_type === 'retracted' ? 'context_retracted' : 'context_republished',
+          registry_authority: authority,
+          ctx_id: toEventCtxId(e.ctx_id),
+          lineage_id: e.lineage_id,
+          actor: e.actor,
+          lifecycle_event_id: e.lifecycle_event_id,
+          ...(e.reason === undefined ? {} : { reason: e.reason }),
+          at: e.at,
+        },
+        tenantScope(e.tenant_id),
+      )
     })
   }
   const metrics = deps.metrics
   if (metrics) deps.events.on('publish_outcome', (e) => metrics.recordPublish(e.outcome))
+}
+
+/** Events about a context of a tenant carry X-Tenant-Id (product spec "Events" 1); `default` is no tenant. */
+function tenantScope(tenantId: string): { tenantId?: string } {
+  return tenantId === DEFAULT_TENANT ? {} : { tenantId }
 }
 
 function loggerOptions(

@@ -128,6 +128,7 @@ describe('acdp-registry', () => {
     // Give the store lifecycle state, as an accepted retraction would.
     await run.registry.deps.store.insertContext({
       ctxId: 'acdp://registry.example.com/00000000-0000-4000-8000-000000000001',
+      tenantId: 'default',
       lineageId: `lin:sha256:${'a'.repeat(64)}`,
       version: 1,
       supersedes: null,
@@ -155,6 +156,7 @@ describe('acdp-registry', () => {
     expect(
       await run.registry.deps.store.appendLifecycleEvent({
         ctxId: 'acdp://registry.example.com/00000000-0000-4000-8000-000000000001',
+        tenantId: 'default',
         expectedCount: 0,
         eventsJson: '[{"event_type":"retracted"}]',
         retracted: true,

@@ -10,6 +10,7 @@ import { ConfigError, loadConfig, type RegistryConfig } from './config.js'
 import { registryDidOf } from './services/capabilities.js'
 import { runLogSelfCheck } from './services/log-self-check.js'
 import { loadReceiptKeyring } from './services/receipt-keyring.js'
+import type { PinnedKeyEntry } from './services/pinned-keys.js'
 import { type RunningRegistry, startRegistry } from './start.js'
 import { openRegistryStore } from './store/open-store.js'
 
@@ -43,6 +44,7 @@ export async function runRegistryCli(argv: string[], proc: CliProcess): Promise<
     return undefined
   }
   let config: RegistryConfig
+  let reloadPinnedKeys: () => readonly PinnedKeyEntry[]
   try {
     const path = configPathFrom(argv)
     if (path === 'help') {
@@ -55,6 +57,9 @@ export async function runRegistryCli(argv: string[], proc: CliProcess): Promise<
       return undefined
     }
     config = loadConfig({ env: proc.env, ...(path === undefined ? {} : { path }) })
+    // The pinned-key reload reads the same sources again, with every startup rule.
+    reloadPinnedKeys = () =>
+      loadConfig({ env: proc.env, ...(path === undefined ? {} : { path }) }).playground.pinned_keys
   } catch (error) {
     if (error instanceof ConfigError) {
       proc.stderr(`acdp-registry: refusing to start: ${error.message}\n`)
@@ -66,7 +71,7 @@ export async function runRegistryCli(argv: string[], proc: CliProcess): Promise<
 
   let registry: RunningRegistry
   try {
-    registry = await startRegistry(config)
+    registry = await startRegistry(config, { reloadPinnedKeys })
   } catch (error) {
     // Refusals that need the store (the lifecycle-state rule) come back as ConfigError too: same exit, same line.
     if (error instanceof ConfigError) {

@@ -3,9 +3,23 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, DEFAULT_CONFIG, loadConfig, type RegistryConfigInput, resolveConfig } from './config.js'
+import {
+  ConfigError,
+  DEFAULT_CONFIG,
+  isTenantHeaderTrustExplicit,
+  loadConfig,
+  type RegistryConfigInput,
+  resolveConfig,
+} from './config.js'
 
 const base: RegistryConfigInput = { registry: { authority: 'registry.example.com' } }
+const PG = { backend: 'postgres', postgres_url: 'postgres://127.0.0.1/x' } as const
+const FEED = {
+  issuer: 'did:web:peer.example',
+  feed_url: 'https://peer.example/auth/revocations',
+  admin_token: 'peer-admin-token',
+  poll_seconds: 60,
+}
 /** A test-only 32-byte Ed25519 seed (base64). */
 const SEED = Buffer.alloc(32, 0x11).toString('base64')
 
@@ -253,8 +267,23 @@ describe('startup refusals', () => {
       /requires lifecycle\.enabled = true/,
     ],
     [
-      'CORS not built',
-      { registry: { authority: 'a.example', cors: { allowed_origins: ['https://x.example'] } } },
+      'CORS origin with a path',
+      { registry: { authority: 'a.example', cors: { allowed_origins: ['https://x.example/app'] } } },
+      /registry\.cors\.allowed_origins: "https:\/\/x\.example\/app" is not an origin/,
+    ],
+    [
+      'CORS origin with a trailing slash',
+      { registry: { authority: 'a.example', cors: { allowed_origins: ['https://x.example/'] } } },
+      /registry\.cors\.allowed_origins/,
+    ],
+    [
+      'CORS origin with the default port',
+      { registry: { authority: 'a.example', cors: { allowed_origins: ['https://x.example:443'] } } },
+      /default port/,
+    ],
+    [
+      'CORS origin in upper case',
+      { registry: { authority: 'a.example', cors: { allowed_origins: ['https://X.example'] } } },
       /registry\.cors\.allowed_origins/,
     ],
     [
@@ -263,13 +292,54 @@ describe('startup refusals', () => {
       /search\.cursor_secret_b64/,
     ],
     [
-      'shared rate-limit backend not built',
-      {
-        ...base,
-        storage: { backend: 'postgres', postgres_url: 'postgres://127.0.0.1/x' },
-        rate_limit: { backend: 'postgres' },
-      },
-      /not available in this build; use "memory"/,
+      'trusted proxies that nothing uses',
+      { ...base, rate_limit: { enabled: false, trusted_proxies: ['10.0.0.1'] } },
+      /rate_limit\.trusted_proxies is set while rate_limit\.enabled = false/,
+    ],
+    [
+      'shared rate-limit backend without PostgreSQL storage',
+      { ...base, rate_limit: { backend: 'postgres' } },
+      /rate_limit\.backend = "postgres" requires storage\.backend = "postgres"/,
+    ],
+    [
+      'shared rate-limit backend with the limits off',
+      { ...base, storage: PG, rate_limit: { backend: 'postgres', enabled: false } },
+      /requires rate_limit\.enabled = true/,
+    ],
+    [
+      'shared rate-limit backend without a global budget',
+      { ...base, storage: PG, rate_limit: { backend: 'postgres', global_per_minute: 0 } },
+      /requires rate_limit\.global_per_minute > 0/,
+    ],
+    [
+      'shared rate-limit backend with a zero timeout',
+      { ...base, storage: PG, rate_limit: { backend: 'postgres', backend_timeout_ms: 0 } },
+      /requires rate_limit\.backend_timeout_ms > 0/,
+    ],
+    [
+      'shared rate-limit backend never pruned',
+      { ...base, storage: PG, rate_limit: { backend: 'postgres', backend_prune_seconds: 0 } },
+      /requires rate_limit\.backend_prune_seconds > 0/,
+    ],
+    [
+      'revocation feed over plain http',
+      { ...base, auth: { revocation_feeds: [{ ...FEED, feed_url: 'http://peer.example/auth/revocations' }] } },
+      /feed_url .* must be https/,
+    ],
+    [
+      'revocation feed without an issuer',
+      { ...base, auth: { revocation_feeds: [{ ...FEED, issuer: ' ' }] } },
+      /issuer must be non-empty/,
+    ],
+    [
+      'revocation feed listed twice',
+      { ...base, auth: { revocation_feeds: [FEED, { ...FEED, issuer: 'did:web:other.example' }] } },
+      /listed twice/,
+    ],
+    [
+      'revocation feed with a blank admin token',
+      { ...base, auth: { revocation_feeds: [{ ...FEED, admin_token: '' }] } },
+      /admin_token must be non-blank/,
     ],
     ['HS256 auth without a secret', { ...base, auth: { enabled: true } }, /needs auth\.jwt_secret/],
     [
@@ -324,6 +394,46 @@ describe('startup refusals', () => {
     ['/0 proxy', { ...base, rate_limit: { trusted_proxies: ['0.0.0.0/0'] } }, /\/0/],
     ['malformed CIDR', { ...base, rate_limit: { trusted_proxies: ['10.0.0.0/33'] } }, /invalid prefix/],
     ['require_tenant with nothing', { ...base, auth: { require_tenant: true } }, /require_tenant/],
+    [
+      'tenant binding without require_tenant',
+      { ...base, auth: { tenant_agents: [{ agent_did: 'did:web:a.example', tenant_id: 'acme' }] } },
+      /requires auth\.require_tenant/,
+    ],
+    [
+      'tenant binding to the reserved tenant',
+      {
+        ...base,
+        auth: { require_tenant: true, tenant_agents: [{ agent_did: 'did:web:a.example', tenant_id: 'default' }] },
+      },
+      /"default" is reserved/,
+    ],
+    [
+      'malformed tenant id',
+      {
+        ...base,
+        auth: { require_tenant: true, tenant_agents: [{ agent_did: 'did:web:a.example', tenant_id: 'a/b' }] },
+      },
+      /tenant_id "a\/b" must match/,
+    ],
+    [
+      'tenant binding of a non-DID',
+      { ...base, auth: { require_tenant: true, tenant_agents: [{ agent_did: 'alice', tenant_id: 'acme' }] } },
+      /agent_did "alice" is not a did:web or did:key DID/,
+    ],
+    [
+      'agent bound to two tenants',
+      {
+        ...base,
+        auth: {
+          require_tenant: true,
+          tenant_agents: [
+            { agent_did: 'did:web:a.example', tenant_id: 'acme' },
+            { agent_did: 'did:web:a.example', tenant_id: 'globex' },
+          ],
+        },
+      },
+      /bound twice/,
+    ],
     [
       'postgres limiter on sqlite',
       { ...base, rate_limit: { backend: 'postgres' } },
@@ -384,6 +494,14 @@ describe('startup refusals', () => {
     ).toBe('0.0.0.0')
   })
 
+  it('accepts exact CORS origins and the wildcard', () => {
+    const origins = ['https://app.example.com', 'http://localhost:5173', 'http://[::1]:8080', '*']
+    expect(
+      resolveConfig({ registry: { authority: 'a.example', cors: { allowed_origins: origins } } }).registry.cors
+        .allowed_origins,
+    ).toEqual(origins)
+  })
+
   it('accepts a public bind when the operator opts in, and the allowlist outside production', () => {
     expect(
       resolveConfig({ registry: { authority: 'a.example', bind: '0.0.0.0', allow_public_bind: true } }).registry.bind,
@@ -392,5 +510,78 @@ describe('startup refusals', () => {
       resolveConfig({ ...base, outbound: { allow_cidrs: ['127.0.0.1/32', '::1'] } }, { nodeEnv: 'test' }).outbound
         .allow_cidrs,
     ).toHaveLength(2)
+  })
+
+  it('accepts the shared rate-limit backend on PostgreSQL storage', () => {
+    const config = resolveConfig({
+      ...base,
+      storage: PG,
+      rate_limit: { backend: 'postgres', backend_unavailable: 'deny' },
+    })
+    expect(config.rate_limit).toMatchObject({
+      backend: 'postgres',
+      backend_unavailable: 'deny',
+      backend_timeout_ms: 250,
+    })
+  })
+
+  it('accepts revocation feeds from TOML, polling every 300 s unless told otherwise', () => {
+    const path = tomlFile(
+      [
+        '[registry]',
+        'authority = "registry.example.com"',
+        '[[auth.revocation_feeds]]',
+        'issuer = "did:web:peer.example"',
+        'feed_url = "https://peer.example/auth/revocations"',
+        'admin_token = "peer-admin-token"',
+        '[[auth.revocation_feeds]]',
+        'issuer = "did:web:peer2.example"',
+        'feed_url = "https://peer2.example/auth/revocations"',
+        'admin_token = "peer2-admin-token"',
+        'poll_seconds = 30',
+      ].join('\n'),
+    )
+    const feeds = loadConfig({ path, env: {} }).auth.revocation_feeds
+    expect(feeds.map((f) => f.poll_seconds)).toEqual([300, 30])
+    expect(feeds[0]?.issuer).toBe('did:web:peer.example')
+  })
+
+  it('accepts the playground (its admin listing) and a tenancy with header trust or bindings', () => {
+    expect(resolveConfig({ ...base, playground: { enabled: true } }).playground.enabled).toBe(true)
+    const bound = resolveConfig({
+      ...base,
+      auth: { require_tenant: true, tenant_agents: [{ agent_did: 'did:key:z6Mkexample', tenant_id: 'acme.eu' }] },
+    })
+    expect(bound.auth.tenant_agents).toEqual([{ agent_did: 'did:key:z6Mkexample', tenant_id: 'acme.eu' }])
+    expect(
+      resolveConfig({ ...base, auth: { require_tenant: true, tenant_header_trust: 'any_peer' } }).auth.require_tenant,
+    ).toBe(true)
+  })
+
+  it('remembers whether auth.tenant_header_trust was written or defaulted', () => {
+    expect(isTenantHeaderTrustExplicit(resolveConfig(base))).toBe(false)
+    expect(isTenantHeaderTrustExplicit(resolveConfig({ ...base, auth: { tenant_header_trust: 'none' } }))).toBe(true)
+    const fromEnv = loadConfig({
+      env: { ACDP_REGISTRY_REGISTRY__AUTHORITY: 'env.example.org', ACDP_REGISTRY_AUTH__TENANT_HEADER_TRUST: 'none' },
+    })
+    expect(isTenantHeaderTrustExplicit(fromEnv)).toBe(true)
+  })
+})
+
+describe('explicitly set auth.tenant_header_trust (GET /admin/status)', () => {
+  it('is explicit when the file or the environment writes it, even as the default value', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-config-'))
+    const bare = join(dir, 'bare.toml')
+    writeFileSync(bare, '[registry]\nauthority = "a.example"\n')
+    const written = join(dir, 'written.toml')
+    writeFileSync(written, '[registry]\nauthority = "a.example"\n[auth]\ntenant_header_trust = "none"\n')
+    expect(isTenantHeaderTrustExplicit(loadConfig({ path: bare, env: {} }))).toBe(false)
+    expect(isTenantHeaderTrustExplicit(loadConfig({ path: written, env: {} }))).toBe(true)
+    const fromEnv = loadConfig({ path: bare, env: { ACDP_REGISTRY_AUTH__TENANT_HEADER_TRUST: 'none' } })
+    expect([fromEnv.auth.tenant_header_trust, isTenantHeaderTrustExplicit(fromEnv)]).toEqual(['none', true])
+    // An empty variable counts as absent.
+    expect(
+      isTenantHeaderTrustExplicit(loadConfig({ path: bare, env: { ACDP_REGISTRY_AUTH__TENANT_HEADER_TRUST: '' } })),
+    ).toBe(false)
   })
 })

@@ -11,6 +11,8 @@ import { isIP } from 'node:net'
 import { parse as parseToml } from 'smol-toml'
 import { type Static, type TSchema, Type } from 'typebox'
 import { Compile } from 'typebox/compile'
+import { corsOriginProblem } from './http/cors.js'
+import { pinnedKeyProblem } from './services/pinned-keys.js'
 
 const Str = (description: string, options: Record<string, unknown> = {}) => Type.String({ description, ...options })
 const Int = (description: string, options: Record<string, unknown> = {}) => Type.Integer({ description, ...options })
@@ -83,7 +85,7 @@ const RevocationFeed = Type.Object(
     issuer: Type.String(),
     feed_url: Type.String(),
     admin_token: Type.String(),
-    poll_seconds: Type.Integer({ minimum: 1 }),
+    poll_seconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
   },
   closed,
 )
@@ -145,12 +147,16 @@ const RateLimitSection = Type.Object(
   {
     enabled: Bool('per-IP and global limits on /auth/*'),
     per_ip_per_minute: Int('per-IP budget', { minimum: 0 }),
-    global_per_minute: Int('process-global budget', { minimum: 0 }),
+    global_per_minute: Int('global budget (per process, or shared with backend = "postgres")', { minimum: 0 }),
     trusted_proxies: StrList('peers whose X-Forwarded-For is trusted (CIDRs or addresses)'),
-    backend: Type.Union([Type.Literal('memory'), Type.Literal('postgres')]),
-    backend_unavailable: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
-    backend_timeout_ms: Int('shared limiter timeout', { minimum: 0 }),
-    backend_prune_seconds: Int('shared limiter prune interval', { minimum: 0 }),
+    backend: Type.Union([Type.Literal('memory'), Type.Literal('postgres')], {
+      description: 'where budgets live: per process, or shared by every instance on the storage database',
+    }),
+    backend_unavailable: Type.Union([Type.Literal('allow'), Type.Literal('deny')], {
+      description: 'shared backend slow or down: admit on the per-process budget, or answer 429',
+    }),
+    backend_timeout_ms: Int('shared limiter statement/lock timeout', { minimum: 0 }),
+    backend_prune_seconds: Int('interval between deletions of idle shared buckets', { minimum: 0 }),
   },
   closed,
 )
@@ -252,6 +258,25 @@ export const RegistryConfigSchema = Type.Object(
 
 /** The validated, frozen configuration. */
 export type RegistryConfig = Static<typeof RegistryConfigSchema>
+
+/**
+ * The tenant of every request that names none, and of every context stored before tenancy (migration 0005). It is
+ * reserved: no binding, token claim or header may assert it.
+ */
+export const DEFAULT_TENANT = 'default'
+/**
+ * A tenant id: what `[[auth.tenant_agents]]`, the token `tenant` claim and X-Tenant-Id may carry. The control plane
+ * accepts the same form on the X-Tenant-Id of this registry's webhooks.
+ */
+export const TENANT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+
+/** Configurations whose `auth.tenant_header_trust` was written (file or environment) rather than defaulted. */
+const tenantHeaderTrustWritten = new WeakSet<RegistryConfig>()
+
+/** True when `auth.tenant_header_trust` was set explicitly, false when it took the default (`/admin/status`). */
+export function isTenantHeaderTrustExplicit(config: RegistryConfig): boolean {
+  return tenantHeaderTrustWritten.has(config)
+}
 
 type DeepPartial<T> = {
   [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K]
@@ -395,6 +420,7 @@ export function resolveConfig(input: RegistryConfigInput, options: { nodeEnv?: s
   if (typeof registry.authority !== 'string' || registry.authority === '') {
     throw new ConfigError('registry.authority is required (a bare lowercase DNS hostname, e.g. "registry.example.com")')
   }
+  fillRevocationFeedDefaults(merged)
   if (!validator.Check(merged)) {
     const [first] = validator.Errors(merged)
     throw new ConfigError(describeSchemaError(first, merged))
@@ -404,7 +430,21 @@ export function resolveConfig(input: RegistryConfigInput, options: { nodeEnv?: s
     config.registry.base_url = config.registry.base_url.replaceAll('{authority}', config.registry.authority)
   }
   refuseUnsafe(config, options.nodeEnv)
+  if (input.auth?.tenant_header_trust !== undefined) tenantHeaderTrustWritten.add(config)
   return deepFreeze(config)
+}
+
+/** `[[auth.revocation_feeds]]` entries without `poll_seconds` poll every 300 s (registry digest B4). */
+const DEFAULT_FEED_POLL_SECONDS = 300
+
+function fillRevocationFeedDefaults(merged: Record<string, unknown>): void {
+  const auth = merged.auth as Record<string, unknown> | undefined
+  if (!isPlainObject(auth) || !Array.isArray(auth.revocation_feeds)) return
+  auth.revocation_feeds = auth.revocation_feeds.map((feed: unknown) =>
+    isPlainObject(feed) && feed.poll_seconds === undefined
+      ? { ...feed, poll_seconds: DEFAULT_FEED_POLL_SECONDS }
+      : feed,
+  )
 }
 
 const AUTHORITY = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/
@@ -488,11 +528,11 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
   if (receipts) addProfile(profiles, 'acdp-registry-receipts')
   if (c.receipt.head_receipts) addProfile(profiles, 'acdp-registry-head-receipts')
   if (c.log.enabled) addProfile(profiles, 'acdp-registry-transparency-log')
-  refuse(
-    c.registry.cors.allowed_origins.length > 0,
-    'registry.cors.allowed_origins: CORS is not available in this build; leave it empty',
-  )
-  refuse(c.playground.enabled, 'playground.enabled = true is not available in this build; set it to false')
+  for (const origin of c.registry.cors.allowed_origins) {
+    const problem = corsOriginProblem(origin)
+    refuse(problem !== undefined, `registry.cors.allowed_origins: ${problem}`)
+  }
+  checkPlaygroundConfig(c, receipts, refuse)
 
   // Storage.
   refuse(
@@ -556,10 +596,32 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
     c.auth.tenant_agents.length > 0 && !c.auth.require_tenant,
     '[[auth.tenant_agents]] requires auth.require_tenant = true',
   )
+  const boundAgents = new Set<string>()
   for (const agent of c.auth.tenant_agents) {
-    refuse(agent.tenant_id === 'default', '[[auth.tenant_agents]]: tenant_id "default" is reserved')
+    refuse(agent.tenant_id === DEFAULT_TENANT, '[[auth.tenant_agents]]: tenant_id "default" is reserved')
+    refuse(
+      !TENANT_ID_PATTERN.test(agent.tenant_id),
+      `[[auth.tenant_agents]]: tenant_id "${agent.tenant_id}" must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}`,
+    )
+    refuse(
+      !/^did:(web|key):\S+$/.test(agent.agent_did),
+      `[[auth.tenant_agents]]: agent_did "${agent.agent_did}" is not a did:web or did:key DID`,
+    )
+    refuse(
+      boundAgents.has(agent.agent_did),
+      `[[auth.tenant_agents]]: agent_did "${agent.agent_did}" is bound twice; an agent belongs to one tenant`,
+    )
+    boundAgents.add(agent.agent_did)
   }
   for (const entry of c.rate_limit.trusted_proxies) checkCidr(entry, 'rate_limit.trusted_proxies', refuse)
+  // Registry digest B5: a proxy list nothing reads is a misconfiguration (the operator believes addresses are
+  // taken from X-Forwarded-For), unless tenant header trust uses it.
+  refuse(
+    c.rate_limit.trusted_proxies.length > 0 &&
+      !c.rate_limit.enabled &&
+      c.auth.tenant_header_trust !== 'trusted_proxies',
+    'rate_limit.trusted_proxies is set while rate_limit.enabled = false and auth.tenant_header_trust is not "trusted_proxies": nothing would use it; remove it or enable the limits',
+  )
 
   // Shared rate-limit backend.
   if (c.rate_limit.backend === 'postgres') {
@@ -577,9 +639,24 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
       c.rate_limit.backend_prune_seconds <= 0,
       'rate_limit.backend = "postgres" requires rate_limit.backend_prune_seconds > 0',
     )
+  }
+
+  // Revocation feeds: polled through the outbound client, so https (http only where the outbound policy allows
+  // plain http to allowlisted addresses); each entry names its issuer and carries the peer's admin bearer.
+  const feedUrls = new Set<string>()
+  for (const feed of c.auth.revocation_feeds) {
+    refuse(feed.issuer.trim() === '', "[[auth.revocation_feeds]]: issuer must be non-empty (the peer tokens' iss)")
     refuse(
-      true,
-      'rate_limit.backend = "postgres" (buckets shared between instances) is not available in this build; use "memory"',
+      !feed.feed_url.startsWith('https://') &&
+        !(c.outbound.allow_http_for_allowlisted && feed.feed_url.startsWith('http://')),
+      `[[auth.revocation_feeds]]: feed_url "${feed.feed_url}" must be https:// (http:// only with outbound.allow_http_for_allowlisted)`,
+    )
+    refuse(!URL.canParse(feed.feed_url), `[[auth.revocation_feeds]]: feed_url "${feed.feed_url}" is not a URL`)
+    refuse(feedUrls.has(feed.feed_url), `[[auth.revocation_feeds]]: feed_url "${feed.feed_url}" is listed twice`)
+    feedUrls.add(feed.feed_url)
+    refuse(
+      feed.admin_token.trim() === '' || feed.admin_token !== feed.admin_token.trim(),
+      '[[auth.revocation_feeds]]: admin_token must be non-blank without surrounding whitespace',
     )
   }
 
@@ -684,6 +761,26 @@ function addProfile(profiles: string[], profile: string): void {
 }
 
 /** The receipt key must decode (a 32-byte Ed25519 seed) before anything is opened; retired keys must parse. */
+/**
+ * `[playground]` (digest B5): every pinned key entry is checked even while the playground is off (so turning it
+ * on never meets a bad entry), `pinned_only` needs a pin, and receipts are signed in a playground only when every
+ * publish is verified against a pin (a receipt attests the registry checked the producer's key).
+ */
+function checkPlaygroundConfig(c: RegistryConfig, receipts: boolean, refuse: (c: boolean, m: string) => void): void {
+  for (const entry of c.playground.pinned_keys) {
+    const problem = pinnedKeyProblem(entry)
+    refuse(problem !== undefined, `[[playground.pinned_keys]]: ${problem}`)
+  }
+  refuse(
+    c.playground.pinned_only && c.playground.pinned_keys.length === 0,
+    'playground.pinned_only = true needs at least one [[playground.pinned_keys]] entry',
+  )
+  refuse(
+    c.playground.enabled && receipts && !(c.playground.pinned_only && c.playground.pinned_keys.length > 0),
+    'receipts in a playground build need playground.pinned_only = true with at least one pinned key',
+  )
+}
+
 function checkReceiptKeyConfig(c: RegistryConfig, refuse: (c: boolean, m: string) => void): void {
   const fragment = /^[A-Za-z0-9._-]{1,64}$/
   refuse(!fragment.test(c.receipt.key_id_fragment), 'receipt.key_id_fragment must match [A-Za-z0-9._-]{1,64}')

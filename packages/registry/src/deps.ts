@@ -21,8 +21,11 @@ import { RegistryEvents } from './services/registry-events.js'
 import { createUpstreamEvidenceVerifier } from './services/upstream-evidence.js'
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookLog } from './services/webhooks.js'
 import type { AuthStore } from './store/auth-store.js'
+import type { SharedRateLimitStore } from './store/rate-limit-store.js'
+import type { RevocationFeedStore } from './store/revocation-feed-store.js'
 import type { ContextSearchStore } from './store/search.js'
 import type { RegistryStore } from './store/store.js'
+import type { PinnedKeyEntry } from './services/pinned-keys.js'
 
 /** Resolves `signature.key_id` to key material (RFC-ACDP-0001 §5.11); `DidResolver` from @acdp/protocol. */
 export interface KeyResolver {
@@ -77,6 +80,10 @@ export interface RegistryDeps {
   authenticateReader?: ReaderAuthenticator
   /** Challenges and token revocations; required when `auth.enabled`. */
   authStore?: AuthStore
+  /** Our revocation feed and peers' feed cursors; without it GET /auth/revocations is 501 and no feed is polled. */
+  revocationFeedStore?: RevocationFeedStore
+  /** The buckets every instance shares; required when `rate_limit.backend = "postgres"`. Closed by its owner. */
+  sharedRateLimits?: SharedRateLimitStore
   /** Foreign ctx_id resolution; without it foreign ids answer 404. */
   crossRegistry?: CrossRegistryResolver
   /** Search reads; required when `acdp-registry-discovery` is advertised. */
@@ -90,6 +97,11 @@ export interface RegistryDeps {
    * (RFC-ACDP-0013 §5). Without it those events are recorded unsigned.
    */
   registrySigningKey?: SigningKey
+  /**
+   * Re-reads `[[playground.pinned_keys]]` from the configuration source with every startup rule applied (throws
+   * `ConfigError` when startup would refuse it). `POST /admin/pinned-keys/reload` answers 501 without it.
+   */
+  reloadPinnedKeys?: () => readonly PinnedKeyEntry[]
 }
 
 /** The accepted DID methods of the config, in the resolver's vocabulary. */
@@ -106,7 +118,13 @@ export function allowedDidMethods(config: RegistryConfig): DidMethod[] {
  */
 export function createDefaultDeps(
   config: RegistryConfig,
-  storage: { store: RegistryStore; searchStore?: ContextSearchStore; authStore?: AuthStore },
+  storage: {
+    store: RegistryStore
+    searchStore?: ContextSearchStore
+    authStore?: AuthStore
+    revocationFeedStore?: RevocationFeedStore
+    sharedRateLimits?: SharedRateLimitStore
+  },
   overrides: Partial<RegistryDeps> = {},
   log: WebhookLog = silentLog,
 ): RegistryDeps {
@@ -177,6 +195,8 @@ export function createDefaultDeps(
     store: storage.store,
     ...(storage.searchStore ? { searchStore: storage.searchStore } : {}),
     ...(storage.authStore ? { authStore: storage.authStore } : {}),
+    ...(storage.revocationFeedStore ? { revocationFeedStore: storage.revocationFeedStore } : {}),
+    ...(storage.sharedRateLimits ? { sharedRateLimits: storage.sharedRateLimits } : {}),
     clock,
     random,
     resolver,

@@ -33,6 +33,13 @@ export interface RegistryMetrics {
   recordPublish(outcome: string): void
   /** `acdp_registry_rate_limit_rejections_total{scope}`, e.g. `publish_per_agent`, `lifecycle_per_agent`. */
   recordRateLimitRejection(scope: string): void
+  /**
+   * One call to the shared rate-limit backend (`rate_limit.backend = "postgres"`):
+   * `acdp_registry_rate_limit_shared_total{scope,outcome}` (`admitted`, `refused`, `peeked`, `charged`,
+   * `timeout`, `error`; scope `auth_request`, `challenge_per_agent` or `agent_write`) and
+   * `acdp_registry_rate_limit_shared_seconds{scope}`.
+   */
+  recordSharedRateLimit(scope: string, outcome: string, seconds: number): void
   recordReceiptMinted(): void
   recordLogLeafAppended(): void
   /** `acdp_registry_lifecycle_event_total{event,outcome}`; event `retract` or `republish`. */
@@ -87,6 +94,19 @@ export function createRegistryMetrics(
     name: 'acdp_registry_rate_limit_rejections_total',
     help: 'Requests refused by a rate limiter, by limiter scope.',
     labelNames: ['scope'] as const,
+    registers,
+  })
+  const sharedRateLimit = new Counter({
+    name: 'acdp_registry_rate_limit_shared_total',
+    help: 'Calls to the shared (PostgreSQL) rate-limit backend, by limiter scope and outcome.',
+    labelNames: ['scope', 'outcome'] as const,
+    registers,
+  })
+  const sharedRateLimitSeconds = new Histogram({
+    name: 'acdp_registry_rate_limit_shared_seconds',
+    help: 'Time spent in the shared (PostgreSQL) rate-limit backend per call, by limiter scope.',
+    labelNames: ['scope'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers,
   })
   const receiptsMinted = new Counter({
@@ -156,6 +176,11 @@ export function createRegistryMetrics(
     },
     recordPublish: (outcome) => publishes.inc({ outcome: toOutcomeLabel(outcome) }),
     recordRateLimitRejection: (scope) => rateLimitRejections.inc({ scope: toOutcomeLabel(scope) }),
+    recordSharedRateLimit(scope, outcome, seconds) {
+      const label = toOutcomeLabel(scope)
+      sharedRateLimit.inc({ scope: label, outcome: toOutcomeLabel(outcome) })
+      sharedRateLimitSeconds.observe({ scope: label }, seconds)
+    },
     recordReceiptMinted: () => receiptsMinted.inc(),
     recordLogLeafAppended: () => logLeaves.inc(),
     recordLifecycleEvent: (event, outcome) =>
@@ -178,7 +203,7 @@ export function createRegistryMetrics(
       })
       new Counter({
         name: 'acdp_registry_sqlite_wal_checkpoints_total',
-        help: 'SQLite WAL checkpoints by mode (passive, truncate) and outcome (complete, partial, busy, error).',
+        help: 'SQLite WAL checkpoints by mode (passive, restart, truncate) and outcome (complete, partial, busy, error).',
         labelNames: ['mode', 'outcome'] as const,
         registers,
         collect() {
@@ -196,6 +221,15 @@ export function createRegistryMetrics(
         collect() {
           this.reset()
           this.inc(source().truncateSeconds)
+        },
+      })
+      new Counter({
+        name: 'acdp_registry_sqlite_wal_restart_seconds_total',
+        help: 'Time spent in RESTART checkpoints (writers wait during their copy and reader wait), in seconds.',
+        registers,
+        collect() {
+          this.reset()
+          this.inc(source().restartSeconds)
         },
       })
     },

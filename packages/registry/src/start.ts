@@ -8,6 +8,8 @@ import { ConfigError, type RegistryConfig } from './config.js'
 import { createDefaultDeps, type RegistryDeps } from './deps.js'
 import { createAuthStore } from './store/auth-store.js'
 import { openRegistryStore } from './store/open-store.js'
+import { openSharedRateLimitStore, type SharedRateLimitStore } from './store/rate-limit-store.js'
+import { createRevocationFeedStore } from './store/revocation-feed-store.js'
 import { createContextSearchStore } from './store/search.js'
 import type { RegistryStore } from './store/store.js'
 
@@ -25,6 +27,15 @@ export async function startRegistry(
 ): Promise<RunningRegistry> {
   const opened = await openRegistryStore(config.storage)
   let deps: RegistryDeps | undefined
+  // rate_limit.backend = "postgres": the limiter's own pool on the storage database (its sessions carry the
+  // backend timeout), unless the embedder supplied the store.
+  const ownedSharedRateLimits: SharedRateLimitStore | undefined =
+    config.rate_limit.backend === 'postgres' && overrides.sharedRateLimits === undefined
+      ? await openSharedRateLimitStore({
+          url: config.storage.postgres_url,
+          timeoutMs: config.rate_limit.backend_timeout_ms,
+        })
+      : undefined
   try {
     await refuseOrphanedLifecycleState(config, opened.store)
     // The webhook dispatcher is built before the app (and its logger) exists; its log forwards once it does.
@@ -35,6 +46,8 @@ export async function startRegistry(
         store: opened.store,
         searchStore: createContextSearchStore(opened.database),
         authStore: createAuthStore(opened.database),
+        revocationFeedStore: createRevocationFeedStore(opened.database),
+        ...(ownedSharedRateLimits ? { sharedRateLimits: ownedSharedRateLimits } : {}),
       },
       overrides,
       webhookLog,
@@ -54,12 +67,14 @@ export async function startRegistry(
         await app.close()
         await ownedWebhooks?.close()
         await ownedOutbound?.close()
+        await ownedSharedRateLimits?.close()
         await opened.close()
       },
     }
   } catch (error) {
     if (overrides.webhooks === undefined) await deps?.webhooks?.close()
     if (overrides.outbound === undefined) await deps?.outbound?.close()
+    await ownedSharedRateLimits?.close()
     await opened.close()
     throw error
   }

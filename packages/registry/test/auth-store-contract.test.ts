@@ -5,6 +5,8 @@ import { type AuthStore, createAuthStore } from '../src/store/auth-store.js'
 import { migrateRegistryDatabase } from '../src/store/open-store.js'
 import type { RegistryDatabase } from '../src/store/schema.js'
 
+const ISSUER = 'did:web:registry.example.com'
+
 describe.each(testDatabaseTargets())('auth store on $name', (target) => {
   let database: Database<RegistryDatabase> | undefined
   afterEach(async () => {
@@ -37,12 +39,12 @@ describe.each(testDatabaseTargets())('auth store on $name', (target) => {
     }
     await store.revokeToken(revocation)
     await store.revokeToken({ ...revocation, reason: 'admin_revoke' })
-    expect(await store.isTokenRevoked('j1')).toBe(true)
-    expect(await store.isTokenRevoked('j2')).toBe(false)
+    expect(await store.isTokenRevoked('j1', ISSUER)).toBe(true)
+    expect(await store.isTokenRevoked('j2', ISSUER)).toBe(false)
     await store.saveChallenge({ nonce: 'old', agentId: 'did:web:a.example', expiresAt: 'x', expiresAtMs: 50 })
     await store.saveChallenge({ nonce: 'live', agentId: 'did:web:a.example', expiresAt: 'y', expiresAtMs: 500 })
     expect(await store.sweepExpired(200)).toBe(2)
-    expect(await store.isTokenRevoked('j1')).toBe(false)
+    expect(await store.isTokenRevoked('j1', ISSUER)).toBe(false)
     expect(await store.takeChallenge('old')).toBeUndefined()
     expect((await store.takeChallenge('live'))?.expiresAtMs).toBe(500)
   })

@@ -89,9 +89,13 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
       const challenge = await requestChallenge(r.app, p.did)
       const request = tokenRequestFor(p, challenge)
       expect((await postJson(r.app, '/auth/token', request)).statusCode).toBe(200)
+      const before = { ...(await countRows(r.database)), ...(await countAuthRows(r)) }
       const replay = await postJson(r.app, '/auth/token', request)
       expect(replay.statusCode).toBe(403)
       expect(replay.json().error.code).toBe('not_authorized')
+      expect(replay.json()).not.toHaveProperty('token')
+      // Nothing stored or revived: the used challenge stays gone, no context or revocation row appears.
+      expect({ ...(await countRows(r.database)), ...(await countAuthRows(r)) }).toEqual(before)
 
       const second = await requestChallenge(r.app, p.did)
       const forged = tokenRequestFor(p, second, didKeyProducer())
@@ -451,7 +455,7 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
         postJson(r.app, `/contexts/${enc(ctx_id)}/${action}`, body, headers)
       const forged = await post('retract', { event: event('retracted') }, bearer('forged.token.value'))
       expect(forged.statusCode).toBe(403)
-      expect((await r.store.findContext(ctx_id))?.retracted).toBe(false)
+      expect((await r.store.findContext(ctx_id, 'default'))?.retracted).toBe(false)
       const retracted = await post('retract', { event: event('retracted') }, bearer(token))
       expect(retracted.statusCode).toBe(200)
       expect(retracted.json().registry_state.status).toBe('retracted')
@@ -514,3 +518,16 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
     }
   })
 })
+
+/** Rows of the auth tables (challenges outstanding, revoked tokens): a refused request must not change them. */
+async function countAuthRows(r: TestRegistry): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  for (const table of ['auth_challenge', 'auth_revoked_token'] as const) {
+    const row = await r.database.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    out[table] = Number(row.n)
+  }
+  return out
+}

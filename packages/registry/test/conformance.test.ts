@@ -6,16 +6,16 @@
  * here. A fixture with no handler fails the suite, so new fixtures are never skipped silently.
  *
  * Deliberate readings (documented in docs/registry/api.md):
- * - pub-008's literal body is a did:key publish. RFC-ACDP-0001 §5.4 / RFC-ACDP-0007 §3.1 (0.2.0, fixture dk-003)
- *   pin `key_resolution_failed` for did:key on a registry that does not advertise it, and its `#key-1` fragment
- *   is refused (dk-004) where did:key is advertised; the fixture's own codes apply to other DID methods, which
- *   the test checks with a did:jwk agent.
+ * - pub-008's literal body is a did:key agent without acdp_version: a 0.1.0 body, whose agents MUST be did:web
+ *   (RFC-ACDP-0001 §5.4, §6), so it is `schema_violation` whether or not did:key is advertised. The same body
+ *   declaring 0.2.0 is a did:key publish: `key_resolution_failed` where did:key is not advertised (dk-003) and
+ *   at its `#key-1` fragment where it is (dk-004). Other DID methods are checked with a did:jwk agent.
  * - idem-005 describes a registry without idempotency; at acdp_version 0.5.0 support is REQUIRED (idem-007), so
  *   the test checks the capability that makes the scenario impossible.
  * - schema-001/005/006/007 pin the search response (discovery profile): a real search must use `matches` and
  *   omit absent members rather than write null.
- * - rate-001: the per-agent limiter is not part of this build; the test checks the exact 429 wire shape the
- *   registry's error path emits for `rate_limited`.
+ * - rate-001: run live, following the fixture's self-test recipe (a known per-agent rate, one publish over it, the
+ *   advertised Retry-After honoured).
  */
 import {
   CapabilitiesDocument,
@@ -26,7 +26,6 @@ import {
   PublishResponse,
   RegistryErrorEnvelope,
 } from '@acdp/protocol'
-import Fastify from 'fastify'
 import { Compile } from 'typebox/compile'
 import { afterAll, afterEach, expect, it } from 'vitest'
 import {
@@ -36,7 +35,6 @@ import {
   loadFixtures,
   reportMissingConformance,
 } from '../../../test/support/conformance.js'
-import { installErrorHandling, RegistryError } from '../src/errors.js'
 import type { NewContext } from '../src/store/store.js'
 import {
   AUTHORITY,
@@ -133,6 +131,7 @@ async function seedContext(
 ): Promise<void> {
   const bodyText = JSON.stringify({ ctx_id: fields.ctxId, lineage_id: fields.lineageId, version: fields.version })
   const result = await r.store.insertContext({
+    tenantId: 'default',
     supersedes: null,
     agentId: 'did:web:agents.example.com:test-producer',
     contextType: 'data_snapshot',
@@ -219,19 +218,33 @@ const HANDLERS: Record<string, (fx: Fixture) => Promise<void>> = {
     }
   },
   'pub-008': async (fx) => {
-    // Literal did:key body where did:key is not advertised: key_resolution_failed before hashing (dk-003).
+    // The literal body: a did:key agent with no acdp_version, i.e. a 0.1.0 body, whose agents MUST be did:web
+    // (RFC-ACDP-0001 §5.4, §6). The fixture's preferred schema_violation, before hashing, whether or not the
+    // registry advertises did:key (dk-003's key_resolution_failed is for 0.2.0 did:key bodies).
+    for (const didMethods of [['did:web'], ['did:web', 'did:key']]) {
+      const r = await start({ config: { auth: { did_methods: didMethods } } })
+      const res = await publish(r.app, literalBody(fx))
+      expectError(res, fx.expected.status, fx.expected.error_code)
+      expect(errorOf(res).details).toMatchObject({ errors: [{ path: '/agent_id' }] })
+      const rehashed = literalBody(fx)
+      rehashed.content_hash = computeContentHash(rehashed)
+      expectError(await publish(r.app, rehashed), fx.expected.status, fx.expected.error_code)
+      expect((await countRows(r.database)).context).toBe(0)
+      await r.close()
+      registry = undefined
+    }
+    // Declaring 0.2.0 makes it a did:key publish: refused where did:key is not advertised (dk-003) and, where it
+    // is, at key resolution: its `#key-1` fragment is not the method-specific id (RFC-ACDP-0001 §5.11.1 step 1).
+    const declared: Record<string, unknown> = { ...literalBody(fx), acdp_version: '0.2.0' }
+    declared.content_hash = computeContentHash(declared)
     const gated = await start({ config: { auth: { did_methods: ['did:web'] } } })
-    const gatedRes = await publish(gated.app, literalBody(fx))
+    const gatedRes = await publish(gated.app, declared)
     expectError(gatedRes, 400, 'key_resolution_failed')
     expect(errorOf(gatedRes).details).toEqual({ did_method: 'did:key' })
     await gated.close()
     registry = undefined
-    // Where did:key is advertised, the same body with a recomputed hash fails at key resolution: its `#key-1`
-    // fragment is not the method-specific id (RFC-ACDP-0001 §5.11.1 step 1).
     const open = await start({ config: { auth: { did_methods: ['did:web', 'did:key'] } } })
-    const rehashed = literalBody(fx)
-    rehashed.content_hash = computeContentHash(rehashed)
-    expectError(await publish(open.app, rehashed), 400, 'key_resolution_failed')
+    expectError(await publish(open.app, declared), 400, 'key_resolution_failed')
     expect((await countRows(open.database)).context).toBe(0)
     await open.close()
     registry = undefined
@@ -285,7 +298,7 @@ const HANDLERS: Record<string, (fx: Fixture) => Promise<void>> = {
     expect(res.statusCode).toBe(fx.expected.http_status)
     const { ctx_id } = res.json() as { ctx_id: string }
     expect(res.headers.location).toBe(`/contexts/${encodeURIComponent(ctx_id)}`)
-    const record = await r.store.findIdempotencyRecord(p.did, key, r.clock.nowMs)
+    const record = await r.store.findIdempotencyRecord(p.did, key, r.clock.nowMs, 'default')
     expect(record).toMatchObject({ ctxId: ctx_id, responseJson: res.body })
   },
   'idem-002': async (fx) => {
@@ -313,7 +326,7 @@ const HANDLERS: Record<string, (fx: Fixture) => Promise<void>> = {
     })
     expectError(res, fx.expected.http_status, fx.expected.error_code)
     expect(await countRows(r.database)).toEqual(before)
-    expect((await r.store.findIdempotencyRecord(p.did, key, r.clock.nowMs))?.responseJson).toBe(first.body)
+    expect((await r.store.findIdempotencyRecord(p.did, key, r.clock.nowMs, 'default'))?.responseJson).toBe(first.body)
   },
   'idem-004': async (fx) => {
     const r = await start()
@@ -551,23 +564,35 @@ const HANDLERS: Record<string, (fx: Fixture) => Promise<void>> = {
 
   // ── rate limiting (wire shape) ─────────────────────────────────────────────────────────────────────────
   'rate-001': async (fx) => {
-    const app = Fastify({ logger: false })
-    installErrorHandling(app)
-    const details = fx.expected.response_body.error.details
-    app.post('/contexts', async () => {
-      throw new RegistryError('rate_limited', fx.expected.response_body.error.message, {
-        details,
-        retryAfterSeconds: 12.2,
-      })
-    })
-    const res = await app.inject({ method: 'POST', url: '/contexts', payload: {} })
-    await app.close()
+    // The fixture's self-test recipe: a known per-agent rate, one publish more than it, then a publish after the
+    // advertised wait succeeds.
+    const perMinute = 10
+    const r = await start({ config: { limits: { publish_rate_per_minute: perMinute } } })
+    const producer = hostedWebProducer(r, fx.expected.response_body.error.details.agent_id)
+    const caps = (await r.app.inject({ method: 'GET', url: '/.well-known/acdp.json' })).json()
+    expect(caps.limits.max_publish_per_minute).toBe(perMinute)
+    for (let i = 0; i < perMinute; i++) {
+      const ok = await publish(r.app, signRequest(producer, minimalUnsigned(producer, { title: `n${i}` })))
+      expect(ok.statusCode).toBe(201)
+    }
+    const before = await countRows(r.database)
+    const res = await publish(r.app, signRequest(producer, minimalUnsigned(producer, { title: 'over' })))
     expect(res.statusCode).toBe(fx.expected.http_status)
     expect(res.statusCode).not.toBe(503)
     expect(res.headers['content-type']).toBe(fx.expected.headers['Content-Type'])
-    expect(res.headers['retry-after']).toBe('13')
-    expect(res.json()).toEqual(fx.expected.response_body)
     expect(errorValidator.Check(res.json())).toBe(true)
+    expect(errorOf(res).code).toBe(fx.expected.response_body_constraints.error_code_MUST_be)
+    expect(errorOf(res).details?.agent_id).toBe(producer.did)
+    const retryAfter = Number(res.headers['retry-after'])
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true)
+    expect(await countRows(r.database)).toEqual(before)
+    // One second short of the advertised wait the bucket is still empty; at the wait it has a token again.
+    r.clock.advance((retryAfter - 1) * 1000)
+    const early = await publish(r.app, signRequest(producer, minimalUnsigned(producer, { title: 'early' })))
+    expect(early.statusCode).toBe(fx.expected.http_status)
+    r.clock.advance(1000)
+    const after = await publish(r.app, signRequest(producer, minimalUnsigned(producer, { title: 'after' })))
+    expect(after.statusCode).toBe(201)
   },
 }
 

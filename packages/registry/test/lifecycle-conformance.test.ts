@@ -190,7 +190,7 @@ const HANDLERS: Record<string, (fx: Fixture) => Promise<void>> = {
     }
     // "MUST NOT append any event or change any state".
     expect((await get(l, `/contexts/${enc(ctx_id)}`)).json()).toMatchObject({ registry_state: { status: 'active' } })
-    expect((await l.r.store.findContext(ctx_id))?.lifecycleEventsJson).toBeNull()
+    expect((await l.r.store.findContext(ctx_id, 'default'))?.lifecycleEventsJson).toBeNull()
   },
 
   async 'lc-003'(fx) {

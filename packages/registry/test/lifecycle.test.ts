@@ -133,7 +133,7 @@ describe('retract and republish', () => {
     const twice = await post(r, ctx_id, 'retract', { event: signedEvent(r, p, ctx_id, 'retracted') })
     expect(twice.statusCode).toBe(409)
     expect(codeOf(twice)).toBe('invalid_lifecycle_transition')
-    expect(JSON.parse((await r.store.findContext(ctx_id))?.lifecycleEventsJson ?? '[]')).toHaveLength(1)
+    expect(JSON.parse((await r.store.findContext(ctx_id, 'default'))?.lifecycleEventsJson ?? '[]')).toHaveLength(1)
   })
 
   it('answers a byte-identical retry with 200 and appends nothing; another signature on the same event_id is 400', async () => {
@@ -194,7 +194,7 @@ describe('retract and republish', () => {
       const res = await post(r, ctx_id, 'retract', body)
       expect([res.statusCode, codeOf(res)], JSON.stringify(body).slice(0, 80)).toEqual([status, code])
     }
-    expect((await r.store.findContext(ctx_id))?.lifecycleEventsJson).toBeNull()
+    expect((await r.store.findContext(ctx_id, 'default'))?.lifecycleEventsJson).toBeNull()
   })
 
   it('refuses a non-producer with 403 and a bad signature with invalid_signature (lc-002 C)', async () => {
@@ -334,6 +334,10 @@ describe('lifecycle charging (product spec behaviour 6)', () => {
     const stranger = didKeyProducer()
     const a = await publishAs(r, p)
     const b = await publishAs(r, p)
+    // Publishes draw on the same per-agent bucket: the two spent it, so a retract now waits.
+    const shared = await post(r, a.ctx_id, 'retract', { event: signedEvent(r, p, a.ctx_id, 'retracted') })
+    expect([shared.statusCode, codeOf(shared)]).toEqual([429, 'rate_limited'])
+    r.clock.advance(60_000)
     // Free: a non-producer (403), an unknown context (404), a mis-signed event (400).
     await post(r, a.ctx_id, 'retract', { event: signedEvent(r, stranger, a.ctx_id, 'retracted') })
     const missing = `acdp://${AUTHORITY}/${randomUUID()}`
@@ -367,6 +371,8 @@ describe('lifecycle metrics', () => {
     const r = await start(lifecycleOn({ deps: { metrics }, config: { limits: { publish_rate_per_minute: 1 } } }))
     const p = didKeyProducer()
     const { ctx_id } = await publishAs(r, p)
+    // The publish drew on the shared per-agent bucket; refill it.
+    r.clock.advance(60_000)
     const event = signedEvent(r, p, ctx_id, 'retracted')
     await post(r, ctx_id, 'retract', { event })
     await post(r, ctx_id, 'retract', { event: signedEvent(r, p, ctx_id, 'retracted') })

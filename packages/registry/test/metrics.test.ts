@@ -35,8 +35,9 @@ function walStats(): WalCheckpointStats {
   const outcomes = () => ({ complete: 0, partial: 0, busy: 0, error: 0 })
   return {
     walBytes: 0,
-    checkpoints: { passive: outcomes(), truncate: outcomes() },
+    checkpoints: { passive: outcomes(), restart: outcomes(), truncate: outcomes() },
     truncateSeconds: 0,
+    restartSeconds: 0,
     workerRunning: true,
   }
 }
@@ -51,11 +52,15 @@ describe('registry metrics', () => {
     stats.checkpoints.truncate.complete = 2
     stats.checkpoints.passive.partial = 5
     stats.truncateSeconds = 0.25
+    stats.checkpoints.restart.complete = 4
+    stats.restartSeconds = 0.125
     let text = await scrape(app)
     expect(text).toContain('acdp_registry_sqlite_wal_bytes 8192')
     expect(text).toContain('acdp_registry_sqlite_wal_checkpoints_total{mode="truncate",outcome="complete"} 2')
     expect(text).toContain('acdp_registry_sqlite_wal_checkpoints_total{mode="passive",outcome="partial"} 5')
     expect(text).toContain('acdp_registry_sqlite_wal_truncate_seconds_total 0.25')
+    expect(text).toContain('acdp_registry_sqlite_wal_checkpoints_total{mode="restart",outcome="complete"} 4')
+    expect(text).toContain('acdp_registry_sqlite_wal_restart_seconds_total 0.125')
     stats.checkpoints.truncate.complete = 3
     text = await scrape(app)
     expect(text).toContain('acdp_registry_sqlite_wal_checkpoints_total{mode="truncate",outcome="complete"} 3')

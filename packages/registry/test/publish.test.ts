@@ -3,7 +3,7 @@
  * envelope, the success shape, idempotency, supersession, media types, "nothing persisted on failure", and the
  * concurrency guarantees on every database target.
  */
-import { computeKeyFingerprint } from '@acdp/protocol'
+import { computeKeyFingerprint, DidResolver, verifyContext } from '@acdp/protocol'
 import { testDatabaseTargets } from '@acdp/storage'
 import { describe, expect, it } from 'vitest'
 import {
@@ -358,6 +358,45 @@ describe('refusals (nothing is persisted for any of them)', () => {
     const error = await expectRefusal(r, signRequest(p, minimalUnsigned(p)), 400, 'key_resolution_failed')
     expect(error.details).toEqual({ did_method: 'did:key' })
   })
+
+  it.each([
+    ['absent', undefined, 400],
+    ['"0.1.0"', '0.1.0', 400],
+    ['"0.1.9"', '0.1.9', 400],
+    ['"0.2.0"', '0.2.0', 201],
+    ['"1.0.0"', '1.0.0', 201],
+  ] as const)(
+    'a did:key body with acdp_version %s: the registry and the SDK verifier agree',
+    async (_name, version, status) => {
+      // RFC-ACDP-0001 §5.4, §6: an absent acdp_version reads as 0.1.0, whose agents MUST be did:web; did:key arrived
+      // in 0.2.0. The registry refuses exactly the bodies a strict consumer (SDK verifyContext) refuses.
+      const r = await start({ config: { auth: { did_methods: ['did:web', 'did:key'] } } })
+      const p = didKeyProducer()
+      const { acdp_version: _default, ...unsigned } = minimalUnsigned(p)
+      const body = signRequest(p, version === undefined ? unsigned : { ...unsigned, acdp_version: version })
+      const res = await publish(r.app, body)
+      expect(res.statusCode).toBe(status)
+      const verdict = await verifyContext(
+        {
+          body: {
+            ...body,
+            ctx_id: `acdp://${AUTHORITY}/12345678-1234-4321-8123-123456781234`,
+            lineage_id: `lin:sha256:${'a'.repeat(64)}`,
+            origin_registry: AUTHORITY,
+            created_at: '2026-01-01T00:00:00.000Z',
+          },
+        },
+        { resolver: new DidResolver({ fetchDidDocument: () => Promise.reject(new Error('no network')) }) },
+      )
+      expect(verdict.checks.find((check) => check.name === 'schema')?.ok).toBe(status === 201)
+      if (status === 400) {
+        expect(res.json()).toMatchObject({
+          error: { code: 'schema_violation', details: { errors: [{ path: '/agent_id' }] } },
+        })
+        expect((await countRows(r.database)).context).toBe(0)
+      }
+    },
+  )
 
   it('an agent_id of another DID method → schema_violation (pub-008)', async () => {
     const r = await start()

@@ -136,8 +136,14 @@ describe('GET /contexts/{ctx_id}', () => {
     await get(r, `/contexts/${enc(ctx_id)}`)
     await get(r, `/contexts/${enc(ctx_id)}/body`, { 'x-test-reader': 'did:web:reader.example' })
     expect(seen).toEqual([
-      { type: 'context_retrieved', ctx_id, requester_did: null, at: '2026-05-01T12:00:00.000Z' },
-      { type: 'context_retrieved', ctx_id, requester_did: 'did:web:reader.example', at: '2026-05-01T12:00:00.000Z' },
+      { type: 'context_retrieved', ctx_id, requester_did: null, tenant_id: 'default', at: '2026-05-01T12:00:00.000Z' },
+      {
+        type: 'context_retrieved',
+        ctx_id,
+        requester_did: 'did:web:reader.example',
+        tenant_id: 'default',
+        at: '2026-05-01T12:00:00.000Z',
+      },
     ])
   })
 })
@@ -331,7 +337,13 @@ describe('capabilities', () => {
       profiles: ['acdp-registry-core', 'acdp-registry-discovery'],
       supports_idempotency_key: true,
       anonymous_public_reads: true,
-      limits: { max_payload_bytes: 2048, max_embedded_bytes: 65536, idempotency_key_ttl_seconds: 86400 },
+      limits: {
+        max_payload_bytes: 2048,
+        max_embedded_bytes: 65536,
+        idempotency_key_ttl_seconds: 86400,
+        // The per-agent publish bucket runs by default (limits.publish_rate_per_minute = 60).
+        max_publish_per_minute: 60,
+      },
     })
     expect(doc).not.toHaveProperty('read_authentication_methods')
   })

@@ -52,6 +52,7 @@ function context(overrides: Partial<NewContext> & { n?: number } = {}): NewConte
   const createdAtMs = overrides.createdAtMs ?? T0 + n * 1000
   return {
     ctxId,
+    tenantId: 'default',
     lineageId: deriveLineageId(ctxId),
     version: 1,
     supersedes: null,
@@ -116,7 +117,7 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
   }
 
   async function search(query: Record<string, unknown>, requesterDid?: string, d = deps()): Promise<SearchResponse> {
-    const response = await searchContexts(d, { query, requesterDid })
+    const response = await searchContexts(d, { query, requesterDid, tenantId: 'default' })
     if (validate) expect(validate(response), JSON.stringify(validate.errors)).toBe(true)
     return response
   }
@@ -346,9 +347,13 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
           },
         },
       })
-      await expectRegistryError(searchContexts(d, { query: {}, requesterDid: undefined }), 'not_authorized', 403)
+      await expectRegistryError(
+        searchContexts(d, { query: {}, requesterDid: undefined, tenantId: 'default' }),
+        'not_authorized',
+        403,
+      )
       expect(reads).toBe(0)
-      const authenticated = await searchContexts(d, { query: {}, requesterDid: CAROL })
+      const authenticated = await searchContexts(d, { query: {}, requesterDid: CAROL, tenantId: 'default' })
       expect(authenticated.matches.length).toBeGreaterThan(0)
     })
   })
@@ -417,7 +422,11 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
     it('answers invalid_cursor for a cursor replayed with other filters', async () => {
       const first = await search({ type: 'vendor:bulk', limit: '5' }, CAROL)
       await expectRegistryError(
-        searchContexts(deps(), { query: { type: 'analysis', cursor: first.next_cursor }, requesterDid: CAROL }),
+        searchContexts(deps(), {
+          query: { type: 'analysis', cursor: first.next_cursor },
+          requesterDid: CAROL,
+          tenantId: 'default',
+        }),
         'invalid_cursor',
         400,
       )
@@ -437,6 +446,7 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
           searchContexts(deps(), {
             query: { type: 'vendor:bulk', limit: '5', cursor: first.next_cursor },
             requesterDid: CAROL,
+            tenantId: 'default',
           }),
           'cursor_expired',
           400,
@@ -448,7 +458,7 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
 
     it.each(['garbage', 'AAAA', `${'A'.repeat(60)}`, '%00'])('answers invalid_cursor for cursor=%j', async (cursor) => {
       await expectRegistryError(
-        searchContexts(deps(), { query: { cursor }, requesterDid: CAROL }),
+        searchContexts(deps(), { query: { cursor }, requesterDid: CAROL, tenantId: 'default' }),
         'invalid_cursor',
         400,
       )
@@ -480,7 +490,7 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
       { name: 'an empty cursor', query: { cursor: '' }, parameter: 'cursor' },
     ])('answers schema_violation for $name', async ({ query, parameter }) => {
       const error = await expectRegistryError(
-        searchContexts(deps(), { query, requesterDid: ALICE }),
+        searchContexts(deps(), { query, requesterDid: ALICE, tenantId: 'default' }),
         'schema_violation',
         400,
       )

@@ -20,6 +20,7 @@ function newContext(overrides: Partial<NewContext> = {}): NewContext {
   const ctxId = overrides.ctxId ?? newCtxId()
   return {
     ctxId,
+    tenantId: 'default',
     lineageId: `lin:sha256:${randomBytes(32).toString('hex')}`,
     version: 1,
     supersedes: null,
@@ -49,6 +50,7 @@ function newContext(overrides: Partial<NewContext> = {}): NewContext {
 
 function idempotency(ctxId: string, overrides: Partial<IdempotencyRecord> = {}): IdempotencyRecord {
   return {
+    tenantId: 'default',
     agentId: 'did:web:agents.example.com:alice',
     idempotencyKey: 'key-1',
     contentHash: `sha256:${'b'.repeat(64)}`,
@@ -90,7 +92,7 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
       expiresAtMs: 1_900_000_000_123,
     })
     expect(await store.insertContext(ctx)).toEqual({ ok: true, leafIndex: null })
-    expect(await store.findContext(ctx.ctxId)).toEqual({
+    expect(await store.findContext(ctx.ctxId, 'default')).toEqual({
       ctxId: ctx.ctxId,
       lineageId: ctx.lineageId,
       version: 1,
@@ -109,12 +111,13 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
       leafIndex: null,
       retracted: false,
       lifecycleEventsJson: null,
+      tenantId: 'default',
     })
   })
 
   it('answers undefined for an absent context', async () => {
     const store = await openStore()
-    expect(await store.findContext(newCtxId())).toBeUndefined()
+    expect(await store.findContext(newCtxId(), 'default')).toBeUndefined()
     expect(await store.findStatusInputs(newCtxId())).toBeUndefined()
   })
 
@@ -163,7 +166,7 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
       retracted: false,
       lifecycleEventsJson: null,
     })
-    expect((await store.listLineage(v1.lineageId)).map((c) => [c.version, c.ctxId])).toEqual([
+    expect((await store.listLineage(v1.lineageId, 'default')).map((c) => [c.version, c.ctxId])).toEqual([
       [1, v1.ctxId],
       [2, v2.ctxId],
     ])
@@ -179,8 +182,8 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
       ok: false,
       conflict: 'already_superseded',
     })
-    expect(await store.findContext(loser.ctxId)).toBeUndefined()
-    expect(await store.findIdempotencyRecord('did:web:agents.example.com:alice', 'key-1', 0)).toBeUndefined()
+    expect(await store.findContext(loser.ctxId, 'default')).toBeUndefined()
+    expect(await store.findIdempotencyRecord('did:web:agents.example.com:alice', 'key-1', 0, 'default')).toBeUndefined()
   })
 
   it('lets exactly one of 20 concurrent successors of one context win', async () => {
@@ -195,14 +198,16 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
     )
     expect(results.filter((r) => r.ok)).toHaveLength(1)
     expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.conflict === 'already_superseded')).toBe(true)
-    expect(await store.listLineage(lineageId)).toHaveLength(2)
+    expect(await store.listLineage(lineageId, 'default')).toHaveLength(2)
   })
 
   it('records idempotency atomically and refuses a second live record for the same agent and key', async () => {
     const store = await openStore()
     const first = newContext()
     expect(await store.insertContext(first, idempotency(first.ctxId))).toEqual({ ok: true, leafIndex: null })
-    expect(await store.findIdempotencyRecord('did:web:agents.example.com:alice', 'key-1', 2000)).toMatchObject({
+    expect(
+      await store.findIdempotencyRecord('did:web:agents.example.com:alice', 'key-1', 2000, 'default'),
+    ).toMatchObject({
       ctxId: first.ctxId,
       responseJson: `{"ctx_id":"${first.ctxId}"}`,
     })
@@ -211,7 +216,7 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
       ok: false,
       conflict: 'idempotency_key',
     })
-    expect(await store.findContext(second.ctxId)).toBeUndefined()
+    expect(await store.findContext(second.ctxId, 'default')).toBeUndefined()
     // Other agents never interact with this key.
     const other = newContext({ agentId: 'did:web:agents.example.com:bob' })
     expect(
@@ -238,7 +243,9 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
     const store = await openStore()
     const old = newContext()
     await store.insertContext(old, idempotency(old.ctxId, { createdAtMs: 0, expiresAtMs: 100 }))
-    expect(await store.findIdempotencyRecord('did:web:agents.example.com:alice', 'key-1', 100)).toBeUndefined()
+    expect(
+      await store.findIdempotencyRecord('did:web:agents.example.com:alice', 'key-1', 100, 'default'),
+    ).toBeUndefined()
     expect(await store.countIdempotencyRecords(100)).toBe(0)
     const fresh = newContext()
     expect(await store.insertContext(fresh, idempotency(fresh.ctxId, { createdAtMs: 200, expiresAtMs: 300 }))).toEqual({
@@ -258,7 +265,13 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
     const retracted = '[{"event_type":"retracted"}]'
     const results = await Promise.all(
       Array.from({ length: 10 }, () =>
-        store.appendLifecycleEvent({ ctxId: ctx.ctxId, expectedCount: 0, eventsJson: retracted, retracted: true }),
+        store.appendLifecycleEvent({
+          ctxId: ctx.ctxId,
+          tenantId: 'default',
+          expectedCount: 0,
+          eventsJson: retracted,
+          retracted: true,
+        }),
       ),
     )
     expect(results.filter(Boolean)).toHaveLength(1)
@@ -272,14 +285,32 @@ describe.each(testDatabaseTargets())('registry store on $name', (target) => {
     // A stale expected count writes nothing; the current one appends.
     const both = '[{"event_type":"retracted"},{"event_type":"republished"}]'
     expect(
-      await store.appendLifecycleEvent({ ctxId: ctx.ctxId, expectedCount: 0, eventsJson: both, retracted: false }),
+      await store.appendLifecycleEvent({
+        ctxId: ctx.ctxId,
+        tenantId: 'default',
+        expectedCount: 0,
+        eventsJson: both,
+        retracted: false,
+      }),
     ).toBe(false)
     expect(
-      await store.appendLifecycleEvent({ ctxId: ctx.ctxId, expectedCount: 1, eventsJson: both, retracted: false }),
+      await store.appendLifecycleEvent({
+        ctxId: ctx.ctxId,
+        tenantId: 'default',
+        expectedCount: 1,
+        eventsJson: both,
+        retracted: false,
+      }),
     ).toBe(true)
-    expect(await store.findContext(ctx.ctxId)).toMatchObject({ retracted: false, lifecycleEventsJson: both })
+    expect(await store.findContext(ctx.ctxId, 'default')).toMatchObject({ retracted: false, lifecycleEventsJson: both })
     expect(
-      await store.appendLifecycleEvent({ ctxId: newCtxId(), expectedCount: 0, eventsJson: both, retracted: true }),
+      await store.appendLifecycleEvent({
+        ctxId: newCtxId(),
+        tenantId: 'default',
+        expectedCount: 0,
+        eventsJson: both,
+        retracted: true,
+      }),
     ).toBe(false)
     expect(await store.findRetractionState(newCtxId())).toBeUndefined()
   })

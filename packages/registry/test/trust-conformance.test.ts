@@ -82,6 +82,7 @@ async function appendLog001Leaf(r: TestRegistry, i: number): Promise<void> {
   const text = (log001.expected.leaf_canonical_forms as string[])[i] as string
   const result = await r.store.insertContext({
     ctxId: leaf.ctx_id as string,
+    tenantId: 'default',
     lineageId: leaf.lineage_id as string,
     version: 1,
     supersedes: null,

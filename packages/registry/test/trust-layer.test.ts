@@ -32,6 +32,7 @@ import {
   useTestRegistry,
 } from './support/registry-harness.js'
 import { createRegistryMetrics } from '../src/metrics.js'
+import { SAMPLED_LEAVES } from '../src/services/log-self-check.js'
 import { registryKeyResolver, TRUST_CONFIG } from './support/trust.js'
 
 const entriesValidator = Compile(LogEntries)
@@ -223,6 +224,46 @@ describe.each(testDatabaseTargets())('trust layer on $name', (target) => {
       }
     })
 
+    it('serves proofs from its in-memory hashes only while they are right: warm at one size, then grown', async () => {
+      const r = await startTrusted()
+      const p = producer(r)
+      const receipts: RegistryReceipt[] = []
+      const publishMany = async (count: number) => {
+        for (let i = 0; i < count; i++)
+          receipts.push((await publishOne(r, p, { title: `g${receipts.length}` })).registry_receipt)
+      }
+      const context = checkpointContext(r)
+      const proveAll = async (size: number) => {
+        const checkpoint = (await get(r, '/log/checkpoint')).json() as LogCheckpoint
+        expect(checkpoint.tree_size).toBe(size)
+        for (const [index, receipt] of receipts.entries()) {
+          const proof = (await get(r, `/log/proof?leaf_index=${index}`)).json()
+          const verified = await verifyLogInclusion(proof, computeLogLeafHash(buildLogLeaf(receipt)), context)
+          expect(verified.checkpoint.root_hash).toBe(checkpoint.root_hash)
+        }
+        return checkpoint
+      }
+      // 11 leaves: right-edge ranges [8, 11) and [10, 11) are folded and cached, subtrees up to level 3 read.
+      await publishMany(11)
+      const at11 = await proveAll(11)
+      // Growing to 21 completes subtrees over [8, 16) and changes every right edge: a stale fold or node would
+      // break these proofs or the consistency proof from the warm size.
+      await publishMany(10)
+      const at21 = await proveAll(21)
+      expect(at21.root_hash).not.toBe(at11.root_hash)
+      const consistency = (await get(r, '/log/proof?first=11&second=21')).json()
+      const verified = await verifyLogConsistency(consistency, at11, context)
+      expect(verified.checkpoint.root_hash).toBe(at21.root_hash)
+      // Historical inclusion at the warm size still answers with the warm root.
+      const historical = (await get(r, '/log/proof?leaf_index=3&tree_size=11')).json()
+      const old = await verifyLogInclusion(
+        historical,
+        computeLogLeafHash(buildLogLeaf(receipts[3] as RegistryReceipt)),
+        context,
+      )
+      expect(old.checkpoint.root_hash).toBe(at11.root_hash)
+    })
+
     it('never discloses restricted contexts: 404 by ctx_id, no leaf echoed in entries or index proofs', async () => {
       const r = await startTrusted()
       const alice = producer(r)
@@ -348,6 +389,79 @@ describe.each(testDatabaseTargets())('trust layer on $name', (target) => {
       } finally {
         await app.close()
       }
+    })
+    describe('the start-up self-check anchors on the last signed checkpoint', () => {
+      async function restart(r: TestRegistry) {
+        await r.app.close()
+        const { buildApp } = await import('../src/app.js')
+        r.app = await buildApp(r.config, r.deps)
+        await r.app.ready()
+        return get(r, '/log/checkpoint')
+      }
+
+      it('signs a checkpoint over the checked tree and re-proves only what was appended since', async () => {
+        // One agent publishes 100 times on a frozen clock: beyond the per-agent budget, which is not under test.
+        const r = await startTrusted({ config: { limits: { publish_rate_per_minute: 0 } } })
+        const p = producer(r)
+        for (let i = 0; i < 90; i++) await publishOne(r, p, { title: `a${i}` })
+        expect((await restart(r)).statusCode).toBe(200)
+        expect((await r.store.log.findLatestCheckpoint())?.treeSize).toBe(90)
+        for (let i = 0; i < 10; i++) await publishOne(r, p, { title: `b${i}` })
+
+        // Count the leaf texts the start-up check reads: the 10 appended since the anchor, plus its samples.
+        const log = r.store.log
+        const listLeafTexts = log.listLeafTexts.bind(log)
+        let read = 0
+        log.listLeafTexts = async (start, end) => {
+          read += end - start
+          return listLeafTexts(start, end)
+        }
+        try {
+          const ok = await restart(r)
+          expect(ok.statusCode).toBe(200)
+          expect((ok.json() as LogCheckpoint).tree_size).toBe(100)
+        } finally {
+          log.listLeafTexts = listLeafTexts
+        }
+        expect(read).toBeGreaterThanOrEqual(10)
+        expect(read).toBeLessThanOrEqual(10 + SAMPLED_LEAVES)
+        expect((await r.store.log.findLatestCheckpoint())?.treeSize).toBe(100)
+        await r.app.close()
+      })
+
+      it.each([
+        ['a leaf text below the anchor', 'leaf 2'],
+        ['a subtree of the anchor tiling', 'do not fold'],
+        ['a node appended after the anchor', 'node (1, 2)'],
+      ])('refuses to serve the log when %s was altered', async (what, reason) => {
+        const r = await startTrusted()
+        const p = producer(r)
+        for (let i = 0; i < 5; i++) await publishOne(r, p, { title: `t${i}` })
+        expect((await get(r, '/log/checkpoint')).statusCode).toBe(200)
+        for (let i = 0; i < 3; i++) await publishOne(r, p, { title: `u${i}` })
+        const db = r.database.db
+        if (what.startsWith('a leaf')) {
+          const row = await db
+            .selectFrom('log_leaf')
+            .select('leaf_json')
+            .where('leaf_index', '=', 2)
+            .executeTakeFirstOrThrow()
+          await db
+            .updateTable('log_leaf')
+            .set({ leaf_json: row.leaf_json.replace('"created_at":"', '"created_at":"1') })
+            .where('leaf_index', '=', 2)
+            .execute()
+        } else if (what.startsWith('a subtree')) {
+          // Tree size 5 is tiled by (2, 0) and (0, 4).
+          await sql`update log_node set hash = ${new Uint8Array(32)} where level = 2 and idx = 0`.execute(db)
+        } else {
+          await sql`update log_node set hash = ${new Uint8Array(32)} where level = 1 and idx = 2`.execute(db)
+        }
+        const refused = await restart(r)
+        expect(refused.statusCode).toBe(503)
+        expect(refused.json()).toMatchObject({ error: { message: expect.stringContaining(reason) } })
+        await r.app.close()
+      })
     })
   })
 

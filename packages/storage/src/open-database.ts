@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { NodeSqliteDatabase } from './sqlite-database.js'
 import {
   DEFAULT_WAL_MAX_BYTES,
@@ -53,12 +53,14 @@ const PG_NUMERIC = 1700
  * pg returns int8 and numeric as strings by default. Our stores keep epoch milliseconds and counters in
  * int8 columns, all far below 2^53, so they are parsed as numbers — per pool, not by a global type override.
  */
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === PG_INT8 || oid === PG_NUMERIC) return (value: string) => Number(value)
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's own overloads are not expressible here
-    return (pg.types.getTypeParser as any)(oid, format)
-  },
+function numericTypes(driver: typeof pg) {
+  return {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === PG_INT8 || oid === PG_NUMERIC) return (value: string) => Number(value)
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's own overloads are not expressible here
+      return (driver.types.getTypeParser as any)(oid, format)
+    },
+  }
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
@@ -107,10 +109,12 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
     throw new TypeError(`invalid PostgreSQL schema name: ${options.schema}`)
   }
-  const pool = new pg.Pool({
+  // The driver is imported only here, so a service on SQLite never loads it (docs/performance.md "Idle memory").
+  const { default: driver } = await import('pg')
+  const pool = new driver.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
-    types: pgTypes,
+    types: numericTypes(driver),
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   })
   // An idle client's error (server restart) must not crash the process; the next query reconnects.

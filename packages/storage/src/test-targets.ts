@@ -3,7 +3,6 @@
  * Each PostgreSQL target gets a throwaway schema, dropped on close, so parallel suites never collide.
  */
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
 import { type Database, type DatabaseKind, openDatabase } from './open-database.js'
 
 export interface TestDatabaseTarget {
@@ -31,6 +30,8 @@ export function testDatabaseTargets(): TestDatabaseTarget[] {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
 export async function openPostgresTestSchema(url: string, options: { max?: number } = {}): Promise<Database<any>> {
   const schema = `acdp_t_${randomBytes(6).toString('hex')}`
+  // Imported here: the package index re-exports this module, and services on SQLite never load the driver.
+  const { default: pg } = await import('pg')
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   try {

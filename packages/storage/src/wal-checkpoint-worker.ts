@@ -11,6 +11,17 @@
  * (capped) with a doubling wait (capped), so a reader that never lets go costs writers a bounded share of time
  * instead of a stall on every tick (CheckpointPolicy).
  *
+ * Under a steady writer PASSIVE alone does not bound the WAL even without readers: each PASSIVE copies every
+ * frame that existed when it started, but the writer appends more while it copies and fsyncs, so the WAL is never
+ * fully backfilled at the moment a writer starts a transaction — the only moment SQLite rewinds it. The file then
+ * grows to the TRUNCATE threshold, and that TRUNCATE copies and truncates a large file while holding every writer
+ * (≈ 50–80 ms at 1,000 publishes/s, docs/performance.md). So, right after a PASSIVE, once the WAL holds more than
+ * `restartThresholdBytes` of frames, the thread runs a RESTART checkpoint: it takes the writer lock, copies only
+ * what was appended since the PASSIVE (milliseconds of writes), fsyncs, and waits briefly (`restartWaitMs`) for
+ * readers to leave the WAL, so the next writer rewinds it. The file stays near that small size and no TRUNCATE is
+ * needed. Readers that outlast the wait make it `busy`; it is then retried after a doubling delay, so overlapping
+ * readers cost writers a bounded share of time, and the TRUNCATE escalation above still bounds the file.
+ *
  * This file must stay loadable by a bare worker thread: it imports only `node:` modules (no sibling imports), so
  * it runs both from `dist/` and, in tests, as TypeScript through Node's type stripping.
  */
@@ -18,10 +29,10 @@ import { statSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { isMainThread, parentPort, workerData } from 'node:worker_threads'
 
-export type CheckpointMode = 'passive' | 'truncate'
+export type CheckpointMode = 'passive' | 'restart' | 'truncate'
 export type CheckpointOutcome = 'complete' | 'partial' | 'busy' | 'error'
 
-export const CHECKPOINT_MODES: readonly CheckpointMode[] = ['passive', 'truncate']
+export const CHECKPOINT_MODES: readonly CheckpointMode[] = ['passive', 'restart', 'truncate']
 export const CHECKPOINT_OUTCOMES: readonly CheckpointOutcome[] = ['complete', 'partial', 'busy', 'error']
 
 /**
@@ -30,7 +41,8 @@ export const CHECKPOINT_OUTCOMES: readonly CheckpointOutcome[] = ['complete', 'p
  */
 export const STAT_WAL_BYTES = 0
 export const STAT_TRUNCATE_MICROS = 1
-const STAT_COUNTERS = 2
+export const STAT_RESTART_MICROS = 2
+const STAT_COUNTERS = 3
 export const STAT_SLOTS = STAT_COUNTERS + CHECKPOINT_MODES.length * CHECKPOINT_OUTCOMES.length
 
 /** Index of the counter of `mode` checkpoints that ended with `outcome`. */
@@ -49,8 +61,12 @@ export interface CheckpointPolicyOptions {
   truncateWaitMs: number
   /** Cap of that wait, which doubles after each attempt a reader outlasted. */
   maxTruncateWaitMs: number
-  /** Cap of the delay before retrying a TRUNCATE, which doubles (from one tick) after each failed attempt. */
+  /** Cap of the delay before retrying a TRUNCATE or RESTART, which doubles (from one tick) after each failure. */
   maxRetryDelayMs: number
+  /** WAL content (frames since the last rewind) above which a RESTART checkpoint lets the WAL rewind. */
+  restartThresholdBytes: number
+  /** How long a RESTART waits for the writer lock and for readers (and so at most holds writers). */
+  restartWaitMs: number
 }
 
 /**
@@ -102,6 +118,41 @@ export class CheckpointPolicy {
   }
 }
 
+/**
+ * Decides, tick by tick, whether a RESTART is due: whenever the WAL holds more than the threshold of frames,
+ * unless the last attempt failed and its retry delay (doubling from one tick, capped) has not run out.
+ */
+export class RestartPolicy {
+  readonly #thresholdBytes: number
+  readonly #maxRetryTicks: number
+  #retryDelayTicks = 0
+  #waitTicks = 0
+
+  constructor(options: Pick<CheckpointPolicyOptions, 'restartThresholdBytes' | 'intervalMs' | 'maxRetryDelayMs'>) {
+    this.#thresholdBytes = options.restartThresholdBytes
+    this.#maxRetryTicks = Math.max(1, Math.floor(options.maxRetryDelayMs / options.intervalMs))
+  }
+
+  /** Given the bytes of frames in the WAL now (since its last rewind): whether to run a RESTART this tick. */
+  due(walContentBytes: number): boolean {
+    if (this.#waitTicks > 0) {
+      this.#waitTicks--
+      return false
+    }
+    return walContentBytes > this.#thresholdBytes
+  }
+
+  /** Records how the RESTART attempt ended. */
+  afterRestart(outcome: CheckpointOutcome): void {
+    if (outcome === 'complete') {
+      this.#retryDelayTicks = 0
+      return
+    }
+    this.#retryDelayTicks = Math.min(this.#maxRetryTicks, Math.max(1, this.#retryDelayTicks * 2))
+    this.#waitTicks = this.#retryDelayTicks
+  }
+}
+
 /** The row `PRAGMA wal_checkpoint(...)` returns: busy flag, WAL frames, frames copied back. */
 interface CheckpointRow {
   busy: number
@@ -136,11 +187,21 @@ function runWorker(options: WorkerOptions): void {
   const stats = new BigInt64Array(options.stats)
   const db = new DatabaseSync(options.path)
   db.exec(`PRAGMA journal_size_limit = ${Math.trunc(options.journalSizeLimitBytes)}`)
-  const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
-  const truncate = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)')
+  const pageBytes = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size
+  const statements: Record<CheckpointMode, ReturnType<DatabaseSync['prepare']>> = {
+    passive: db.prepare('PRAGMA wal_checkpoint(PASSIVE)'),
+    restart: db.prepare('PRAGMA wal_checkpoint(RESTART)'),
+    truncate: db.prepare('PRAGMA wal_checkpoint(TRUNCATE)'),
+  }
+  const holdSlot: Partial<Record<CheckpointMode, number>> = {
+    restart: STAT_RESTART_MICROS,
+    truncate: STAT_TRUNCATE_MICROS,
+  }
   const policy = new CheckpointPolicy(options)
+  const restartPolicy = new RestartPolicy(options)
 
-  // The busy timeout only matters to TRUNCATE (PASSIVE never waits): it is how long writers may be held.
+  // The busy timeout only matters to RESTART and TRUNCATE (PASSIVE never waits): it bounds how long they wait
+  // for the writer lock and then for readers, i.e. how long writers may be held.
   let busyTimeoutMs = -1
   const setBusyTimeout = (ms: number) => {
     if (ms === busyTimeoutMs) return
@@ -148,27 +209,36 @@ function runWorker(options: WorkerOptions): void {
     busyTimeoutMs = ms
   }
 
-  const run = (mode: CheckpointMode): CheckpointOutcome => {
-    const statement = mode === 'passive' ? passive : truncate
+  /** Runs one checkpoint; returns its outcome and the WAL's frame count (0 when unknown). */
+  const run = (mode: CheckpointMode): { outcome: CheckpointOutcome; frames: number } => {
     let outcome: CheckpointOutcome
+    let frames = 0
     const started = process.hrtime.bigint()
     try {
-      outcome = checkpointOutcome(statement.get() as unknown as CheckpointRow)
+      const row = statements[mode].get() as unknown as CheckpointRow
+      outcome = checkpointOutcome(row)
+      frames = Math.max(0, row.log)
     } catch {
       outcome = 'error' // SQLITE_BUSY raised as an error, or the file is going away: the next tick retries
     }
-    if (mode === 'truncate') Atomics.add(stats, STAT_TRUNCATE_MICROS, (process.hrtime.bigint() - started) / 1000n)
+    const slot = holdSlot[mode]
+    if (slot !== undefined) Atomics.add(stats, slot, (process.hrtime.bigint() - started) / 1000n)
     Atomics.add(stats, counterSlot(mode, outcome), 1n)
-    return outcome
+    return { outcome, frames }
   }
 
   const tick = () => {
-    // PASSIVE first: it copies what it can without locks, leaving TRUNCATE (which holds writers) less to do.
-    run('passive')
+    // PASSIVE first: it copies what it can without locks, leaving RESTART and TRUNCATE (which hold writers) only
+    // what was appended since.
+    const passive = run('passive')
+    if (restartPolicy.due(passive.frames * pageBytes)) {
+      setBusyTimeout(options.restartWaitMs)
+      restartPolicy.afterRestart(run('restart').outcome)
+    }
     const waitMs = policy.truncateWait(walFileBytes(options.path))
     if (waitMs !== undefined) {
       setBusyTimeout(waitMs)
-      policy.afterTruncate(run('truncate'))
+      policy.afterTruncate(run('truncate').outcome)
     }
     const walBytes = walFileBytes(options.path)
     if (walBytes <= options.truncateThresholdBytes) policy.settle()

@@ -15,6 +15,7 @@ import {
   type CheckpointMode,
   type CheckpointOutcome,
   counterSlot,
+  STAT_RESTART_MICROS,
   STAT_SLOTS,
   STAT_TRUNCATE_MICROS,
   STAT_WAL_BYTES,
@@ -38,8 +39,15 @@ export interface WalCheckpointerOptions {
   truncateWaitMs?: number
   /** Cap of that wait, doubled after each attempt a reader outlasted. Default 1 s. */
   maxTruncateWaitMs?: number
-  /** Cap of the doubling delay between failed TRUNCATE attempts. Default 30 s. */
+  /** Cap of the doubling delay between failed TRUNCATE (or RESTART) attempts. Default 30 s. */
   maxRetryDelayMs?: number
+  /**
+   * WAL content (frames since the last rewind) above which a RESTART checkpoint lets the WAL rewind.
+   * Default {@link defaultRestartThreshold} of `walMaxBytes`.
+   */
+  restartThresholdBytes?: number
+  /** How long a RESTART may wait for the writer lock and for readers (so at most holds writers). Default 50 ms. */
+  restartWaitMs?: number
   /** WAL size that starts the worker thread; 0 starts it at once. Default {@link DEFAULT_WORKER_START_BYTES}. */
   workerStartBytes?: number
 }
@@ -52,6 +60,8 @@ export interface WalCheckpointStats {
   checkpoints: Record<CheckpointMode, Record<CheckpointOutcome, number>>
   /** Total time spent in TRUNCATE checkpoints (writers wait during it), in seconds. */
   truncateSeconds: number
+  /** Total time spent in RESTART checkpoints (writers wait during part of it), in seconds. */
+  restartSeconds: number
   /** Whether the worker thread runs (it starts once the WAL first reaches its start size). */
   workerRunning: boolean
 }
@@ -69,6 +79,16 @@ export interface WalCheckpointer {
  */
 export function journalSizeLimit(walMaxBytes: number): number {
   return Math.max(1024 * 1024, Math.floor(walMaxBytes / 4))
+}
+
+/**
+ * Default RESTART threshold: a sixteenth of the TRUNCATE threshold (4 MiB for the default 64 MiB), at least
+ * 256 KiB. Small enough that the file stays far below the TRUNCATE threshold and the `journal_size_limit` (so the
+ * writer never trims it), large enough that RESTARTs (each an fsync under the writer lock) stay a few per second
+ * at most at 1,000 publishes/s.
+ */
+export function defaultRestartThreshold(walMaxBytes: number): number {
+  return Math.max(256 * 1024, Math.floor(walMaxBytes / 16))
 }
 
 // Tests run the TypeScript sources (Node strips the types of the worker file); the build runs dist/*.js.
@@ -108,6 +128,8 @@ export async function startWalCheckpointer(
     maxTruncateWaitMs: options.maxTruncateWaitMs ?? 1000,
     maxRetryDelayMs: options.maxRetryDelayMs ?? 30_000,
     journalSizeLimitBytes: journalSizeLimit(walMaxBytes),
+    restartThresholdBytes: options.restartThresholdBytes ?? defaultRestartThreshold(walMaxBytes),
+    restartWaitMs: options.restartWaitMs ?? 50,
     stats: shared,
   }
 
@@ -165,6 +187,7 @@ export async function startWalCheckpointer(
         walBytes: Number(Atomics.load(stats, STAT_WAL_BYTES)),
         checkpoints,
         truncateSeconds: Number(Atomics.load(stats, STAT_TRUNCATE_MICROS)) / 1e6,
+        restartSeconds: Number(Atomics.load(stats, STAT_RESTART_MICROS)) / 1e6,
         workerRunning: worker !== undefined && stopping === undefined,
       }
     },

@@ -378,6 +378,21 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
       path: `/registries/${UPSTREAM}/log-witness`,
       headers: user,
     },
+    // Webhook secret rotation of the upstream's enrollment (no secret of its own: WEBHOOK_SECRET becomes the
+    // previous one), and the end of that rotation.
+    {
+      route: 'POST /registries/:authority/webhook-secret/rotate',
+      method: 'POST',
+      path: `/registries/${UPSTREAM}/webhook-secret/rotate`,
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: { webhookSecret: 'rotated-enrollment-secret-0123456789', previousValidForSeconds: 3600 },
+    },
+    {
+      route: 'DELETE /registries/:authority/webhook-secret/previous',
+      method: 'DELETE',
+      path: `/registries/${UPSTREAM}/webhook-secret/previous`,
+      headers: admin,
+    },
     {
       route: 'POST /registries/:authority/log-witness/ack',
       method: 'POST',

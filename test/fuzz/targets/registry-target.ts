@@ -5,7 +5,7 @@
  * seed per route. Publish and lifecycle seeds re-sign mutated requests so they reach the validators.
  */
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { signLifecycleEvent } from '@acdp/protocol'
@@ -23,9 +23,9 @@ import {
 } from '../../../packages/registry/test/support/registry-harness.js'
 import { TRUST_CONFIG } from '../../../packages/registry/test/support/trust.js'
 import { createRegistryMetrics } from '../../../packages/registry/src/metrics.js'
-import { listRoutes } from '../route-list.js'
 import { coreRegistrySeeds } from './registry-core-seeds.js'
 import type { FuzzSeed, FuzzTarget } from '../seed.js'
+import { serveRegistryTarget } from './serve-registry-target.js'
 
 /** The admin bearer of the fuzzed registry (test only). */
 const ADMIN_TOKEN = 'fuzz-admin-token-0123456789abcdef'
@@ -46,7 +46,10 @@ export async function startRegistryTarget(postgresUrl?: string): Promise<FuzzTar
         : openPostgresTestSchema(postgresUrl),
     config: {
       ...TRUST_CONFIG,
-      registry: { profiles: ['acdp-registry-core', 'acdp-registry-discovery'] },
+      registry: {
+        profiles: ['acdp-registry-core', 'acdp-registry-discovery'],
+        cors: { allowed_origins: ['https://app.example.com'] },
+      },
       limits: { publish_rate_per_minute: 0 },
       metrics: { enabled: true },
       lifecycle: { enabled: true },
@@ -107,6 +110,17 @@ export async function startRegistryTarget(postgresUrl?: string): Promise<FuzzTar
     { route: 'GET /log/proof', method: 'GET', path: '/log/proof?first=1&second=3', headers: {} },
     { route: 'GET /log/entries', method: 'GET', path: '/log/entries?start=0&end=3', headers: {} },
     { route: 'POST /admin/log/verify', method: 'POST', path: '/admin/log/verify', headers: admin },
+    { route: 'GET /admin/status', method: 'GET', path: '/admin/status', headers: admin },
+    {
+      route: 'OPTIONS /*',
+      method: 'OPTIONS',
+      path: '/contexts',
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, authorization',
+      },
+    },
     lifecycleSeed(toRetract, 'retract'),
     lifecycleSeed(toRepublish, 'republish'),
     {
@@ -118,26 +132,7 @@ export async function startRegistryTarget(postgresUrl?: string): Promise<FuzzTar
     },
   ]
 
-  const routes = listRoutes(registry.app.printRoutes({ commonPrefix: true }))
-  await registry.app.listen({ host: '127.0.0.1', port: 0 })
-  const address = registry.app.server.address()
-  return {
-    name: postgresUrl === undefined ? 'registry' : 'registry-postgres',
-    port: typeof address === 'object' && address !== null ? address.port : 0,
-    seeds,
-    routes,
-    checkErrorEnvelope: (status, body) => {
-      const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error
-      if (typeof error !== 'object' || error === null) return `${status} without {"error":{…}}`
-      if (typeof error.code !== 'string' || typeof error.message !== 'string')
-        return `${status} error lacks code/message`
-      return undefined
-    },
-    async close() {
-      await registry.close()
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
+  return serveRegistryTarget(postgresUrl === undefined ? 'registry' : 'registry-postgres', registry, seeds, dir)
 }
 
 async function publishContext(registry: TestRegistry, producer: Producer, title: string): Promise<string> {

@@ -31,6 +31,8 @@ export interface ControlPlaneTarget {
   baseUrl: string
   /** Bearer API key; omitted when the control plane runs without AUTH_API_KEYS. */
   apiKey?: string
+  /** Sent as X-Tenant-Id when set (a key that is not bound to a tenant acts in the tenant it names). */
+  tenantId?: string
 }
 
 /** GET /runs with optional filters. @throws CliError (see requestJson). */
@@ -163,5 +165,50 @@ function endpoint(target: ControlPlaneTarget, path: string): string {
 }
 
 function authHeaders(target: ControlPlaneTarget): Record<string, string> {
-  return target.apiKey === undefined ? {} : { authorization: `Bearer ${target.apiKey}` }
+  return {
+    ...(target.apiKey === undefined ? {} : { authorization: `Bearer ${target.apiKey}` }),
+    ...(target.tenantId === undefined ? {} : { 'x-tenant-id': target.tenantId }),
+  }
+}
+
+/** An enrollment as the control plane returns it (never a secret). */
+export interface EnrollmentRecord {
+  authority: string
+  tenantId: string
+  hasWebhookSecret: boolean
+  previousWebhookSecretExpiresAt: string | null
+  [member: string]: unknown
+}
+
+/**
+ * POST /registries/:authority/webhook-secret/rotate (admin key): `webhookSecret` becomes current, the replaced
+ * secret stays accepted for `previousValidForSeconds` (the control plane's default when omitted).
+ */
+export async function rotateEnrollmentSecret(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+  authority: string,
+  request: { webhookSecret: string; previousValidForSeconds?: number },
+): Promise<EnrollmentRecord> {
+  return (
+    await requestJson(io, endpoint(target, `/registries/${encodeURIComponent(authority)}/webhook-secret/rotate`), {
+      method: 'POST',
+      headers: { ...authHeaders(target), 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+    })
+  ).body as EnrollmentRecord
+}
+
+/** DELETE /registries/:authority/webhook-secret/previous (admin key): the previous secret is refused from now on. */
+export async function dropPreviousEnrollmentSecret(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+  authority: string,
+): Promise<EnrollmentRecord> {
+  return (
+    await requestJson(io, endpoint(target, `/registries/${encodeURIComponent(authority)}/webhook-secret/previous`), {
+      method: 'DELETE',
+      headers: authHeaders(target),
+    })
+  ).body as EnrollmentRecord
 }

@@ -3,7 +3,8 @@
  * JWT_PRIVATE_KEY_PEM, whose public half is published at GET /.well-known/jwks.json.
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
-import { calculateJwkThumbprint, exportJWK, type JWK, type JWTPayload, SignJWT } from 'jose'
+import type { JWK, JWTPayload } from 'jose'
+import { loadJose } from './jose-module.js'
 import type { TokenConfig } from './token-settings.js'
 
 export interface JwtSigner {
@@ -18,10 +19,11 @@ export interface JwtSigner {
   jwks(): { keys: JWK[] }
 }
 
-/** Builds the signer, or undefined when no key is configured. */
+/** Builds the signer, or undefined when no key is configured (jose is loaded only when one is). */
 export async function createJwtSigner(tokens: TokenConfig): Promise<JwtSigner | undefined> {
   if (tokens.signingAlg === 'HS256') {
     if (tokens.secret === '') return undefined
+    const { SignJWT } = await loadJose()
     const secret = new TextEncoder().encode(tokens.secret)
     const kid = tokens.kid === '' ? undefined : tokens.kid
     return {
@@ -34,6 +36,7 @@ export async function createJwtSigner(tokens: TokenConfig): Promise<JwtSigner | 
     }
   }
   if (tokens.privateKeyPem === '') return undefined
+  const { calculateJwkThumbprint, exportJWK, SignJWT } = await loadJose()
   const privateKey = createPrivateKey({ key: tokens.privateKeyPem, format: 'pem' })
   const publicKey = createPublicKey(privateKey)
   const jwk = await exportJWK(publicKey)

@@ -10,7 +10,8 @@
  * encodings) before jose verifies them.
  */
 import { findEd25519Weakness } from '@acdp/protocol'
-import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose'
+import type { JWTPayload } from 'jose'
+import { loadJose } from './jose-module.js'
 import { TENANT_ID_PATTERN } from '../config.js'
 import type { RevocationList } from '../services/revocation-list.js'
 import { type CredentialVerifier, looksLikeJwt, type Principal } from './credentials.js'
@@ -53,6 +54,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
 
   const inspect: JwtVerifier['inspect'] = async (token, inspectOptions = {}) => {
     try {
+      const { decodeJwt, decodeProtectedHeader, jwtVerify } = await loadJose()
       const header = decodeProtectedHeader(token)
       const unverified = decodeJwt(token)
       if (typeof unverified.iss !== 'string') return undefined

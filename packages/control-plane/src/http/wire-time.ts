@@ -3,9 +3,37 @@
  * store's epoch milliseconds. Fixes the reference's database-text timestamps (control-plane digest E8).
  */
 
-/** Epoch ms → `YYYY-MM-DDTHH:MM:SS.mmmZ`. */
+const DAY_MS = 86_400_000
+
+// The UTC day of the last timestamp formatted through Date: its start (epoch ms) and its `YYYY-MM-DDT` text.
+let cachedDayStart = Number.NaN
+let cachedDayPrefix = ''
+
+/**
+ * Epoch ms → `YYYY-MM-DDTHH:MM:SS.mmmZ`, exactly as `Date#toISOString`.
+ *
+ * Why not just toISOString: list pages format two or three timestamps per row (≈ 150 per page of runs) and a
+ * `Date` plus toISOString costs ≈ 500 ns each; the time of day is arithmetic, so within the cached day (nearly
+ * every call: stored times cluster) a timestamp costs ≈ 75 ns. Years outside 0000–9999 (toISOString's expanded
+ * form) and non-integers always go through Date, as does an invalid time (which throws, as before).
+ */
 export function formatTimestamp(epochMs: number): string {
-  return new Date(epochMs).toISOString()
+  const msOfDay = epochMs - cachedDayStart
+  if (msOfDay >= 0 && msOfDay < DAY_MS && Number.isInteger(epochMs)) {
+    const ms = msOfDay % 1000
+    const seconds = Math.floor(msOfDay / 1000)
+    return `${cachedDayPrefix}${twoDigits(Math.floor(seconds / 3600))}:${twoDigits(Math.floor(seconds / 60) % 60)}:${twoDigits(seconds % 60)}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`
+  }
+  const text = new Date(epochMs).toISOString()
+  if (text.length === 24 && Number.isInteger(epochMs)) {
+    cachedDayStart = epochMs - (((epochMs % DAY_MS) + DAY_MS) % DAY_MS)
+    cachedDayPrefix = text.slice(0, 11)
+  }
+  return text
+}
+
+function twoDigits(n: number): string {
+  return n < 10 ? `0${n}` : `${n}`
 }
 
 /** As {@link formatTimestamp}, passing null through. */

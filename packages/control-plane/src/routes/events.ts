@@ -3,6 +3,7 @@
  */
 import { Type } from 'typebox'
 import { type EventListRequest, listEvents } from '../services/events.js'
+import { eventPageJson, JSON_MEDIA_TYPE } from '../services/list-json.js'
 import type { RoutePlugin } from './route-context.js'
 import { EventPageShape } from './wire-schemas.js'
 
@@ -31,9 +32,15 @@ export const eventRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(
     '/events',
     { schema: { tags: ['events'], querystring: EventsQuery, response: { 200: EventPageShape } } },
-    async (request) => {
+    async (request, reply) => {
       const { limit, ...filters } = request.query as EventsQueryValue
-      return listEvents(deps, { tenantId: request.tenantId, limit: limit ?? EVENTS_DEFAULT_LIMIT, ...filters })
+      const page = await listEvents(deps, {
+        tenantId: request.tenantId,
+        limit: limit ?? EVENTS_DEFAULT_LIMIT,
+        ...filters,
+      })
+      // Written as text (the response schema documents it; Fastify sends a JSON string as is).
+      return reply.type(JSON_MEDIA_TYPE).send(eventPageJson(page))
     },
   )
 }

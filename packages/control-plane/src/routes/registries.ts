@@ -1,6 +1,7 @@
 /**
  * Registries (product spec "Registries and witness"): the observed list, the enrollment list (never a secret),
- * and POST /registries/enroll (admin, upsert).
+ * POST /registries/enroll (admin, upsert), and the webhook secret rotation of an enrollment (admin; both
+ * secrets accepted until the previous one expires or is dropped).
  */
 import { type Static, Type } from 'typebox'
 import {
@@ -9,6 +10,12 @@ import {
   listRegistries,
   MIN_ENROLLMENT_SECRET_LENGTH,
 } from '../services/registries.js'
+import {
+  DEFAULT_PREVIOUS_SECRET_SECONDS,
+  dropPreviousEnrollmentSecret,
+  MAX_PREVIOUS_SECRET_SECONDS,
+  rotateEnrollmentSecret,
+} from '../services/webhook-secret-rotation.js'
 import type { RoutePlugin } from './route-context.js'
 
 const Timestamp = Type.String({ description: 'RFC 3339 UTC with milliseconds' })
@@ -30,6 +37,9 @@ const EnrollmentShape = Type.Object({
   registryDid: NullableString,
   enabled: Type.Boolean(),
   hasWebhookSecret: Type.Boolean(),
+  previousWebhookSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'during a webhook secret rotation, until when the previous secret is still accepted',
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })
@@ -49,6 +59,24 @@ const EnrollBody = Type.Object(
       ]),
     ),
     enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+const Authority = Type.Object({
+  authority: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:-]+$' }),
+})
+
+const RotateBody = Type.Object(
+  {
+    webhookSecret: Type.String({ minLength: MIN_ENROLLMENT_SECRET_LENGTH, maxLength: 1024, writeOnly: true }),
+    previousValidForSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_PREVIOUS_SECRET_SECONDS,
+        description: `how long the replaced secret stays accepted (default ${DEFAULT_PREVIOUS_SECRET_SECONDS})`,
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -84,5 +112,44 @@ export const registryRoutes: RoutePlugin = async (app, { config, deps, enrollmen
     },
     async (request) =>
       enrollRegistry({ config, deps, enrollments }, request.tenantId, request.body as Static<typeof EnrollBody>),
+  )
+  app.post(
+    '/registries/:authority/webhook-secret/rotate',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['registries'],
+        summary: 'Rotate the enrollment webhook secret; the replaced one stays accepted for a while',
+        params: Authority,
+        body: RotateBody,
+        response: { 200: EnrollmentShape },
+      },
+    },
+    async (request) =>
+      rotateEnrollmentSecret(
+        { config, deps, enrollments },
+        request.tenantId,
+        (request.params as Static<typeof Authority>).authority,
+        request.body as Static<typeof RotateBody>,
+      ),
+  )
+
+  app.delete(
+    '/registries/:authority/webhook-secret/previous',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['registries'],
+        summary: 'Stop accepting the previous webhook secret of a rotation now',
+        params: Authority,
+        response: { 200: EnrollmentShape },
+      },
+    },
+    async (request) =>
+      dropPreviousEnrollmentSecret(
+        { deps, enrollments },
+        request.tenantId,
+        (request.params as Static<typeof Authority>).authority,
+      ),
   )
 }

@@ -5,6 +5,7 @@
 import type { FastifyRequest } from 'fastify'
 import { type Static, Type } from 'typebox'
 import { authenticateDelivery } from '../services/registry-delivery.js'
+import { eventPageJson, JSON_MEDIA_TYPE, runPageJson } from '../services/list-json.js'
 import { completeRun, getRun, getRunLineage, listRunEvents, listRuns, startRun } from '../services/runs.js'
 import type { RunStatus } from '../store/store.js'
 import { createDeliveryErrorHandler, readDeliveryHeaders } from './delivery.js'
@@ -148,7 +149,7 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments })
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { limit, offset, ...filters } = request.query as {
         status?: RunStatus
         scenarioId?: string
@@ -157,7 +158,14 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments })
         limit?: number
         offset?: number
       }
-      return listRuns(deps, { tenantId: request.tenantId, limit: limit ?? 50, offset: offset ?? 0, ...filters })
+      const page = await listRuns(deps, {
+        tenantId: request.tenantId,
+        limit: limit ?? 50,
+        offset: offset ?? 0,
+        ...filters,
+      })
+      // Written as text (the response schema documents it; Fastify sends a JSON string as is).
+      return reply.type(JSON_MEDIA_TYPE).send(runPageJson(page))
     },
   )
 
@@ -176,15 +184,16 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments })
   app.get(
     '/runs/:runId/events',
     { schema: { tags: ['runs'], params: RunParams, querystring: RunEventsQuery, response: { 200: EventPageShape } } },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query as { eventType?: string; limit?: number; cursor?: string }
-      return listRunEvents(deps, {
+      const page = await listRunEvents(deps, {
         tenantId: request.tenantId,
         runId: (request.params as { runId: string }).runId,
         limit: query.limit ?? 200,
         ...(query.eventType === undefined ? {} : { eventType: query.eventType }),
         ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       })
+      return reply.type(JSON_MEDIA_TYPE).send(eventPageJson(page))
     },
   )
 }

@@ -24,6 +24,8 @@ export interface ResolvedEnrollment {
   baseUrl: string | null
   /** The per-registry secret, or undefined when the global WEBHOOK_SECRET applies. */
   webhookSecret: string | undefined
+  /** During a rotation: the secret in force before it, accepted until `expiresAt` (epoch ms). */
+  previousWebhookSecret: { secret: string; expiresAt: number } | undefined
 }
 
 export interface EnrollmentDirectory {
@@ -38,6 +40,11 @@ export interface EnrollmentDirectory {
 /** AAD context binding a sealed enrollment secret to its row. */
 export function enrollmentSecretContext(authority: string): string {
   return `registry-enrollment:${authority}`
+}
+
+/** AAD context of the previous secret: distinct from the current one's, so the two sealed values cannot swap. */
+export function previousEnrollmentSecretContext(authority: string): string {
+  return `registry-enrollment-previous:${authority}`
 }
 
 /** Creates the directory over the store. `now` is the injected clock in epoch ms. */
@@ -71,6 +78,17 @@ export function createEnrollmentDirectory(options: {
                 record.webhookSecretSealed === null
                   ? undefined
                   : openSecret(secrets, record.webhookSecretSealed, enrollmentSecretContext(record.authority)),
+              previousWebhookSecret:
+                record.previousWebhookSecretSealed === null || record.previousWebhookSecretExpiresAt === null
+                  ? undefined
+                  : {
+                      secret: openSecret(
+                        secrets,
+                        record.previousWebhookSecretSealed,
+                        previousEnrollmentSecretContext(record.authority),
+                      ),
+                      expiresAt: record.previousWebhookSecretExpiresAt,
+                    },
             }
       if (cacheMs > 0) {
         if (cache.size >= MAX_CACHED_ENROLLMENTS) {

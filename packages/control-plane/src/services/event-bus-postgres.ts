@@ -17,7 +17,7 @@
  * listener gets `onGap()` (SSE clients re-read history from their last id; caches are dropped). Outgoing
  * notifications that fail are retried; the queue is bounded and overflow is counted as dropped.
  */
-import pg from 'pg'
+import type pg from 'pg'
 import type { ControlPlaneMetrics } from '../metrics.js'
 import { type BusEvent, BusListeners, type BusLogger, type EventBus } from './event-bus.js'
 
@@ -65,7 +65,9 @@ export async function createPostgresEventBus(options: PostgresEventBusOptions): 
   const connectListener =
     options.connectListener ??
     (async () => {
-      const client = new pg.Client(options.pool.options)
+      // Imported here: an instance on SQLite never loads the PostgreSQL driver (docs/performance.md "Idle memory").
+      const { default: driver } = await import('pg')
+      const client = new driver.Client(options.pool.options)
       await client.connect()
       return client
     })

@@ -23,8 +23,9 @@ export interface EventView extends EventAttributes {
   createdAt: string
 }
 
+/** A page of stored events, written to the wire by services/list-json.ts (`eventPageJson`). */
 export interface EventPage {
-  data: EventView[]
+  events: EventRecord[]
   limit: number
   /** Pass back as `cursor` for the next page; null when this page is the last. */
   nextCursor: string | null
@@ -45,7 +46,10 @@ export interface EventListRequest {
   limit: number
 }
 
-/** Formats one stored event for the wire. */
+/**
+ * Formats one stored event for the wire as an object. The list routes write the same thing as JSON text directly
+ * (services/list-json.ts); this is the reference form their tests compare with.
+ */
 export function toEventView(record: EventRecord): EventView {
   return {
     id: String(record.id),
@@ -76,7 +80,7 @@ export async function readEventPage(deps: Pick<ControlPlaneDeps, 'store'>, query
   const page = rows.slice(0, query.limit)
   const last = page.at(-1)
   return {
-    data: page.map(toEventView),
+    events: page,
     limit: query.limit,
     nextCursor: rows.length > query.limit && last !== undefined ? encodeEventCursor(last) : null,
   }

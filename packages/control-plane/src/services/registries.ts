@@ -3,14 +3,20 @@
  * (product spec "Registry enrollment", "Registries and witness").
  *
  * Enrollment secrets are sealed at rest (secret-box.ts) and never returned. Re-enrolling updates only the
- * members the request names (`null` clears one), so an admin changing `enabled` does not wipe the secret.
+ * members the request names (`null` clears one), so an admin changing `enabled` does not wipe the secret. A
+ * `webhookSecret` given here replaces the secret at once (and ends any rotation in progress); a rotation with a
+ * window in which both secrets are accepted is webhook-secret-rotation.ts.
  */
 import { type ControlPlaneConfig, DEFAULT_TENANT } from '../config.js'
 import type { ControlPlaneDeps } from '../deps.js'
 import { ControlPlaneError } from '../errors.js'
 import { formatTimestamp } from '../http/wire-time.js'
 import type { EnrollmentRecord, EnrollmentUpsert } from '../store/store.js'
-import { type EnrollmentDirectory, enrollmentSecretContext } from './enrollment-directory.js'
+import {
+  type EnrollmentDirectory,
+  enrollmentSecretContext,
+  previousEnrollmentSecretContext,
+} from './enrollment-directory.js'
 import { isSealedWithCurrentKey, openSecret, sealSecret } from './secret-box.js'
 
 /** Minimum length of a per-registry webhook secret (product spec "Limits"). */
@@ -36,6 +42,8 @@ export interface EnrollmentView {
   enabled: boolean
   /** True when a per-registry secret is set (else WEBHOOK_SECRET applies). */
   hasWebhookSecret: boolean
+  /** When a rotation is in progress: until when the previous secret is still accepted; else null. */
+  previousWebhookSecretExpiresAt: string | null
   createdAt: string
   updatedAt: string
 }
@@ -51,7 +59,9 @@ export interface EnrollRequest {
   enabled?: boolean
 }
 
-export function toEnrollmentView(record: EnrollmentRecord): EnrollmentView {
+/** The wire view; `now` (epoch ms) hides a previous secret that has expired (it is no longer accepted). */
+export function toEnrollmentView(record: EnrollmentRecord, now: number): EnrollmentView {
+  const previousExpiresAt = record.previousWebhookSecretExpiresAt
   return {
     authority: record.authority,
     tenantId: record.tenantId,
@@ -59,6 +69,10 @@ export function toEnrollmentView(record: EnrollmentRecord): EnrollmentView {
     registryDid: record.registryDid,
     enabled: record.enabled,
     hasWebhookSecret: record.webhookSecretSealed !== null,
+    previousWebhookSecretExpiresAt:
+      record.previousWebhookSecretSealed !== null && previousExpiresAt !== null && previousExpiresAt > now
+        ? formatTimestamp(previousExpiresAt)
+        : null,
     createdAt: formatTimestamp(record.createdAt),
     updatedAt: formatTimestamp(record.updatedAt),
   }
@@ -83,11 +97,12 @@ export async function listRegistries(
 }
 
 export async function listEnrollments(
-  deps: Pick<ControlPlaneDeps, 'store'>,
+  deps: Pick<ControlPlaneDeps, 'store' | 'clock'>,
   tenantId: string,
 ): Promise<{ data: EnrollmentView[]; total: number }> {
   const enrollments = await deps.store.listEnrollments(tenantId)
-  return { data: enrollments.map(toEnrollmentView), total: enrollments.length }
+  const now = deps.clock().getTime()
+  return { data: enrollments.map((record) => toEnrollmentView(record, now)), total: enrollments.length }
 }
 
 /**
@@ -129,7 +144,7 @@ export async function enrollRegistry(
   }
   const record = await deps.store.upsertEnrollment(upsert)
   ctx.enrollments.invalidate(authority)
-  return toEnrollmentView(record)
+  return toEnrollmentView(record, upsert.now)
 }
 
 /** An https URL (http only outside production), without credentials, query or fragment. */
@@ -160,12 +175,19 @@ export async function resealEnrollmentSecrets(
   deps: Pick<ControlPlaneDeps, 'store' | 'secrets' | 'random'>,
 ): Promise<number> {
   let count = 0
+  const reseal = (sealed: string, context: string) =>
+    sealSecret(deps.secrets, openSecret(deps.secrets, sealed, context), context, deps.random)
   for (const record of await deps.store.listSealedEnrollments()) {
     const sealed = record.webhookSecretSealed
-    if (sealed === null || isSealedWithCurrentKey(deps.secrets, sealed)) continue
-    const context = enrollmentSecretContext(record.authority)
-    const resealed = sealSecret(deps.secrets, openSecret(deps.secrets, sealed, context), context, deps.random)
-    if (await deps.store.replaceSealedSecret(record.authority, sealed, resealed)) count += 1
+    if (sealed !== null && !isSealedWithCurrentKey(deps.secrets, sealed)) {
+      const resealed = reseal(sealed, enrollmentSecretContext(record.authority))
+      if (await deps.store.replaceSealedSecret(record.authority, sealed, resealed)) count += 1
+    }
+    const previous = record.previousWebhookSecretSealed
+    if (previous !== null && !isSealedWithCurrentKey(deps.secrets, previous)) {
+      const resealed = reseal(previous, previousEnrollmentSecretContext(record.authority))
+      if (await deps.store.replaceSealedPreviousSecret(record.authority, previous, resealed)) count += 1
+    }
   }
   return count
 }

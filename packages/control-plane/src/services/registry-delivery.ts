@@ -3,9 +3,13 @@
  * product spec "Ingest request headers" and "Authentication" rule 5) and the tenant of a delivery.
  *
  * Secret choice (the claimed authority picks it, so it must never let a sender pick a weaker one):
- * - enrolled authority with its own secret → only that secret (the global one is refused);
- * - enrolled authority without one, or an authority that is not enrolled → WEBHOOK_SECRET;
+ * - enrolled authority with its own secret → only that secret (the global one is refused), plus, during a
+ *   rotation, the enrollment's previous secret until it expires or is dropped;
+ * - enrolled authority without one, or an authority that is not enrolled → WEBHOOK_SECRET, plus
+ *   WEBHOOK_SECRET_PREVIOUS while it is configured;
  * - WEBHOOK_SECRET empty → verification skipped (configuration allows that only in development).
+ * Every accepted secret is checked (no early exit), each comparison in constant time, so the timing does not say
+ * which of the two matched.
  *
  * The signature is checked BEFORE any enrollment or tenant refusal, so an unsigned caller cannot learn
  * whether an authority is enrolled, disabled or bound to a tenant (403s are reserved for valid senders).
@@ -58,8 +62,8 @@ export async function authenticateDelivery(
 ): Promise<AuthenticatedDelivery> {
   const { ingest, enrollments } = options
   const enrollment = claimedAuthority === undefined ? undefined : await enrollments.get(claimedAuthority)
-  const secret = enrollment?.webhookSecret ?? ingest.webhookSecret
-  if (secret !== '' && !isSignatureValid(secret, rawBody, headers, ingest, options.nowSeconds)) {
+  const secrets = acceptedSecrets(enrollment, ingest, options.nowSeconds)
+  if (secrets.length > 0 && !isSignedByAny(secrets, rawBody, headers, ingest, options.nowSeconds)) {
     throw new ControlPlaneError('INVALID_SIGNATURE', 'missing or invalid webhook signature')
   }
   if (enrollment !== undefined && !enrollment.enabled) {
@@ -86,7 +90,38 @@ export async function authenticateDelivery(
   if (options.requireTenant && tenantId === DEFAULT_TENANT) {
     throw new ControlPlaneError('TENANT_REQUIRED', 'a tenant is required (enroll the registry or send X-Tenant-Id)')
   }
-  return { tenantId, enrollment, isSignatureVerified: secret !== '' }
+  return { tenantId, enrollment, isSignatureVerified: secrets.length > 0 }
+}
+
+/** The secrets a delivery may be signed with (see the module comment); empty when verification is skipped. */
+function acceptedSecrets(
+  enrollment: ResolvedEnrollment | undefined,
+  ingest: ControlPlaneConfig['ingest'],
+  nowSeconds: number,
+): string[] {
+  if (enrollment?.webhookSecret !== undefined) {
+    const previous = enrollment.previousWebhookSecret
+    return previous !== undefined && previous.expiresAt > nowSeconds * 1000
+      ? [enrollment.webhookSecret, previous.secret]
+      : [enrollment.webhookSecret]
+  }
+  if (ingest.webhookSecret === '') return []
+  return ingest.webhookSecretPrevious === ''
+    ? [ingest.webhookSecret]
+    : [ingest.webhookSecret, ingest.webhookSecretPrevious]
+}
+
+function isSignedByAny(
+  secrets: readonly string[],
+  rawBody: Buffer,
+  headers: DeliveryHeaders,
+  ingest: ControlPlaneConfig['ingest'],
+  nowSeconds: number,
+): boolean {
+  let isValid = false
+  // Evaluate every secret before combining, so a match on the first does not skip the second.
+  for (const secret of secrets) isValid = isSignatureValid(secret, rawBody, headers, ingest, nowSeconds) || isValid
+  return isValid
 }
 
 /**

@@ -52,13 +52,25 @@ export function toRunView(run: RunRecord): RunView {
     status: run.status,
     startedAt: formatTimestamp(run.startedAt),
     completedAt: formatOptionalTimestamp(run.completedAt),
-    inputs: run.inputs,
-    result: run.result,
+    inputs: parseStoredJson(run.inputsJson),
+    result: parseStoredJson(run.resultJson),
     eventsCount: run.eventsCount,
     contextsCount: run.contextsCount,
     registries: run.registries,
     updatedAt: formatTimestamp(run.updatedAt),
   }
+}
+
+function parseStoredJson(text: string | null): unknown {
+  return text === null ? null : JSON.parse(text)
+}
+
+/** A page of GET /runs, written to the wire by services/list-json.ts (`runPageJson`). */
+export interface RunPage {
+  runs: RunRecord[]
+  total: number
+  limit: number
+  offset: number
 }
 
 /** A validated POST /runs/started body. */
@@ -121,13 +133,13 @@ export async function listRuns(
     limit: number
     offset: number
   },
-): Promise<{ data: RunView[]; total: number; limit: number; offset: number }> {
+): Promise<RunPage> {
   const { startedAfter, startedBefore, ...rest } = request
   const query: RunQuery = { ...rest }
   if (startedAfter !== undefined) query.startedFrom = readRunTime('startedAfter', startedAfter)
   if (startedBefore !== undefined) query.startedBefore = readRunTime('startedBefore', startedBefore)
   const { runs, total } = await deps.store.listRuns(query)
-  return { data: runs.map(toRunView), total, limit: query.limit, offset: query.offset }
+  return { runs, total, limit: query.limit, offset: query.offset }
 }
 
 function readRunTime(name: string, value: string): number {

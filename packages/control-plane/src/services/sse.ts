@@ -21,12 +21,16 @@
  *   many frames queued, at most once per `flushIntervalMs` or twice the duration of the previous flush, whichever
  *   is longer (and in the next event-loop turn when the last flush is older than that). A socket write is a system call (tens of µs on a busy host): the interval caps write calls
  *   at clients / interval per second whatever the event rate, at the price of at most one interval of latency;
- *   a quiet stream still gets a lone event in the next turn.
+ *   a quiet stream still gets a lone event in the next turn. A flush round writes to FLUSH_SLICE_CLIENTS streams
+ *   per event-loop turn, so other requests are served between slices.
  * - After a cross-instance relay gap (`onGap`), every client re-reads history from its last id.
  */
 import type { ServerResponse } from 'node:http'
 import type { ControlPlaneMetrics } from '../metrics.js'
 import type { BusEvent, EventBus } from './event-bus.js'
+
+/** Clients written per event-loop turn by a flush round (a slice costs about a millisecond of writes). */
+const FLUSH_SLICE_CLIENTS = 100
 
 /** Stored events in stream order, the source of `Last-Event-ID` replay. */
 export interface StreamHistory {
@@ -220,7 +224,7 @@ export class SseHub {
     clearInterval(this.#heartbeat)
     this.#unsubscribe()
     const frame = `event: shutdown\nretry: ${this.#options.shutdownRetryMs}\ndata: {"reason":"server_shutdown"}\n\n`
-    this.#flush()
+    this.#flushAll()
     for (const tenant of this.#tenants.values()) {
       for (const client of this.#clientsOf(tenant)) {
         if (!client.res.writableEnded) client.res.end(frame)
@@ -324,15 +328,17 @@ export class SseHub {
     client.queuedBytes += frame.length
     if (eventId !== undefined) client.lastEventId = eventId
     this.#dirty.add(client)
-    if (!this.#isFlushScheduled) {
-      this.#isFlushScheduled = true
-      // Spacing adapts to the cost of a flush: writing to thousands of sockets is mostly system calls, and on a
-      // starved CPU a round takes longer, so flushes space out and fan-out keeps at most a third of the loop.
-      const spacing = Math.max(this.#flushIntervalMs, 2 * this.#lastFlushDurationMs)
-      const wait = this.#lastFlushAt + spacing - performance.now()
-      if (wait <= 0) setImmediate(() => this.#flush())
-      else setTimeout(() => this.#flush(), wait).unref()
-    }
+    if (!this.#isFlushScheduled) this.#scheduleFlush()
+  }
+
+  #scheduleFlush(): void {
+    this.#isFlushScheduled = true
+    // Spacing adapts to the cost of a flush: writing to thousands of sockets is mostly system calls, and on a
+    // starved CPU a round takes longer, so flushes space out and fan-out keeps at most a third of the loop.
+    const spacing = Math.max(this.#flushIntervalMs, 2 * this.#lastFlushDurationMs)
+    const wait = this.#lastFlushAt + spacing - performance.now()
+    if (wait <= 0) setImmediate(() => this.#flush())
+    else setTimeout(() => this.#flush(), wait).unref()
   }
 
   /** Encodes a frame once; the Buffer is then shared by every client it is queued for. */
@@ -347,15 +353,40 @@ export class SseHub {
    * Writes every client's queued frames, one write per client. Clients that queued the same frames (every
    * subscriber of a tenant's stream, typically) share one concatenated Buffer, so a flush allocates and copies per
    * distinct queue, not per client.
+   *
+   * A round writes to at most FLUSH_SLICE_CLIENTS clients per event-loop turn and continues in the next turn
+   * (setImmediate: the loop polls sockets in between), so fanning an event out to thousands of streams never
+   * holds the loop for more than one slice: other requests (a health probe, an ingest) are served between
+   * slices instead of waiting for the whole round (docs/performance.md "Slow clients"). A client's frames are
+   * written in the order they were queued whichever slice reaches it; events arriving during a round are queued
+   * and go out in the same round (when their client is still ahead) or the next.
    */
   #flush(): void {
-    this.#isFlushScheduled = false
+    const round = [...this.#dirty]
+    this.#dirty.clear()
+    this.#flushSlice(round, 0, new Map(), 0)
+  }
+
+  #flushSlice(round: StreamClient[], from: number, shared: Map<string, Buffer>, busyMs: number): void {
     const startedAt = performance.now()
+    const end = Math.min(round.length, from + FLUSH_SLICE_CLIENTS)
+    for (let index = from; index < end; index++) this.#flushClient(round[index] as StreamClient, shared)
+    const busy = busyMs + performance.now() - startedAt
+    if (end < round.length && !this.#isClosed) {
+      setImmediate(() => this.#flushSlice(round, end, shared, busy))
+      return
+    }
+    this.#isFlushScheduled = false
+    this.#lastFlushAt = performance.now()
+    this.#lastFlushDurationMs = busy
+    if (this.#dirty.size > 0 && !this.#isClosed) this.#scheduleFlush()
+  }
+
+  /** Writes every queued frame now, in one turn (shutdown: before the final frame). */
+  #flushAll(): void {
     const shared = new Map<string, Buffer>()
     for (const client of this.#dirty) this.#flushClient(client, shared)
     this.#dirty.clear()
-    this.#lastFlushAt = performance.now()
-    this.#lastFlushDurationMs = this.#lastFlushAt - startedAt
   }
 
   #flushClient(client: StreamClient, shared?: Map<string, Buffer>): void {

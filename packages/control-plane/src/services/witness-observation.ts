@@ -33,6 +33,7 @@ import {
 } from '@acdp/protocol'
 import type { RetainedHead } from '../store/witness-store.js'
 import { WitnessFetchFailure, type WitnessRegistryClient } from './witness-registry-client.js'
+import type { RegistryKeyResolver } from './witness-registry-keys.js'
 
 export const WITNESS_ALERT_REASONS = [
   'checkpoint_invalid',
@@ -80,8 +81,8 @@ export interface QuorumPolicy {
 
 export interface ObservationDeps {
   client: WitnessRegistryClient
-  /** Resolves a registry key (did:web document, SSRF-safe); `forceRefresh` after a failed signature. */
-  resolveRegistryKey: (keyId: string, forceRefresh: boolean) => Promise<PublicKeyMaterial>
+  /** Resolves a registry key (did:web document, SSRF-safe; witness-registry-keys.ts). */
+  resolveRegistryKey: RegistryKeyResolver
   now: () => Date
   maxFutureSkewMs: number
   quorum: QuorumPolicy | undefined
@@ -142,7 +143,7 @@ async function verifyFetchedCheckpoint(
     verifyCheckpoint(checkpoint, {
       authority: registry.authority,
       capabilitiesRegistryDid,
-      resolveKey: (keyId) => deps.resolveRegistryKey(keyId, forceRefresh),
+      resolveKey: (keyId) => deps.resolveRegistryKey(keyId, { forceRefresh, registry }),
       now: deps.now(),
       maxFutureSkewMs: deps.maxFutureSkewMs,
     })

@@ -16,6 +16,7 @@ import type { EventBus } from './event-bus.js'
 import { busEventFromStored } from './sse-event.js'
 import type { WitnessIdentity } from './witness-identity.js'
 import { type Observation, type ObservationDeps, observeRegistryLog } from './witness-observation.js'
+import { nextPollAfter } from './witness-schedule.js'
 
 /** Tuning of the sweep (from WitnessConfig). */
 export interface WitnessPollerSettings {
@@ -73,6 +74,12 @@ export function createWitnessPoller(deps: WitnessPollerDeps, settings: WitnessPo
   let isClosed = false
   /** The running scheduler tick or pollDue: they never overlap, so pollDue sees every claim it must wait for. */
   let running: Promise<unknown> = Promise.resolve()
+  /**
+   * The last claim took every free slot, so more registries may be due: the schedule then refills a slot as soon as
+   * an observation ends instead of waiting for the next tick (one claim per tick would cap the sweep at
+   * `concurrency` observations per tick, whatever the registries' latency).
+   */
+  let mayHaveBacklog = false
   const now = () => deps.clock().getTime()
 
   async function syncIfStale(): Promise<void> {
@@ -87,25 +94,30 @@ export function createWitnessPoller(deps: WitnessPollerDeps, settings: WitnessPo
     if (free <= 0 || isClosed) return 0
     claimSerial += 1
     const leaseOwner = `${instanceId}:${claimSerial}`
+    const claimedAt = now()
     const claimed = await deps.store.claimDueRegistries({
       leaseOwner,
-      now: now(),
+      now: claimedAt,
       leaseMs: settings.pollTimeoutMs + 30_000,
       limit: free,
       excluded: settings.excludeAuthorities,
     })
+    mayHaveBacklog = claimed.length >= free
     for (const registry of claimed) {
-      const poll: Promise<void> = observeAndRecord(registry, leaseOwner)
+      const poll: Promise<void> = observeAndRecord(registry, leaseOwner, claimedAt)
         .catch((error: unknown) =>
           deps.log?.error({ err: error, authority: registry.authority }, 'witness poll failed'),
         )
-        .finally(() => inFlight.delete(poll))
+        .finally(() => {
+          inFlight.delete(poll)
+          if (mayHaveBacklog && timer !== undefined) tick()
+        })
       inFlight.add(poll)
     }
     return claimed.length
   }
 
-  async function observeAndRecord(registry: ClaimedRegistry, leaseOwner: string): Promise<void> {
+  async function observeAndRecord(registry: ClaimedRegistry, leaseOwner: string, claimedAt: number): Promise<void> {
     const controller = new AbortController()
     const deadline = setTimeout(() => controller.abort(), settings.pollTimeoutMs)
     let observation: Observation
@@ -116,7 +128,16 @@ export function createWitnessPoller(deps: WitnessPollerDeps, settings: WitnessPo
     }
     deps.metrics.recordWitnessCheck(observation.kind)
     const at = now()
-    const settlement = { authority: registry.authority, leaseOwner, now: at, nextPollAt: at + settings.intervalMs }
+    const settlement = {
+      authority: registry.authority,
+      leaseOwner,
+      now: at,
+      nextPollAt: nextPollAfter(
+        { dueAt: registry.dueAt, claimedAt, settledAt: at },
+        settings.intervalMs,
+        settings.tickMs,
+      ),
+    }
     const registryDid = registryDidForAuthority(registry.authority)
     const onEvent = deps.webhookOutbox
       ? (tx: Parameters<WebhookOutbox['enqueue']>[0], event: StoredEvent) => deps.webhookOutbox!.enqueue(tx, event)
@@ -215,9 +236,16 @@ export function createWitnessPoller(deps: WitnessPollerDeps, settings: WitnessPo
   }
 
   let isTicking = false
+  /** A tick was asked for while one ran (a slot freed during its claim): run once more right after. */
+  let isTickWanted = false
   function tick(): void {
-    if (isTicking || isClosed) return
+    if (isClosed) return
+    if (isTicking) {
+      isTickWanted = true
+      return
+    }
     isTicking = true
+    isTickWanted = false
     running = running
       .then(async () => {
         await syncIfStale()
@@ -226,6 +254,7 @@ export function createWitnessPoller(deps: WitnessPollerDeps, settings: WitnessPo
       .catch((error: unknown) => deps.log?.error({ err: error }, 'witness: sweep failed'))
       .finally(() => {
         isTicking = false
+        if (isTickWanted && timer !== undefined) tick()
       })
   }
 

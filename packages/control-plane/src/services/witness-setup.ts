@@ -12,6 +12,7 @@ import { createWitnessIdentity, type WitnessIdentity } from './witness-identity.
 import type { QuorumPolicy } from './witness-observation.js'
 import { createWitnessPoller, type WitnessPoller } from './witness-poller.js'
 import { createWitnessRegistryClient, type WitnessRegistryClient } from './witness-registry-client.js'
+import { createRegistryKeyResolver } from './witness-registry-keys.js'
 
 export interface WitnessFeature {
   store: WitnessStore
@@ -47,6 +48,7 @@ export function createWitnessFeature(input: WitnessFeatureInput): WitnessFeature
     createOutboundClient({
       allowCidrs: [...config.outbound.allowCidrs],
       allowHttpForAllowlisted: config.outbound.allowHttpForAllowlisted,
+      maxPools: config.outbound.maxPools,
       userAgent: 'acdp-control-plane-witness',
     })
   const now = () => deps.clock().getTime()
@@ -78,7 +80,7 @@ export function createWitnessFeature(input: WitnessFeatureInput): WitnessFeature
         client:
           input.registryClient ??
           createWitnessRegistryClient({ outbound, now, requestTimeoutMs: witnessRequestTimeoutMs(config) }),
-        resolveRegistryKey: (keyId, forceRefresh) => resolver.resolveKey(keyId, { forceRefresh }),
+        resolveRegistryKey: createRegistryKeyResolver({ standard: resolver, outbound, now }),
         now: deps.clock,
         maxFutureSkewMs: settings.maxClockSkewSeconds * 1000,
         quorum,

@@ -9,6 +9,8 @@
 import type { Database } from '@acdp/storage'
 import { type Kysely, sql } from 'kysely'
 import { EventWriter } from './event-writer.js'
+import { eventPageSql, runCountSql, runPageSql, toListedEvent, toListedRun } from './list-queries.js'
+import { createPreparedReads, type PreparedReads } from './prepared-reads.js'
 import type { ContextEventsTable, ControlPlaneTables, RegistryEnrollmentsTable, RunsTable } from './schema.js'
 import {
   type AgentQuery,
@@ -17,6 +19,7 @@ import {
   type ActivityBucket,
   type DashboardAggregates,
   type EnrollmentRecord,
+  type EnrollmentSecretRotation,
   type EnrollmentUpsert,
   type EventQuery,
   type EventRecord,
@@ -35,8 +38,7 @@ import {
   UNKNOWN_SCENARIO,
 } from './store.js'
 
-type EventRow = Omit<ContextEventsTable, 'id'> & { id: number }
-type EventSummaryRow = Omit<EventRow, 'dedup_key' | 'raw_payload'>
+type EventSummaryRow = Omit<ContextEventsTable, 'id' | 'dedup_key' | 'raw_payload'> & { id: number }
 
 /** The event columns stream replay reads: everything but the dedup key and the (possibly large) body. */
 const EVENT_SUMMARY_COLUMNS = [
@@ -72,11 +74,13 @@ class KyselyStore implements ControlPlaneStore {
   readonly #database: Database<ControlPlaneTables>
   readonly #db: Kysely<ControlPlaneTables>
   readonly #writer: EventWriter
+  readonly #reads: PreparedReads
 
   constructor(database: Database<ControlPlaneTables>) {
     this.#database = database
     this.#db = database.db
     this.#writer = new EventWriter(database.db, database.kind)
+    this.#reads = createPreparedReads(database)
   }
 
   recordEvent(
@@ -156,22 +160,23 @@ class KyselyStore implements ControlPlaneStore {
   }
 
   async listRuns(query: RunQuery): Promise<{ runs: RunRecord[]; total: number }> {
-    let base = this.#db.selectFrom('runs').where('tenant_id', '=', query.tenantId)
-    if (query.status !== undefined) base = base.where('status', '=', query.status)
-    if (query.scenarioId !== undefined) base = base.where('scenario_id', '=', query.scenarioId)
-    if (query.startedFrom !== undefined) base = base.where('started_at', '>=', query.startedFrom)
-    if (query.startedBefore !== undefined) base = base.where('started_at', '<', query.startedBefore)
-    const [rows, count] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('started_at', 'desc')
-        .orderBy('run_id', 'asc')
-        .limit(query.limit)
-        .offset(query.offset)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ])
-    return { runs: await this.#withRegistries(query.tenantId, rows), total: Number(count.n) }
+    const page = runPageSql(this.#database.kind, query)
+    const rows = await this.#reads.all(page.sql, page.params)
+    if (rows.length === 0) {
+      // No row carries the total: it is 0 from the first page, else count separately (a page past the end).
+      if (query.offset === 0) return { runs: [], total: 0 }
+      const count = runCountSql(query)
+      const [row] = await this.#reads.all(count.sql, count.params)
+      return { runs: [], total: Number(row?.[0] ?? 0) }
+    }
+    const runs: RunRecord[] = []
+    let total = 0
+    for (const row of rows) {
+      const listed = toListedRun(row)
+      runs.push(listed.run)
+      total = listed.total
+    }
+    return { runs, total }
   }
 
   async #withRegistries(tenantId: string, rows: RunsTable[]): Promise<RunRecord[]> {
@@ -242,21 +247,8 @@ class KyselyStore implements ControlPlaneStore {
   }
 
   async listEvents(query: EventQuery): Promise<EventRecord[]> {
-    let q = this.#db.selectFrom('context_events').selectAll().where('tenant_id', '=', query.tenantId)
-    if (query.runId !== undefined) q = q.where('run_id', '=', query.runId)
-    if (query.eventType !== undefined) q = q.where('event_type', '=', query.eventType)
-    if (query.agentId !== undefined) q = q.where('agent_id', '=', query.agentId)
-    if (query.registryAuthority !== undefined) q = q.where('registry_authority', '=', query.registryAuthority)
-    if (query.fromTs !== undefined) q = q.where('event_ts', '>=', query.fromTs)
-    if (query.beforeTs !== undefined) q = q.where('event_ts', '<', query.beforeTs)
-    const after = query.after
-    if (after !== undefined) {
-      // Row-value comparison: rows sharing a timestamp are ordered by id, so a page boundary never drops one.
-      const op = query.order === 'asc' ? '>' : '<'
-      q = q.where(({ eb, refTuple, tuple }) => eb(refTuple('event_ts', 'id'), op, tuple(after.eventTs, after.id)))
-    }
-    const rows = await q.orderBy('event_ts', query.order).orderBy('id', query.order).limit(query.limit).execute()
-    return rows.map(toEventRecord)
+    const page = eventPageSql(query)
+    return (await this.#reads.all(page.sql, page.params)).map(toListedEvent)
   }
 
   async listEventsAfterId(query: EventReplayQuery): Promise<EventSummary[]> {
@@ -341,7 +333,9 @@ class KyselyStore implements ControlPlaneStore {
 
   async listSealedEnrollments(): Promise<EnrollmentRecord[]> {
     const rows = await this.#selectEnrollments()
-      .where('webhook_secret_sealed', 'is not', null)
+      .where((eb) =>
+        eb.or([eb('webhook_secret_sealed', 'is not', null), eb('webhook_secret_previous_sealed', 'is not', null)]),
+      )
       .orderBy('authority')
       .execute()
     return rows.map(toEnrollmentRecord)
@@ -373,6 +367,15 @@ class KyselyStore implements ControlPlaneStore {
             input.webhookSecretSealed === undefined
               ? eb.ref('registry_enrollments.webhook_secret_sealed')
               : eb.ref('excluded.webhook_secret_sealed'),
+          // A replaced secret ends any rotation in progress: the old pair must not stay valid behind it.
+          webhook_secret_previous_sealed:
+            input.webhookSecretSealed === undefined
+              ? eb.ref('registry_enrollments.webhook_secret_previous_sealed')
+              : eb.val(null),
+          webhook_secret_previous_expires_at:
+            input.webhookSecretSealed === undefined
+              ? eb.ref('registry_enrollments.webhook_secret_previous_expires_at')
+              : eb.val(null),
           enabled: input.enabled === undefined ? eb.ref('registry_enrollments.enabled') : eb.ref('excluded.enabled'),
           updated_at: eb.ref('excluded.updated_at'),
         })),
@@ -390,6 +393,42 @@ class KyselyStore implements ControlPlaneStore {
       .where('webhook_secret_sealed', '=', expected)
       .executeTakeFirst()
     return Number(result.numUpdatedRows) === 1
+  }
+
+  async replaceSealedPreviousSecret(authority: string, expected: string, sealed: string): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('registry_enrollments')
+      .set({ webhook_secret_previous_sealed: sealed })
+      .where('authority', '=', authority)
+      .where('webhook_secret_previous_sealed', '=', expected)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
+  async rotateEnrollmentSecret(input: EnrollmentSecretRotation): Promise<EnrollmentRecord | undefined> {
+    const row = await this.#db
+      .updateTable('registry_enrollments')
+      .set({
+        webhook_secret_sealed: input.currentSealed,
+        webhook_secret_previous_sealed: input.previousSealed,
+        webhook_secret_previous_expires_at: input.previousExpiresAt,
+        updated_at: input.now,
+      })
+      .where('authority', '=', input.authority)
+      .where('webhook_secret_sealed', input.expectedCurrentSealed === null ? 'is' : '=', input.expectedCurrentSealed)
+      .returningAll()
+      .executeTakeFirst()
+    return row === undefined ? undefined : toEnrollmentRecord(row)
+  }
+
+  async clearPreviousEnrollmentSecret(authority: string, now: number): Promise<EnrollmentRecord | undefined> {
+    const row = await this.#db
+      .updateTable('registry_enrollments')
+      .set({ webhook_secret_previous_sealed: null, webhook_secret_previous_expires_at: null, updated_at: now })
+      .where('authority', '=', authority)
+      .returningAll()
+      .executeTakeFirst()
+    return row === undefined ? undefined : toEnrollmentRecord(row)
   }
 
   async loadActivity(query: { tenantId: string; bucketSince: number }): Promise<ActivityBucket[]> {
@@ -489,10 +528,6 @@ class KyselyStore implements ControlPlaneStore {
   }
 }
 
-function parseJsonColumn(text: string | null): unknown {
-  return text === null ? null : JSON.parse(text)
-}
-
 function toRunRecord(row: RunsTable, registries: string[]): RunRecord {
   return {
     tenantId: row.tenant_id,
@@ -501,8 +536,8 @@ function toRunRecord(row: RunsTable, registries: string[]): RunRecord {
     status: row.status as RunStatus,
     startedAt: Number(row.started_at),
     completedAt: row.completed_at === null ? null : Number(row.completed_at),
-    inputs: parseJsonColumn(row.inputs),
-    result: parseJsonColumn(row.result),
+    inputsJson: row.inputs,
+    resultJson: row.result,
     eventsCount: Number(row.events_count),
     contextsCount: Number(row.contexts_count),
     registries,
@@ -534,10 +569,6 @@ function toEventSummary(row: EventSummaryRow): EventSummary {
   }
 }
 
-function toEventRecord(row: EventRow): EventRecord {
-  return { ...toEventSummary(row), rawPayload: row.raw_payload }
-}
-
 function toAgentRecord(row: ControlPlaneTables['agents']): AgentRecord {
   return {
     tenantId: row.tenant_id,
@@ -557,6 +588,9 @@ function toEnrollmentRecord(row: RegistryEnrollmentsTable): EnrollmentRecord {
     baseUrl: row.base_url,
     registryDid: row.registry_did,
     webhookSecretSealed: row.webhook_secret_sealed,
+    previousWebhookSecretSealed: row.webhook_secret_previous_sealed,
+    previousWebhookSecretExpiresAt:
+      row.webhook_secret_previous_expires_at === null ? null : Number(row.webhook_secret_previous_expires_at),
     enabled: Number(row.enabled) === 1,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),

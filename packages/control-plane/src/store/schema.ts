@@ -121,6 +121,10 @@ export interface RegistryEnrollmentsTable {
   registry_did: string | null
   /** AES-256-GCM sealed per-registry webhook secret (services/secret-box.ts), or NULL for WEBHOOK_SECRET. */
   webhook_secret_sealed: string | null
+  /** The secret before the last rotation, sealed the same way; NULL when no rotation is in progress (0600). */
+  webhook_secret_previous_sealed: string | null
+  /** Epoch ms after which the previous secret is no longer accepted; NULL with it. */
+  webhook_secret_previous_expires_at: number | null
   enabled: number
   created_at: number
   updated_at: number

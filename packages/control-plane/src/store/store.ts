@@ -65,10 +65,10 @@ export interface RunRecord {
   status: RunStatus
   startedAt: number
   completedAt: number | null
-  /** Parsed JSON, or null. */
-  inputs: unknown
-  /** Parsed JSON, or null. */
-  result: unknown
+  /** The start notification's inputs as stored JSON text, or null. Kept as text so listings embed it unparsed. */
+  inputsJson: string | null
+  /** The completion notification's result as stored JSON text, or null. */
+  resultJson: string | null
   eventsCount: number
   contextsCount: number
   registries: string[]
@@ -117,6 +117,10 @@ export interface EnrollmentRecord {
   registryDid: string | null
   /** Sealed secret (never plaintext), or null when the global WEBHOOK_SECRET applies. */
   webhookSecretSealed: string | null
+  /** Sealed secret in force before the last rotation (still accepted until it expires), or null. */
+  previousWebhookSecretSealed: string | null
+  /** Epoch ms after which the previous secret is refused; null with it. */
+  previousWebhookSecretExpiresAt: number | null
   enabled: boolean
   createdAt: number
   updatedAt: number
@@ -124,7 +128,8 @@ export interface EnrollmentRecord {
 
 /**
  * An enrollment upsert. `undefined` members keep the stored value on update (and take the default on insert);
- * `null` clears an optional member.
+ * `null` clears an optional member. Setting `webhookSecretSealed` (a replacement, not a rotation) also drops the
+ * previous secret of a rotation in progress.
  */
 export interface EnrollmentUpsert {
   authority: string
@@ -133,6 +138,17 @@ export interface EnrollmentUpsert {
   registryDid?: string | null
   webhookSecretSealed?: string | null
   enabled?: boolean
+  now: number
+}
+
+/** One webhook secret rotation of an enrollment (see ControlPlaneStore.rotateEnrollmentSecret). */
+export interface EnrollmentSecretRotation {
+  authority: string
+  expectedCurrentSealed: string | null
+  currentSealed: string
+  /** The secret that applied before, sealed for the previous slot; null when none applied (development). */
+  previousSealed: string | null
+  previousExpiresAt: number | null
   now: number
 }
 
@@ -265,6 +281,16 @@ export interface ControlPlaneStore {
   upsertEnrollment(input: EnrollmentUpsert): Promise<EnrollmentRecord>
   /** Replaces a sealed secret only if it still equals `expected` (rotation must not undo a concurrent enroll). */
   replaceSealedSecret(authority: string, expected: string, sealed: string): Promise<boolean>
+  /** Same for the previous secret of a rotation in progress. */
+  replaceSealedPreviousSecret(authority: string, expected: string, sealed: string): Promise<boolean>
+  /**
+   * Webhook secret rotation: the new current secret and the previous one (with its expiry) in one write, only if
+   * the stored current secret still equals `expectedCurrentSealed` (so two concurrent rotations cannot both keep
+   * the same predecessor). Undefined when the enrollment is gone or changed meanwhile.
+   */
+  rotateEnrollmentSecret(input: EnrollmentSecretRotation): Promise<EnrollmentRecord | undefined>
+  /** Drops the previous secret of `authority` now. Undefined when the authority is not enrolled. */
+  clearPreviousEnrollmentSecret(authority: string, now: number): Promise<EnrollmentRecord | undefined>
 
   loadDashboard(query: { tenantId: string; since: number; bucketSince: number }): Promise<DashboardAggregates>
 

@@ -2,6 +2,7 @@
 export { parseDidDocument, VERIFICATION_METHOD_ALGORITHMS } from './did-document.js'
 export { decodeMultibaseKey, didKeyKeyId, encodeDidKey, encodeMultibaseKey, parseDidKey } from './did-key.js'
 export { didWebToUrl } from './did-web.js'
+export { isDidWebOnlyVersion } from './producer-version.js'
 export { assertDidSyntax, didMethodOf, MAX_DID_LENGTH, splitKeyId } from './key-id.js'
 export {
   DEFAULT_DID_CACHE_TTL_MS,

@@ -2,7 +2,7 @@
 export { buildAppendedNodes, planAppend, type StoredMerkleNode } from './append.js'
 export { type ConsistencyProofInput, generateConsistencyProof, verifyConsistencyProof } from './consistency-proof.js'
 export { generateInclusionProof, type InclusionProofInput, verifyInclusionProof } from './inclusion-proof.js'
-export { buildLogLeaf, computeLogLeafHash, encodeLogLeaf } from './log-leaf.js'
+export { buildLogLeaf, computeLogLeafHash, encodeLogLeaf, encodeMintedLogLeaf } from './log-leaf.js'
 export { MemoryMerkleTree } from './memory-tree.js'
 export { type MerkleNodeReader, readProof } from './node-reader.js'
 export {

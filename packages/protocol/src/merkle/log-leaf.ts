@@ -3,6 +3,7 @@
  */
 import { canonicalBytes } from '../jcs/index.js'
 import { computeReceiptHash } from '../receipt/receipt-hash.js'
+import type { MintedRegistryReceipt } from '../receipt/registry-receipt.js'
 import { assertWireShape, LogLeaf, type RegistryReceipt } from '../wire/log.js'
 import { computeLeafHash } from './tree-hash.js'
 
@@ -13,6 +14,21 @@ import { computeLeafHash } from './tree-hash.js'
  * verifiers with a receipt verified per RFC-ACDP-0010 §8 (§9.1 step 1), never with an echoed `leaf`.
  */
 export function buildLogLeaf(receipt: RegistryReceipt | Omit<RegistryReceipt, 'signature'>): LogLeaf {
+  return leafOf(receipt, computeReceiptHash(receipt))
+}
+
+/**
+ * `encodeLogLeaf(buildLogLeaf(minted.receipt))` for a receipt this process just minted, without its second
+ * canonicalization and second closed-shape check: the minting functions checked the receipt against its
+ * closed schema, whose members the leaf copies under the same patterns, and `receiptHash` is the hash they
+ * signed (a `sha256:` string by construction). The bytes are identical; the publish path calls this once per
+ * accepted publish.
+ */
+export function encodeMintedLogLeaf(minted: MintedRegistryReceipt): Uint8Array {
+  return canonicalBytes(leafOf(minted.receipt, minted.receiptHash))
+}
+
+function leafOf(receipt: RegistryReceipt | Omit<RegistryReceipt, 'signature'>, receiptHash: string): LogLeaf {
   return {
     leaf_version: 'acdp-log-leaf/1',
     ctx_id: receipt.ctx_id,
@@ -21,7 +37,7 @@ export function buildLogLeaf(receipt: RegistryReceipt | Omit<RegistryReceipt, 's
     created_at: receipt.created_at,
     content_hash: receipt.content_hash,
     key_fingerprint: receipt.key_fingerprint,
-    receipt_hash: computeReceiptHash(receipt),
+    receipt_hash: receiptHash,
   }
 }
 

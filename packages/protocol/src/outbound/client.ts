@@ -43,6 +43,13 @@ export interface OutboundPolicy {
   totalTimeoutMs?: number
   /** Sent as User-Agent unless a request sets its own. Default `acdp-outbound`. */
   userAgent?: string
+  /**
+   * Connection pools kept for keep-alive reuse, one per origin and checked address set (least recently used closed
+   * beyond it). Default 64. A caller that talks to many origins again and again (a log witness polling every
+   * enrolled registry) sizes it to that set, so each origin keeps its idle connection between requests instead of
+   * a new TCP and TLS handshake each time.
+   */
+  maxPools?: number
   /** Injectable DNS (tests). Default: `dns.promises.lookup(hostname, { all: true, order: 'verbatim' })`. */
   lookup?: OutboundLookup
 }
@@ -96,13 +103,12 @@ export interface OutboundClient {
 export const OUTBOUND_DEFAULTS = {
   maxRedirects: 3,
   maxBodyBytes: 1024 * 1024,
+  maxPools: 64,
   connectTimeoutMs: 3000,
   totalTimeoutMs: 10_000,
   userAgent: 'acdp-outbound',
 } as const
 
-/** Pools kept for keep-alive reuse, each bound to one origin and one checked address set. */
-const MAX_POOLS = 64
 const CONNECTIONS_PER_POOL = 16
 /** TLS sessions kept for resumption, one per server name (a witness polls up to thousands of registries). */
 const MAX_CACHED_TLS_SESSIONS = 4096
@@ -153,6 +159,7 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
   }
   const defaults = readLimits(policy, OUTBOUND_DEFAULTS)
   const userAgent = policy.userAgent ?? OUTBOUND_DEFAULTS.userAgent
+  const maxPools = readInteger('maxPools', policy.maxPools, OUTBOUND_DEFAULTS.maxPools, 1)
   const ca = readTrustedCas(policy.trustedCaCertificates)
   // One TLS context for the client's lifetime: passing `ca` per connection would make Node parse the whole root
   // bundle again for every handshake (milliseconds of CPU and a fresh context each time).
@@ -160,7 +167,7 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
   // Invariant: each pool only ever dials the addresses in its key; written by poolFor, emptied by close().
   const pools = new Map<string, Pool>()
   // One connector per connect deadline, shared by every pool: its TLS session cache (keyed by server name) then
-  // outlives pool eviction, so a client talking to more origins than MAX_POOLS resumes sessions instead of doing
+  // outlives pool eviction, so a client talking to more origins than maxPools resumes sessions instead of doing
   // a full handshake (certificate chain verification included) for every new pool.
   const connectors = new Map<number, buildConnector.connector>()
   const connectorFor = (undici: Undici, connectTimeoutMs: number): buildConnector.connector => {
@@ -197,7 +204,7 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
       allowH2: false,
     })
     pools.set(key, pool)
-    if (pools.size > MAX_POOLS) {
+    if (pools.size > maxPools) {
       const [oldestKey, oldest] = pools.entries().next().value as [string, Pool]
       pools.delete(oldestKey)
       // close() lets in-flight requests finish; it only rejects if the pool is already closed, which cannot be.
@@ -258,6 +265,7 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
         } else {
           body = await readBodyWithCap(response.body, limits.maxBodyBytes, headers['content-length'])
         }
+        await connectionReleased()
         return { status, headers, body, url: hop.url.href }
       } catch (error) {
         throw toOutboundFailure(error, abortState(), host)
@@ -280,6 +288,16 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
   }
 
   return { request, checkUrl, close }
+}
+
+/**
+ * Resolves after undici has put the response's connection back into its pool. The body's end reaches the caller
+ * before the pool counts the connection idle, so a request sent straight after (a witness asks for the checkpoint,
+ * then at once for the consistency proof) would open a second connection to the same origin; one turn of the event
+ * loop lets it reuse the first.
+ */
+function connectionReleased(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
 }
 
 async function lookupSystemDns(hostname: string): Promise<Array<{ address: string; family: 4 | 6 }>> {

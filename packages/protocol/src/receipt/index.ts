@@ -25,6 +25,9 @@ export {
   registryDidForAuthority,
 } from './registry-binding.js'
 export {
+  type MintedRegistryReceipt,
+  mintRegistryReceipt,
+  mintRegistryReceiptAsync,
   type ReceiptContext,
   signRegistryReceipt,
   signRegistryReceiptAsync,

@@ -26,8 +26,7 @@ export type UnsignedRegistryReceipt = Omit<RegistryReceipt, 'signature'>
  * `key_id_not_under_registry_did`).
  */
 export function signRegistryReceipt(unsigned: UnsignedRegistryReceipt, key: SigningKey): RegistryReceipt {
-  assertReceiptKey(unsigned, key)
-  return checkMinted({ ...unsigned, signature: signReceiptHash(computeReceiptHash(unsigned), key) })
+  return mintRegistryReceipt(unsigned, key).receipt
 }
 
 /**
@@ -38,8 +37,35 @@ export async function signRegistryReceiptAsync(
   unsigned: UnsignedRegistryReceipt,
   key: SigningKey,
 ): Promise<RegistryReceipt> {
+  return (await mintRegistryReceiptAsync(unsigned, key)).receipt
+}
+
+/**
+ * A receipt this process minted and checked, with the receipt hash it signed. The log leaf binds that hash
+ * (RFC-ACDP-0012 §4), so a registry hands it to `encodeMintedLogLeaf` instead of canonicalizing the receipt
+ * a second time. Only the minting functions create one, so `receiptHash` is always the hash of `receipt`.
+ */
+export interface MintedRegistryReceipt {
+  readonly receipt: RegistryReceipt
+  readonly receiptHash: string
+}
+
+/** {@link signRegistryReceipt}, also returning the receipt hash. Same checks and errors. */
+export function mintRegistryReceipt(unsigned: UnsignedRegistryReceipt, key: SigningKey): MintedRegistryReceipt {
   assertReceiptKey(unsigned, key)
-  return checkMinted({ ...unsigned, signature: await signReceiptHashAsync(computeReceiptHash(unsigned), key) })
+  const receiptHash = computeReceiptHash(unsigned)
+  return { receipt: checkMinted({ ...unsigned, signature: signReceiptHash(receiptHash, key) }), receiptHash }
+}
+
+/** {@link signRegistryReceiptAsync}, also returning the receipt hash. Same checks and errors (rejections). */
+export async function mintRegistryReceiptAsync(
+  unsigned: UnsignedRegistryReceipt,
+  key: SigningKey,
+): Promise<MintedRegistryReceipt> {
+  assertReceiptKey(unsigned, key)
+  const receiptHash = computeReceiptHash(unsigned)
+  const signature = await signReceiptHashAsync(receiptHash, key)
+  return { receipt: checkMinted({ ...unsigned, signature }), receiptHash }
 }
 
 function assertReceiptKey(unsigned: UnsignedRegistryReceipt, key: SigningKey): void {

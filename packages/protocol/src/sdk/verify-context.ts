@@ -10,6 +10,7 @@
  */
 import { Compile } from 'typebox/compile'
 import { splitKeyId } from '../did/key-id.js'
+import { isDidWebOnlyVersion } from '../did/producer-version.js'
 import type { ResolvedKey } from '../did/resolver.js'
 import { isProtocolError } from '../errors.js'
 import { computeContentHash } from '../hash/content-hash.js'
@@ -170,9 +171,7 @@ function checkSchema(body: unknown): VerificationCheck {
 // arrived in 0.2.0.
 function checkDidMethodForVersion(body: ContextBody): string | undefined {
   const declared = typeof body.acdp_version === 'string' ? body.acdp_version : '0.1.0'
-  const [major = 0, minor = 0] = declared.split('.').map(Number)
-  const isV010 = major === 0 && minor < 2
-  if (isV010 && !body.agent_id.startsWith('did:web:')) {
+  if (isDidWebOnlyVersion(declared) && !body.agent_id.startsWith('did:web:')) {
     return `acdp_version ${declared} requires a did:web agent_id (did:key needs acdp_version >= 0.2.0)`
   }
   return undefined

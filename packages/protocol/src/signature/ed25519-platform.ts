@@ -9,7 +9,11 @@ import { KeyObjectCache } from './key-object-cache.js'
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
 
-const publicKeys = new KeyObjectCache(512)
+/**
+ * Imported public keys. Sized for a verifier that cycles through many signers: a log witness verifies every
+ * enrolled registry's checkpoint key in turn, and an LRU smaller than that cycle would miss on every call.
+ */
+const publicKeys = new KeyObjectCache(4096)
 
 /** OpenSSL's verdict on a 64-byte signature under a raw 32-byte key; false for a key OpenSSL will not import. */
 export function verifySignature(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {

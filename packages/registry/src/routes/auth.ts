@@ -1,7 +1,8 @@
 /**
- * `POST /auth/challenge`, `POST /auth/token`, `POST /auth/token/revoke` and `GET /.well-known/jwks.json`
- * (product spec "Authentication"; mounted only with `auth.enabled`). HTTP shape only: behaviour lives in
- * services/auth-challenge.ts, bearer-tokens.ts and token-revocation.ts.
+ * `POST /auth/challenge`, `POST /auth/token`, `POST /auth/token/revoke`, `GET /auth/revocations` (our revocation
+ * feed for peers) and `GET /.well-known/jwks.json` (product spec "Authentication"; mounted only with
+ * `auth.enabled`). HTTP shape only: behaviour lives in services/auth-challenge.ts, bearer-tokens.ts,
+ * token-revocation.ts and revocation-feed.ts.
  *
  * Media-type and shape rules for /auth/* (product spec "Endpoints"): a missing or unaccepted Content-Type is
  * 415 before parsing; malformed JSON and well-formed JSON of the wrong shape are 400 schema_violation (not 422);
@@ -21,6 +22,12 @@ import {
 import { authenticateBearer, type BearerAuthDeps } from '../services/bearer-auth.js'
 import type { TokenSigningKeys } from '../services/bearer-tokens.js'
 import {
+  FEED_DEFAULT_LIMIT,
+  FEED_MAX_LIMIT,
+  readRevocationFeed,
+  type RevocationFeedDeps,
+} from '../services/revocation-feed.js'
+import {
   REVOCATION_REASONS,
   type RevokeRequest,
   revokeToken,
@@ -35,8 +42,10 @@ export interface AuthRoutesOptions {
   keys: TokenSigningKeys
   /** SHA-256 digests of `auth.admin_tokens` (constant-time compared). */
   adminTokenDigests: readonly Buffer[]
-  /** The per-IP and global /auth/* budgets; throws rate_limited. Runs before the body is read. */
-  admit: (request: FastifyRequest) => void
+  /** Our revocation feed (GET /auth/revocations); absent without a feed store: the route answers 501. */
+  feed: RevocationFeedDeps | undefined
+  /** The per-IP and global /auth/* budgets; rejects with rate_limited. Runs before the body is read. */
+  admit: (request: FastifyRequest) => Promise<void>
 }
 
 const DidString = { type: 'string', minLength: 1, maxLength: 4096 } as const
@@ -81,7 +90,48 @@ const RevokeBody = {
     reason: { type: 'string', enum: [...REVOCATION_REASONS] },
   },
 } as const
+const FeedQuery = {
+  type: 'object',
+  properties: {
+    since: { type: 'string', description: 'unix ms; entries revoked strictly after it (default 0)' },
+    limit: { type: 'string', description: `entries per page, 1..${FEED_MAX_LIMIT} (default ${FEED_DEFAULT_LIMIT})` },
+  },
+} as const
+const FeedResponse = {
+  type: 'object',
+  required: ['entries', 'next_cursor'],
+  properties: {
+    entries: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['jti', 'sub', 'iss', 'exp', 'revoked_at_ms'],
+        properties: {
+          jti: { type: 'string' },
+          sub: { type: 'string' },
+          iss: { type: 'string' },
+          exp: { type: 'integer', description: 'the token’s exp (unix s)' },
+          revoked_at_ms: { type: 'integer' },
+        },
+      },
+    },
+    next_cursor: { type: ['integer', 'null'], description: 'the last entry’s revoked_at_ms when more follow' },
+  },
+} as const
 const errors = { '4xx': RegistryErrorEnvelope, '5xx': RegistryErrorEnvelope }
+
+/** A non-negative decimal integer query value (attacker-controlled), else schema_violation naming it. */
+function queryInteger(value: unknown, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'string' || !/^\d{1,16}$/.test(value)) {
+    throw new RegistryError('schema_violation', `${name} must be a decimal integer.`)
+  }
+  const n = Number(value)
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new RegistryError('schema_violation', `${name} must be between ${min} and ${max}.`)
+  }
+  return n
+}
 
 /** Route `preParsing` hook for /auth/*: unlike the publish routes, an absent Content-Type is 415 too. */
 async function requireAuthMediaType(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
@@ -97,7 +147,7 @@ function sendJson(reply: FastifyReply, status: number, value: unknown): FastifyR
 }
 
 export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): void {
-  const admit = async (request: FastifyRequest): Promise<void> => options.admit(request)
+  const admit = (request: FastifyRequest): Promise<void> => options.admit(request)
   app.post(
     '/auth/challenge',
     {
@@ -160,6 +210,36 @@ export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOpti
       if (caller === null) throw new RegistryError('not_authorized', 'A bearer token is required.')
       await revokeToken(options.revocation, caller, request.body as RevokeRequest)
       return reply.code(204).header('cache-control', 'no-store').send()
+    },
+  )
+
+  app.get(
+    '/auth/revocations',
+    {
+      onRequest: admit,
+      schema: {
+        summary: 'Our revoked tokens, for peers’ [[auth.revocation_feeds]] (admin bearer)',
+        description:
+          'Entries revoked strictly after `since`, ordered by (revoked_at_ms, jti); keep the last entry’s ' +
+          'revoked_at_ms as the next `since`. A page never ends inside a millisecond; entries appear 5 s after ' +
+          'their revocation. 403 not_authorized without an admin bearer.',
+        security: [{ adminBearer: [] }],
+        querystring: FeedQuery,
+        response: { 200: FeedResponse, ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!isAdminBearer(request.headers.authorization, options.adminTokenDigests)) {
+        throw new RegistryError('not_authorized', 'An admin bearer token is required.')
+      }
+      if (!options.feed) throw new RegistryError('not_implemented', 'No revocation feed in this embedding.')
+      const query = request.query as { since?: unknown; limit?: unknown }
+      const since = queryInteger(query.since, 'since', 0, 0, Number.MAX_SAFE_INTEGER)
+      const limit = queryInteger(query.limit, 'limit', FEED_DEFAULT_LIMIT, 1, FEED_MAX_LIMIT)
+      return reply
+        .header('content-type', 'application/json')
+        .header('cache-control', 'no-store')
+        .send(await readRevocationFeed(options.feed, since, limit))
     },
   )
 

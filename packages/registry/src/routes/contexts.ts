@@ -4,14 +4,14 @@
  */
 import { PublishRequest, PublishResponse, RegistryErrorEnvelope } from '@acdp/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { ReaderAuthenticator, RegistryDeps } from '../deps.js'
-import { ACDP_MEDIA_TYPE, RegistryError } from '../errors.js'
+import type { RegistryDeps } from '../deps.js'
+import { ACDP_MEDIA_TYPE } from '../errors.js'
 import { requireJsonMediaType } from '../http/json-body.js'
 import type { ContextCache } from '../services/context-cache.js'
 import { parseCtxIdPath } from '../services/context-id.js'
 import { type PublishSettings, publishContext } from '../services/publish.js'
 import { type Reader, type RetrievalSettings, renderContextEnvelope, retrieveContext } from '../services/retrieval.js'
-import { cacheControlFor } from './read-access.js'
+import { cacheControlFor, type RequestScopes } from './read-access.js'
 
 /** RFC-ACDP-0003 §6.1: 1–256 printable ASCII characters; anything else is treated as absent (§6.2.1 step 1). */
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,256}$/
@@ -23,14 +23,10 @@ export interface ContextRoutesOptions {
   cache: ContextCache
   publish: PublishSettings
   retrieval: RetrievalSettings
-  resolveReader: (request: FastifyRequest) => Promise<Reader>
+  /** The caller and its tenant (reads behind the anonymous-read gate; publishes bound to the bearer's agent). */
+  scopes: Pick<RequestScopes, 'reader' | 'publisher'>
   /** `Vary: Authorization` is sent when answers depend on the credential (anonymous reads disabled). */
   varyOnAuthorization: boolean
-  /**
-   * With `auth.enabled`: the bearer's agent DID (null without one). A publish must carry a bearer whose agent is
-   * the body's agent_id; otherwise 403 before anything is verified or stored.
-   */
-  authenticateWriter?: ReaderAuthenticator
 }
 
 export function registerContextRoutes(app: FastifyInstance, options: ContextRoutesOptions): void {
@@ -62,14 +58,11 @@ export function registerContextRoutes(app: FastifyInstance, options: ContextRout
       },
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
-      if (options.authenticateWriter) {
-        const caller = await options.authenticateWriter(request)
-        if (caller === null || caller !== (request.body as PublishRequest).agent_id) {
-          throw new RegistryError('not_authorized', 'Publishing needs a bearer token issued to the agent_id.')
-        }
-      }
+      const body = request.body as PublishRequest
+      const writer = await options.scopes.publisher(request, body.agent_id)
       const result = await publishContext(deps, options.publish, cache, {
-        request: request.body as PublishRequest,
+        request: body,
+        tenantId: writer.tenant,
         requestText: request.acdpRawBody as string,
         idempotencyKey: singleHeader(request.headers['idempotency-key'], IDEMPOTENCY_KEY),
         runId: singleHeader(request.headers['x-run-id'], RUN_ID),
@@ -98,7 +91,7 @@ export function registerContextRoutes(app: FastifyInstance, options: ContextRout
       const bodyOnly = rest.endsWith('/body')
       if (bodyOnly) rest = rest.slice(0, -'/body'.length)
       const ctxId = parseCtxIdPath(rest)
-      const reader = await options.resolveReader(request)
+      const reader: Reader = await options.scopes.reader(request)
       const found = await retrieveContext(deps, options.retrieval, cache, ctxId, reader)
       const visibility = found.origin === 'local' ? found.context.visibility : found.visibility
       const contentHash = found.origin === 'local' ? found.context.contentHash : found.contentHash

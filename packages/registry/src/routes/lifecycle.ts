@@ -12,6 +12,7 @@ import { createAdminGuard } from '../http/admin-bearer.js'
 import { requireJsonMediaType } from '../http/json-body.js'
 import { parseCtxIdPath } from '../services/context-id.js'
 import {
+  claimedActor,
   type LifecycleAction,
   type LifecycleDeps,
   type LifecycleResult,
@@ -20,9 +21,12 @@ import {
 } from '../services/lifecycle.js'
 import { renderContextEnvelope } from '../services/retrieval.js'
 import { pathAfterPrefix } from './contexts.js'
+import type { RequestScopes } from './read-access.js'
 
 export interface LifecycleRoutesOptions {
   lifecycle: LifecycleDeps
+  /** The caller and its tenant (producer events), and the admin's tenant. */
+  scopes: Pick<RequestScopes, 'lifecycleActor' | 'adminTenant'>
   /** `lifecycle.enabled` (the profile is advertised exactly then). */
   enabled: boolean
   /** `auth.admin_tokens`; the admin routes are mounted only when non-empty. */
@@ -40,7 +44,6 @@ const LifecycleRequestBody = {
 
 export function registerLifecycleRoutes(app: FastifyInstance, options: LifecycleRoutesOptions): void {
   const { lifecycle } = options
-  const { deps } = lifecycle
 
   app.post(
     '/contexts/*',
@@ -64,7 +67,7 @@ export function registerLifecycleRoutes(app: FastifyInstance, options: Lifecycle
           'Retraction is not offered by this registry (acdp-registry-lifecycle is not advertised).',
         )
       }
-      const reader = { did: deps.authenticateReader ? await deps.authenticateReader(request) : null }
+      const reader = await options.scopes.lifecycleActor(request, claimedActor(request.body))
       const result = await observed(lifecycle, action, () =>
         submitProducerEvent(lifecycle, { ctxId: parseCtxIdPath(ctxId), action, request: request.body, reader }),
       )
@@ -99,6 +102,7 @@ export function registerLifecycleRoutes(app: FastifyInstance, options: Lifecycle
           action,
           request: request.body,
           signingKey: options.registrySigningKey,
+          tenantId: options.scopes.adminTenant(request),
         }),
       )
       return sendResult(reply, result)

@@ -1,23 +1,84 @@
 /**
- * Read access shared by every read route: who is reading (pluggable, RFC-ACDP-0008 §6.2) and the anonymous-read
- * gate (§6.3): without `anonymous_public_reads`, an anonymous read is refused with 403 before any lookup, so the
- * answer never depends on whether the id exists.
+ * Who is calling and in which tenant, for every route that reads or writes contexts: the caller's DID
+ * (pluggable, RFC-ACDP-0008 §6.2), the anonymous-read gate (§6.3: without `anonymous_public_reads`, an anonymous
+ * read is refused with 403 before any lookup, so the answer never depends on whether the id exists), and the
+ * tenant (services/tenancy.ts).
  */
 import type { FastifyRequest } from 'fastify'
-import type { ReaderAuthenticator } from '../deps.js'
 import { RegistryError } from '../errors.js'
 import type { Reader } from '../services/retrieval.js'
+import { type TenancyPolicy, tenantOfRequest } from '../services/tenancy.js'
 
-export function createReaderResolver(
-  authenticate: ReaderAuthenticator | undefined,
-  anonymousPublicReads: boolean,
-): (request: FastifyRequest) => Promise<Reader> {
-  return async (request) => {
-    const did = authenticate ? await authenticate(request) : null
-    if (did === null && !anonymousPublicReads) {
-      throw new RegistryError('not_authorized', 'This registry does not serve anonymous reads; authenticate first.')
-    }
-    return { did }
+/** What a request's credential says: its DID (null for none) and, for a registry bearer JWT, its tenant claim. */
+export interface CallerIdentity {
+  did: string | null
+  tenantClaim?: string | undefined
+}
+
+/**
+ * Identifies the caller. Throws `RegistryError('not_authorized')` for a credential that is present but invalid.
+ * Called at most once per request by the resolvers below.
+ */
+export type CallerIdentifier = (request: FastifyRequest) => Promise<CallerIdentity>
+
+/** A writer: the bearer's DID (null without one) and the tenant the write lands in. */
+export interface Writer {
+  did: string | null
+  tenant: string
+}
+
+export interface RequestScopes {
+  /** A reader behind the anonymous-read gate (retrieval, lineages, search, proofs by ctx_id). */
+  reader(request: FastifyRequest): Promise<Reader>
+  /** A reader without the gate: anonymous auditors still get leaf hashes, never leaf contents they may not see. */
+  auditor(request: FastifyRequest): Promise<Reader>
+  /**
+   * A publish by `agentId` (the body's signer, verified before anything is stored). With `requireBearer`
+   * (`auth.enabled`) the bearer's agent must be `agentId`, else 403 before anything is verified or stored.
+   */
+  publisher(request: FastifyRequest, agentId: string): Promise<Writer>
+  /** A lifecycle event by `actorDid` (the event's claimed actor; its signature is the authentication). */
+  lifecycleActor(request: FastifyRequest, actorDid: string | undefined): Promise<Reader>
+  /** An admin caller (admin bearer already checked): X-Tenant-Id is honoured in every trust mode. */
+  adminTenant(request: FastifyRequest): string
+}
+
+export function createRequestScopes(options: {
+  identify: CallerIdentifier
+  tenancy: TenancyPolicy
+  anonymousPublicReads: boolean
+  requireBearer: boolean
+}): RequestScopes {
+  const { identify, tenancy } = options
+  const tenantOf = (request: FastifyRequest, caller: CallerIdentity, agentDid: string | null) =>
+    tenantOfRequest(tenancy, request, { claim: caller.tenantClaim, agentDid })
+  return {
+    async reader(request) {
+      const caller = await identify(request)
+      if (caller.did === null && !options.anonymousPublicReads) {
+        throw new RegistryError('not_authorized', 'This registry does not serve anonymous reads; authenticate first.')
+      }
+      return { did: caller.did, tenant: tenantOf(request, caller, caller.did) }
+    },
+    async auditor(request) {
+      const caller = await identify(request)
+      return { did: caller.did, tenant: tenantOf(request, caller, caller.did) }
+    },
+    async publisher(request, agentId) {
+      const caller = await identify(request)
+      if (options.requireBearer && caller.did !== agentId) {
+        throw new RegistryError('not_authorized', 'Publishing needs a bearer token issued to the agent_id.')
+      }
+      // The binding that applies is the signer's: a publish that does not verify as agentId stores nothing.
+      return { did: caller.did, tenant: tenantOf(request, caller, agentId) }
+    },
+    async lifecycleActor(request, actorDid) {
+      const caller = await identify(request)
+      return { did: caller.did, tenant: tenantOf(request, caller, caller.did ?? actorDid ?? null) }
+    },
+    adminTenant(request) {
+      return tenantOfRequest(tenancy, request, { agentDid: null, admin: true })
+    },
   }
 }
 

@@ -4,19 +4,20 @@
  * services/search.ts.
  */
 import type { FastifyInstance } from 'fastify'
-import type { ReaderAuthenticator } from '../deps.js'
 import { ACDP_MEDIA_TYPE, RegistryError } from '../errors.js'
 import { type SearchDeps, searchContexts } from '../services/search.js'
+import type { RequestScopes } from './read-access.js'
 
 /** What the route needs from the app. */
 export interface SearchRouteOptions {
   /** True when `registry.profiles` advertises `acdp-registry-discovery`. */
   isDiscoveryAdvertised: boolean
   search: SearchDeps
-  /** Read authentication (RFC-ACDP-0008 §6.2); absent means every caller is anonymous. */
-  authenticateReader?: ReaderAuthenticator
-  /** The request's resolved tenant, when tenancy is in use (echoed on the `search_executed` event). */
-  resolveTenant?: (request: Parameters<ReaderAuthenticator>[0]) => string | undefined
+  /**
+   * The caller and its tenant, without the anonymous-read gate: the search service applies its own (before
+   * anything is read, fixture vis-009).
+   */
+  scopes: Pick<RequestScopes, 'auditor'>
 }
 
 /**
@@ -28,12 +29,11 @@ export function registerSearchRoute(app: FastifyInstance, options: SearchRouteOp
     if (!options.isDiscoveryAdvertised) {
       throw new RegistryError('not_implemented', 'This registry does not offer keyword search.')
     }
-    const requesterDid = (await options.authenticateReader?.(request)) ?? undefined
-    const tenantId = options.resolveTenant?.(request)
+    const caller = await options.scopes.auditor(request)
     const response = await searchContexts(options.search, {
       query: (request.query ?? {}) as Record<string, unknown>,
-      requesterDid,
-      ...(tenantId === undefined ? {} : { tenantId }),
+      requesterDid: caller.did ?? undefined,
+      tenantId: caller.tenant,
     })
     // Results depend on who asks: never cacheable by a shared cache (digest D3 #205/#218).
     return reply

@@ -23,7 +23,7 @@ import {
 import type { KeyResolver } from '../deps.js'
 import { RegistryError } from '../errors.js'
 import type { AuthStore } from '../store/auth-store.js'
-import type { AgentRateLimiter } from './agent-rate-limiter.js'
+import type { RateBudget } from './rate-budget.js'
 import type { BearerTokens, IssuedToken } from './bearer-tokens.js'
 
 const NONCE_BYTES = 24
@@ -34,13 +34,15 @@ export interface AuthChallengeDeps {
   resolver: KeyResolver
   tokens: BearerTokens
   /** `limits.challenge_rate_per_minute` per agent. */
-  limiter: AgentRateLimiter
+  limiter: RateBudget
   clock: () => Date
   random: (size: number) => Uint8Array
   authority: string
   /** `auth.did_methods` (`did:web`, `did:key`). */
   didMethods: readonly string[]
   challengeTtlSeconds: number
+  /** The `[[auth.tenant_agents]]` tenant of an agent: issued tokens carry it as their signed `tenant` claim. */
+  tenantOf?: (agentId: string) => string | undefined
 }
 
 export interface IssuedChallenge {
@@ -73,13 +75,12 @@ export async function issueChallenge(deps: AuthChallengeDeps, agentId: string): 
     throw new RegistryError('not_authorized', 'The agent_id is not a DID this registry authenticates.')
   }
   const nowMs = deps.clock().getTime()
-  const wait = deps.limiter.retryAfterSeconds(agentId, nowMs)
+  const wait = await deps.limiter.take(agentId, nowMs)
   if (wait > 0) {
     throw new RegistryError('rate_limited', 'Too many challenges for this agent; retry later.', {
       retryAfterSeconds: wait,
     })
   }
-  deps.limiter.charge(agentId, nowMs)
   const nonce = Buffer.from(deps.random(NONCE_BYTES)).toString('base64url')
   const expiresAtMs = nowMs - (nowMs % 1000) + deps.challengeTtlSeconds * 1000
   const expiresAt = new Date(expiresAtMs).toISOString().replace('.000Z', 'Z')
@@ -130,7 +131,7 @@ export async function exchangeChallenge(deps: AuthChallengeDeps, request: TokenR
     // A did:web key may have rotated since the cached document: one fresh fetch (rate-limited per DID).
     (request.key_id.startsWith('did:web:') && (await verifyWith(deps.resolver, request, message, signature, true)))
   if (!verified) throw refused('The challenge signature does not verify under the agent key.')
-  return deps.tokens.issue(request.agent_id, request.key_id)
+  return deps.tokens.issue(request.agent_id, request.key_id, deps.tenantOf?.(request.agent_id))
 }
 
 /** True when the signature verifies; false for a permanent key or signature failure; throws 502 on transient. */

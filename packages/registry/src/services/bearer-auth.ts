@@ -23,6 +23,8 @@ export function bearerTokenOf(request: FastifyRequest): string | undefined {
 export interface BearerAuthDeps {
   tokens: BearerTokens
   store: Pick<AuthStore, 'isTokenRevoked'>
+  /** `iss` of our tokens (the registry DID): a peer feed naming this issuer revokes them too. */
+  issuer: string
 }
 
 /**
@@ -34,7 +36,7 @@ export async function authenticateBearer(deps: BearerAuthDeps, request: FastifyR
   const token = bearerTokenOf(request)
   if (token === undefined) return null
   const verified = await deps.tokens.verify(token)
-  if (await deps.store.isTokenRevoked(verified.jti)) {
+  if (await deps.store.isTokenRevoked(verified.jti, deps.issuer)) {
     throw new RegistryError('not_authorized', 'The bearer token is not valid.')
   }
   return verified

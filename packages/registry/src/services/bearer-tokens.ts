@@ -7,16 +7,20 @@
  * EdDSA public key are refused by construction; issuer, audience, `exp` (with `auth.token_leeway_seconds`), `sub`
  * and `jti` are required. Every refusal is the same `not_authorized`, so an answer never says which check failed.
  */
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
-import { calculateJwkThumbprint, exportJWK, type JWK, jwtVerify, SignJWT } from 'jose'
+import { createHmac, createPrivateKey, createPublicKey, type KeyObject, webcrypto } from 'node:crypto'
+import type { JWK } from 'jose'
+import { loadJose } from './jose-module.js'
 import type { RegistryConfig } from '../config.js'
-import { decodeStrictBase64 } from '../config.js'
+import { DEFAULT_TENANT, decodeStrictBase64, TENANT_ID_PATTERN } from '../config.js'
 import { RegistryError } from '../errors.js'
 
 export interface TokenSigningKeys {
   alg: 'HS256' | 'EdDSA'
-  signingKey: KeyObject | Uint8Array
-  verificationKey: KeyObject | Uint8Array
+  /** Imported once (an HMAC CryptoKey for HS256): jose would otherwise import raw secret bytes on every call. */
+  signingKey: KeyObject | webcrypto.CryptoKey
+  verificationKey: KeyObject | webcrypto.CryptoKey
+  /** HS256 only: the raw secret, for signing with node:crypto's synchronous HMAC (see `BearerTokens.issue`). */
+  hmacSecret?: Uint8Array
   /** `kid` header of issued tokens (EdDSA only). */
   kid: string | undefined
   /** The JWKS document served at /.well-known/jwks.json. */
@@ -34,8 +38,20 @@ export async function loadTokenSigningKeys(
 ): Promise<TokenSigningKeys> {
   if (auth.jwt_signing_alg === 'HS256') {
     const secret = auth.jwt_secret === '' ? random(32) : new Uint8Array(decodeStrictBase64(auth.jwt_secret) ?? [])
-    return { alg: 'HS256', signingKey: secret, verificationKey: secret, kid: undefined, jwks: { keys: [] } }
+    const key = await webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ])
+    return {
+      alg: 'HS256',
+      signingKey: key,
+      verificationKey: key,
+      hmacSecret: secret,
+      kid: undefined,
+      jwks: { keys: [] },
+    }
   }
+  const { calculateJwkThumbprint, exportJWK } = await loadJose()
   const privateKey = createPrivateKey({ key: auth.jwt_private_key_pem, format: 'pem' })
   const publicKey = createPublicKey(privateKey)
   const jwk = await exportJWK(publicKey)
@@ -65,6 +81,8 @@ export interface BearerTokenSettings {
 export interface VerifiedToken {
   /** The agent DID the token was issued to. */
   subject: string
+  /** The signed `tenant` claim (services/tenancy.ts), present when the agent was tenant-bound at issuance. */
+  tenant?: string
   jti: string
   /** `exp` in epoch ms. */
   expiresAtMs: number
@@ -77,20 +95,33 @@ export interface IssuedToken {
   expiresAt: string
 }
 
+/** Verified tokens remembered (by their exact text) so a token used again skips the signature check. */
+const VERIFIED_CACHE_MAX = 10_000
+
 export class BearerTokens {
   readonly #s: BearerTokenSettings
+  // Insertion-ordered: the front is the entry verified longest ago, dropped first when full.
+  readonly #verified = new Map<string, VerifiedToken>()
 
   constructor(settings: BearerTokenSettings) {
     this.#s = settings
   }
 
-  /** Mints a token for `subject`, who proved control of `keyId`. */
-  async issue(subject: string, keyId: string): Promise<IssuedToken> {
+  /** Mints a token for `subject`, who proved control of `keyId`; `tenant` becomes the signed `tenant` claim. */
+  async issue(subject: string, keyId: string, tenant?: string): Promise<IssuedToken> {
     const s = this.#s
     const iat = Math.floor(s.clock().getTime() / 1000)
     const exp = iat + s.ttlSeconds
     const jti = Buffer.from(s.random(16)).toString('base64url')
-    const token = await new SignJWT({ acdp: { registry: s.audience, key_id: keyId } })
+    if (s.keys.hmacSecret !== undefined) {
+      const token = this.#signHs256(subject, keyId, jti, iat, exp, s.keys.hmacSecret, tenant)
+      return { token, jti, expiresAt: rfc3339(exp) }
+    }
+    const { SignJWT } = await loadJose()
+    const token = await new SignJWT({
+      acdp: { registry: s.audience, key_id: keyId },
+      ...(tenant === undefined ? {} : { tenant }),
+    })
       .setProtectedHeader({ alg: s.keys.alg, typ: 'JWT', ...(s.keys.kid ? { kid: s.keys.kid } : {}) })
       .setIssuer(s.issuer)
       .setSubject(subject)
@@ -99,7 +130,38 @@ export class BearerTokens {
       .setIssuedAt(iat)
       .setExpirationTime(exp)
       .sign(s.keys.signingKey)
-    return { token, jti, expiresAt: new Date(exp * 1000).toISOString().replace('.000Z', 'Z') }
+    return { token, jti, expiresAt: rfc3339(exp) }
+  }
+
+  /**
+   * The same compact JWS jose's SignJWT produces for HS256 (header `{alg, typ}`, the same claims), signed with
+   * node:crypto's synchronous HMAC: WebCrypto's HMAC is an async job costing far more than the hash itself, and
+   * issuance is a hot path (product target ≥ 1,000 tokens/s). Verification stays with jose.
+   */
+  #signHs256(
+    subject: string,
+    keyId: string,
+    jti: string,
+    iat: number,
+    exp: number,
+    secret: Uint8Array,
+    tenant: string | undefined,
+  ): string {
+    const s = this.#s
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url')
+    const claims = {
+      acdp: { registry: s.audience, key_id: keyId },
+      ...(tenant === undefined ? {} : { tenant }),
+      iss: s.issuer,
+      sub: subject,
+      aud: s.audience,
+      jti,
+      iat,
+      exp,
+    }
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url')
+    const signature = createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url')
+    return `${header}.${payload}.${signature}`
   }
 
   /**
@@ -109,7 +171,17 @@ export class BearerTokens {
    */
   async verify(token: string): Promise<VerifiedToken> {
     const s = this.#s
+    // The same text carries the same signature and claims, all checked when it was first verified and fixed for
+    // its life; only the clock moves, so a remembered token is re-checked against `exp` (with the leeway) alone.
+    // Revocation is not cached here: the caller asks the store on every request.
+    const remembered = this.#verified.get(token)
+    if (remembered !== undefined) {
+      if (s.clock().getTime() < remembered.expiresAtMs + s.leewaySeconds * 1000) return remembered
+      this.#verified.delete(token)
+      throw new RegistryError('not_authorized', 'The bearer token is not valid.')
+    }
     try {
+      const { jwtVerify } = await loadJose()
       const { payload } = await jwtVerify(token, s.keys.verificationKey, {
         algorithms: [s.keys.alg],
         issuer: s.issuer,
@@ -118,11 +190,39 @@ export class BearerTokens {
         currentDate: s.clock(),
         requiredClaims: ['sub', 'jti', 'exp', 'iat'],
       })
-      const { sub, jti, exp } = payload
+      const { sub, jti, exp, tenant } = payload
       if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') throw new TypeError('claims')
-      return { subject: sub, jti, expiresAtMs: exp * 1000 }
+      // This registry signs only well-formed, non-reserved tenants; anything else was not minted here.
+      if (
+        tenant !== undefined &&
+        (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant) || tenant === DEFAULT_TENANT)
+      ) {
+        throw new TypeError('tenant claim')
+      }
+      const verified: VerifiedToken = {
+        subject: sub,
+        jti,
+        expiresAtMs: exp * 1000,
+        ...(tenant === undefined ? {} : { tenant }),
+      }
+      this.#remember(token, verified)
+      return verified
     } catch (error) {
       throw new RegistryError('not_authorized', 'The bearer token is not valid.', { cause: error })
     }
   }
+
+  #remember(token: string, verified: VerifiedToken): void {
+    this.#verified.set(token, verified)
+    while (this.#verified.size > VERIFIED_CACHE_MAX) {
+      const oldest = this.#verified.keys().next().value
+      if (oldest === undefined) break
+      this.#verified.delete(oldest)
+    }
+  }
+}
+
+/** RFC 3339 with whole seconds (JWT times are seconds). */
+function rfc3339(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString().replace('.000Z', 'Z')
 }

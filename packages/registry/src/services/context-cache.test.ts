@@ -22,6 +22,7 @@ function ctx(id: string, bodyChars = 10, supersededBy: string | null = null): St
     leafIndex: null,
     retracted: false,
     lifecycleEventsJson: null,
+    tenantId: 'default',
   }
 }
 

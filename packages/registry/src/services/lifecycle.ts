@@ -37,7 +37,7 @@ import {
 import type { RegistryDeps } from '../deps.js'
 import { RegistryError } from '../errors.js'
 import type { StoredContext } from '../store/store.js'
-import type { AgentRateLimiter } from './agent-rate-limiter.js'
+import type { RateBudget } from './rate-budget.js'
 import type { ContextCache } from './context-cache.js'
 import { authorityOf, formatUuidV4 } from './context-id.js'
 import { type ContextStatus, deriveStatus } from './context-status.js'
@@ -68,7 +68,7 @@ export interface LifecycleSettings {
 export interface LifecycleDeps {
   deps: RegistryDeps
   cache: ContextCache
-  limiter: AgentRateLimiter
+  limiter: RateBudget
   settings: LifecycleSettings
 }
 
@@ -93,7 +93,7 @@ export async function submitProducerEvent(
   input: { ctxId: string; action: LifecycleAction; request: unknown; reader: Reader },
 ): Promise<LifecycleResult> {
   const { deps, cache, limiter } = ld
-  const context = await findLocalContext(ld, input.ctxId)
+  const context = await findLocalContext(ld, input.ctxId, input.reader.tenant)
   const visible = context !== undefined && canRetrieve(context, input.reader.did)
   const provisional = context !== undefined && !visible && claimedActor(input.request) === context.agentId
   if (context === undefined || (!visible && !provisional)) throw notFound()
@@ -107,10 +107,10 @@ export async function submitProducerEvent(
     const nowMs = deps.clock().getTime()
     const retry = findRetry(context, event)
     if (retry === 'identical') {
-      limiter.charge(event.actor, nowMs)
+      await limiter.charge(event.actor, nowMs)
       return { context, status: deriveStatus(context, nowMs), appended: false }
     }
-    const wait = limiter.retryAfterSeconds(event.actor, nowMs)
+    const wait = await limiter.retryAfterSeconds(event.actor, nowMs)
     if (wait > 0) {
       deps.metrics?.recordRateLimitRejection('lifecycle_per_agent')
       throw new RegistryError('rate_limited', 'This agent has used its write budget; retry later.', {
@@ -119,7 +119,7 @@ export async function submitProducerEvent(
     }
     await verifyEventSignature(ld, event)
     verified = true
-    limiter.charge(event.actor, deps.clock().getTime())
+    await limiter.charge(event.actor, deps.clock().getTime())
     return await appendEvent(deps, cache, context, event)
   } catch (error) {
     if (provisional && !verified) throw notFound()
@@ -137,10 +137,17 @@ export async function submitProducerEvent(
  */
 export async function recordRegistryEvent(
   ld: LifecycleDeps,
-  input: { ctxId: string; action: LifecycleAction; request: unknown; signingKey?: SigningKey | undefined },
+  input: {
+    ctxId: string
+    action: LifecycleAction
+    request: unknown
+    signingKey?: SigningKey | undefined
+    /** The tenant the admin acts in (X-Tenant-Id, else `default`). */
+    tenantId: string
+  },
 ): Promise<LifecycleResult> {
   const { deps, cache, settings } = ld
-  const context = await findLocalContext(ld, input.ctxId)
+  const context = await findLocalContext(ld, input.ctxId, input.tenantId)
   if (context === undefined) throw notFound()
   const reason = readAdminRequest(input.request)
   const unsigned: UnsignedLifecycleEvent = {
@@ -155,14 +162,18 @@ export async function recordRegistryEvent(
   return appendEvent(deps, cache, context, event)
 }
 
-/** The stored local context for a path ctx_id; foreign authorities are never ours to change. */
-async function findLocalContext(ld: LifecycleDeps, ctxId: string): Promise<StoredContext | undefined> {
+/** The stored local context of a path ctx_id in `tenantId`; foreign authorities are never ours to change. */
+async function findLocalContext(
+  ld: LifecycleDeps,
+  ctxId: string,
+  tenantId: string,
+): Promise<StoredContext | undefined> {
   if (authorityOf(ctxId) !== ld.settings.authority) return undefined
-  return loadContext(ld.deps, ld.cache, ctxId, ld.deps.clock().getTime())
+  return loadContext(ld.deps, ld.cache, ctxId, ld.deps.clock().getTime(), tenantId)
 }
 
 /** `request.event.actor` read without trusting the shape (the full check comes later). */
-function claimedActor(request: unknown): string | undefined {
+export function claimedActor(request: unknown): string | undefined {
   if (!isObject(request) || !isObject(request.event)) return undefined
   return typeof request.event.actor === 'string' ? request.event.actor : undefined
 }
@@ -273,6 +284,7 @@ async function appendEvent(
     if (
       await deps.store.appendLifecycleEvent({
         ctxId: context.ctxId,
+        tenantId: context.tenantId,
         expectedCount: events.length,
         eventsJson,
         retracted,
@@ -303,6 +315,7 @@ function emitLifecycle(deps: RegistryDeps, context: StoredContext, event: Lifecy
     lineage_id: context.lineageId,
     actor: event.actor,
     lifecycle_event_id: event.event_id,
+    tenant_id: context.tenantId,
     ...(event.reason === undefined ? {} : { reason: event.reason }),
     at: formatTimestamp(deps.clock()),
   })

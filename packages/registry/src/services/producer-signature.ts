@@ -104,6 +104,13 @@ export function translateResolutionError(error: unknown, keyId: string): Registr
       cause: error,
     })
   }
+  if (reason === 'not_pinned') {
+    // playground.pinned_only: the agent has no pinned key valid now (services/pinned-keys.ts).
+    return new RegistryError('key_not_authorized', 'No pinned key of this agent is valid now.', {
+      details: { key_id: keyId },
+      cause: error,
+    })
+  }
   if (reason === 'key_type_mismatch') {
     return new RegistryError('invalid_signature', 'The verification method does not fit the signature algorithm.', {
       details: { key_id: keyId },

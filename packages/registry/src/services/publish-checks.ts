@@ -6,6 +6,7 @@ import {
   canonicalBytes,
   compareAcdpVersions,
   decodeBase64Strict,
+  isDidWebOnlyVersion,
   isSha256String,
   type PublishRequest,
   sha256String,
@@ -23,7 +24,11 @@ export const MAX_EMBEDDED_BYTES = 65_536
  * DID-method scope (RFC-ACDP-0001 §5.4, §5.11 step 2) — the cheap identity checks that precede hashing:
  * 1. the DID part of `signature.key_id` equals `agent_id`, else `key_not_authorized` 403 (pub-006, pub-009);
  * 2. `agent_id` is did:web, or did:key when advertised: an unadvertised did:key is `key_resolution_failed` with
- *    `details.did_method` (RFC-ACDP-0007 §3.1, dk-003), any other method is `schema_violation` (pub-008).
+ *    `details.did_method` (RFC-ACDP-0007 §3.1, dk-003), any other method is `schema_violation` (pub-008);
+ * 3. a did:key body declares `acdp_version` ≥ 0.2.0: an absent field reads as 0.1.0, whose agents MUST be
+ *    did:web (RFC-ACDP-0001 §5.4, §6), so such a body is `schema_violation` (pub-008's literal body) whether or
+ *    not did:key is advertised — strict consumers reject it (RFC-ACDP-0001 §5.11 strict profile, SDK
+ *    `verifyContext`), and a registry must not accept what they refuse.
  */
 export function checkSignerIdentity(request: PublishRequest, acceptedDidMethods: readonly string[]): void {
   const keyId = request.signature.key_id
@@ -35,6 +40,13 @@ export function checkSignerIdentity(request: PublishRequest, acceptedDidMethods:
   const method = request.agent_id.slice(0, request.agent_id.indexOf(':', 4))
   if (method === 'did:web') return
   if (method === 'did:key') {
+    if (isDidWebOnlyVersion(request.acdp_version)) {
+      throw new RegistryError('schema_violation', 'A did:key agent_id needs acdp_version 0.2.0 or later.', {
+        details: {
+          errors: [{ path: '/agent_id', message: 'did:key producers need acdp_version >= 0.2.0 (absent means 0.1.0)' }],
+        },
+      })
+    }
     if (acceptedDidMethods.includes('did:key')) return
     throw new RegistryError('key_resolution_failed', "did:key is not among this registry's supported DID methods.", {
       details: { did_method: 'did:key' },

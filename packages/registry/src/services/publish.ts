@@ -4,7 +4,8 @@
  * written on any failure (pub-011).
  *
  * Order: schema (route) → signer identity (key_id/agent_id binding, DID method) → runtime body rules →
- * embedded data → content_hash → idempotency lookup → algorithm, key resolution, signature → key-revocation
+ * embedded data → content_hash → idempotency lookup → per-agent budget peek → algorithm, key resolution,
+ * signature → budget charge → key-revocation
  * self-signature → signing key not revoked (RFC-ACDP-0014 §7) → supersession checks → ids, lineage, body text →
  * one transaction.
  *
@@ -16,20 +17,20 @@
  * gets 409 duplicate_publish.
  */
 import {
-  buildLogLeaf,
   computeContentHash,
   computeKeyFingerprint,
   computeLeafHash,
   deriveLineageId,
-  encodeLogLeaf,
+  encodeMintedLogLeaf,
+  type MintedRegistryReceipt,
+  mintRegistryReceiptAsync,
   type PublishRequest,
-  type RegistryReceipt,
   type SigningKey,
-  signRegistryReceiptAsync,
 } from '@acdp/protocol'
 import type { RegistryDeps } from '../deps.js'
 import { fromProtocolError, RegistryError } from '../errors.js'
 import type { IdempotencyRecord, NewContext, NewLogLeaf, StoredContext } from '../store/store.js'
+import type { RateBudget } from './rate-budget.js'
 import type { ContextCache } from './context-cache.js'
 import { authorityOf, contextLocation, mintCtxId } from './context-id.js'
 import { verifyProducerSignature } from './producer-signature.js'
@@ -51,6 +52,11 @@ export interface PublishSettings {
   transparencyLog?: boolean
   /** Skips the revocation lookup for signers that never revoked a key (exact on SQLite). */
   revocationSigners?: RevocationSigners
+  /**
+   * The per-agent write budget (`limits.publish_rate_per_minute`, RFC-ACDP-0008 §4.3), shared with lifecycle
+   * events. Peeked before any DID or signature work, charged once the signer is proven.
+   */
+  limiter?: RateBudget
 }
 
 export interface PublishInput {
@@ -62,6 +68,11 @@ export interface PublishInput {
   idempotencyKey?: string
   /** A well-formed X-Run-Id header, echoed in the published event. */
   runId?: string
+  /**
+   * The tenant the request acts in (services/tenancy.ts): the context is stored in it, and idempotency records and
+   * the supersedes target are looked up only inside it.
+   */
+  tenantId: string
 }
 
 export interface PublishResult {
@@ -98,14 +109,19 @@ export async function publishContext(
   }
 
   if (idempotencyKey !== undefined) {
-    const record = await deps.store.findIdempotencyRecord(request.agent_id, idempotencyKey, deps.clock().getTime())
+    const record = await deps.store.findIdempotencyRecord(
+      request.agent_id,
+      idempotencyKey,
+      deps.clock().getTime(),
+      input.tenantId,
+    )
     if (record) {
       if (record.contentHash === contentHash && isSameSignature(record, request)) return replay(record)
-      await verifySigner(deps, request, contentHash)
+      await verifyAndCharge(deps, settings, request, contentHash)
       return answerExistingRecord(record, contentHash, idempotencyKey)
     }
   }
-  const signingKey = await verifySigner(deps, request, contentHash)
+  const signingKey = await verifyAndCharge(deps, settings, request, contentHash)
   const keyFingerprint = computeKeyFingerprint(signingKey)
   if (request.type === 'key-revocation') {
     // RFC-ACDP-0014 §5 step 2: a revocation signed by the key it revokes proves nothing.
@@ -122,17 +138,18 @@ export async function publishContext(
     settings.revocationSigners,
   )
 
-  const predecessor = request.supersedes === null ? undefined : await checkSupersession(deps, settings, cache, request)
+  const predecessor =
+    request.supersedes === null ? undefined : await checkSupersession(deps, settings, cache, request, input.tenantId)
 
   const createdAt = formatTimestamp(now)
   const ctxId = mintCtxId(settings.authority, deps.random)
   const lineageId = predecessor ? predecessor.lineageId : deriveLineageId(ctxId)
   // RFC-ACDP-0010 §7: minted before the transaction and stored by it, so a receipt exists exactly when the
   // context does; the log leaf binds its hash (RFC-ACDP-0012 §4). Signed on the libuv pool, off the event loop.
-  const receipt =
+  const minted =
     settings.receiptKey === undefined
       ? undefined
-      : await signRegistryReceiptAsync(
+      : await mintRegistryReceiptAsync(
           {
             registry_did: settings.registryDid,
             ctx_id: ctxId,
@@ -144,8 +161,9 @@ export async function publishContext(
           },
           settings.receiptKey,
         )
+  const receipt = minted?.receipt
   const receiptJson = receipt === undefined ? null : JSON.stringify(receipt)
-  const logLeaf = receipt !== undefined && settings.transparencyLog === true ? toLogLeaf(receipt) : null
+  const logLeaf = minted !== undefined && settings.transparencyLog === true ? toLogLeaf(minted) : null
   const responseJson = `{"ctx_id":${JSON.stringify(ctxId)},"lineage_id":${JSON.stringify(lineageId)},"version":${request.version},"created_at":"${createdAt}","status":"active"${receiptJson === null ? '' : `,"registry_receipt":${receiptJson}`}}`
   const bodyText = appendRegistryFields(input.requestText, {
     ctx_id: ctxId,
@@ -156,6 +174,7 @@ export async function publishContext(
   })
   const context: NewContext = {
     ctxId,
+    tenantId: input.tenantId,
     lineageId,
     version: request.version,
     supersedes: request.supersedes,
@@ -184,6 +203,7 @@ export async function publishContext(
     idempotencyKey === undefined
       ? undefined
       : {
+          tenantId: input.tenantId,
           agentId: request.agent_id,
           idempotencyKey,
           contentHash,
@@ -204,7 +224,12 @@ export async function publishContext(
     }
     // Lost the race for this (agent, key): the winner's record decides (idem-006: one ctx_id, never 409 for
     // the same hash). The signer is verified at this point.
-    const winner = await deps.store.findIdempotencyRecord(request.agent_id, idempotencyKey as string, nowMs)
+    const winner = await deps.store.findIdempotencyRecord(
+      request.agent_id,
+      idempotencyKey as string,
+      nowMs,
+      input.tenantId,
+    )
     if (!winner) throw new RegistryError('internal_error', 'An unexpected error occurred.')
     return answerExistingRecord(winner, contentHash, idempotencyKey as string)
   }
@@ -225,6 +250,7 @@ export async function publishContext(
       version: request.version,
       created_at: createdAt,
       derived_from: request.derived_from,
+      tenant_id: input.tenantId,
       ...(input.runId === undefined ? {} : { run_id: input.runId }),
       ...(receipt === undefined ? {} : { key_fingerprint: keyFingerprint, registry_receipt: receipt }),
     })
@@ -232,8 +258,32 @@ export async function publishContext(
   return { status: 201, ctxId, location: contextLocation(ctxId), responseJson }
 }
 
-async function verifySigner(deps: RegistryDeps, request: PublishRequest, contentHash: string) {
-  return verifyProducerSignature(deps.resolver, request.signature, contentHash)
+/**
+ * The per-agent budget around signer verification (digest B6, finding A1 of the reference implementation): an
+ * agent already over budget gets 429 before any DID fetch, and a token is taken only once the signature proves
+ * the request is the agent's own — a forged request naming a victim costs the victim nothing. Everything after
+ * the proof (revoked key, supersession refusals, 409, store errors) has been charged.
+ */
+async function verifyAndCharge(
+  deps: RegistryDeps,
+  settings: PublishSettings,
+  request: PublishRequest,
+  contentHash: string,
+) {
+  const limiter = settings.limiter
+  if (limiter?.enabled) {
+    const wait = await limiter.retryAfterSeconds(request.agent_id, deps.clock().getTime())
+    if (wait > 0) {
+      deps.metrics?.recordRateLimitRejection('publish_per_agent')
+      throw new RegistryError('rate_limited', 'Per-agent publish rate limit exceeded; retry after Retry-After.', {
+        retryAfterSeconds: wait,
+        details: { agent_id: request.agent_id, scope: 'publish_per_agent', retry_after_seconds: wait },
+      })
+    }
+  }
+  const signingKey = await verifyProducerSignature(deps.resolver, request.signature, contentHash)
+  if (limiter?.enabled) await limiter.charge(request.agent_id, deps.clock().getTime())
+  return signingKey
 }
 
 function isSameSignature(record: IdempotencyRecord, request: PublishRequest): boolean {
@@ -271,6 +321,7 @@ async function checkSupersession(
   settings: PublishSettings,
   cache: ContextCache,
   request: PublishRequest,
+  tenantId: string,
 ): Promise<StoredContext> {
   const targetId = request.supersedes as string
   if (authorityOf(targetId) !== settings.authority) {
@@ -280,8 +331,8 @@ async function checkSupersession(
       'Cross-registry supersession is not supported.',
     )
   }
-  const target = await deps.store.findContext(targetId)
-  // A target the publisher may not see is reported exactly like a missing one.
+  // A target in another tenant, or one the publisher may not see, is reported exactly like a missing one.
+  const target = await deps.store.findContext(targetId, tenantId)
   if (!target || !canRetrieve(target, request.agent_id)) {
     throw supersededTarget('not_found', 400, 'The supersedes target does not exist on this registry.')
   }
@@ -332,9 +383,9 @@ export function appendRegistryFields(requestText: string, fields: Record<string,
   return `${text.slice(0, end).trimEnd()}${members}}`
 }
 
-/** The §4 leaf of a receipt: its JCS text and §5.1 leaf hash. */
-function toLogLeaf(receipt: RegistryReceipt): NewLogLeaf {
-  const bytes = encodeLogLeaf(buildLogLeaf(receipt))
+/** The §4 leaf of the receipt just minted: its JCS text and §5.1 leaf hash (the receipt hash is reused). */
+function toLogLeaf(minted: MintedRegistryReceipt): NewLogLeaf {
+  const bytes = encodeMintedLogLeaf(minted)
   return { leafJson: Buffer.from(bytes).toString('utf8'), leafHash: computeLeafHash(bytes) }
 }
 
@@ -358,5 +409,6 @@ function toStoredContext(c: NewContext, leafIndex: number | null): StoredContext
     leafIndex,
     retracted: false,
     lifecycleEventsJson: null,
+    tenantId: c.tenantId,
   }
 }

@@ -19,6 +19,8 @@ export interface ContextPublishedEvent {
   version: number
   created_at: string
   derived_from: readonly string[]
+  /** The context's tenant (`default` without tenancy); sent as X-Tenant-Id on webhooks, never in the body. */
+  tenant_id: string
   /** Echo of a well-formed `X-Run-Id` request header; absent when none was sent. */
   run_id?: string
   /** RFC-ACDP-0010 §6 fingerprint of the verifying producer key; only on a receipts registry. */
@@ -33,6 +35,8 @@ export interface ContextRetrievedEvent {
   ctx_id: string
   /** The authenticated reader, or null for an anonymous read. */
   requester_did: string | null
+  /** The tenant of the context read (`default` without tenancy; always `default` for a foreign context). */
+  tenant_id: string
   /** Registry time of the read, canonical milliseconds. */
   at: string
 }
@@ -46,6 +50,8 @@ export interface ContextLifecycleEvent {
   /** The producer DID, or this registry's DID for a registry-initiated event. */
   actor: string
   lifecycle_event_id: string
+  /** The context's tenant. */
+  tenant_id: string
   reason?: string
   /** Registry time of the append, canonical milliseconds. */
   at: string

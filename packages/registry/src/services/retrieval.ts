@@ -11,6 +11,7 @@ import type { ContextCache } from './context-cache.js'
 import { authorityOf } from './context-id.js'
 import { type ContextStatus, deriveStatus } from './context-status.js'
 import { formatTimestamp } from './timestamps.js'
+import { DEFAULT_TENANT } from './tenancy.js'
 import { canRetrieve } from './visibility.js'
 
 const LINEAGE_ID = new RegExp(LINEAGE_ID_PATTERN)
@@ -21,9 +22,11 @@ export interface RetrievalSettings {
   crossRegistryResolution: boolean
 }
 
-/** Who is reading: the authenticated DID, or null for an anonymous request. */
+/** Who is reading: the authenticated DID (null for an anonymous request) and the tenant the request acts in. */
 export interface Reader {
   did: string | null
+  /** services/tenancy.ts: only this tenant's contexts exist for this reader. */
+  tenant: string
 }
 
 /** One context as served: local (from the store) or foreign (from its origin registry). */
@@ -55,7 +58,7 @@ export async function retrieveContext(
   if (authorityOf(ctxId) !== settings.authority) {
     if (!settings.crossRegistryResolution || !deps.crossRegistry) throw notFound()
     const foreign = await deps.crossRegistry.resolve(ctxId)
-    emitRetrieved(deps, ctxId, reader)
+    emitRetrieved(deps, ctxId, reader, DEFAULT_TENANT)
     return {
       origin: 'foreign',
       bodyText: foreign.bodyText,
@@ -66,13 +69,13 @@ export async function retrieveContext(
     }
   }
   const nowMs = deps.clock().getTime()
-  const context = await loadContext(deps, cache, ctxId, nowMs)
+  const context = await loadContext(deps, cache, ctxId, nowMs, reader.tenant)
   if (!context) throw notFound()
   if (!canRetrieve(context, reader.did)) {
     // Internal label only (RFC-ACDP-0008 §4.5); the wire answer is identical to a missing context.
     throw notFound('visibility_denied')
   }
-  emitRetrieved(deps, ctxId, reader)
+  emitRetrieved(deps, ctxId, reader, context.tenantId)
   return { origin: 'local', context, status: deriveStatus(context, nowMs) }
 }
 
@@ -87,7 +90,7 @@ export async function readLineage(
 ): Promise<Array<{ context: StoredContext; status: ContextStatus }>> {
   assertLineageId(lineageId)
   const nowMs = deps.clock().getTime()
-  const versions = await deps.store.listLineage(lineageId)
+  const versions = await deps.store.listLineage(lineageId, reader.tenant)
   return versions
     .filter((context) => canRetrieve(context, reader.did))
     .map((context) => ({ context, status: deriveStatus(context, nowMs) }))
@@ -107,12 +110,12 @@ export async function readLineageHead(
 ): Promise<{ context: StoredContext; status: ContextStatus }> {
   assertLineageId(lineageId)
   const nowMs = deps.clock().getTime()
-  const versions = await deps.store.listLineage(lineageId)
+  const versions = await deps.store.listLineage(lineageId, reader.tenant)
   for (let i = versions.length - 1; i >= 0; i--) {
     const context = versions[i] as StoredContext
     if (context.supersededBy !== null || context.retracted) continue
     if (!canRetrieve(context, reader.did)) continue
-    emitRetrieved(deps, context.ctxId, reader)
+    emitRetrieved(deps, context.ctxId, reader, context.tenantId)
     return { context, status: deriveStatus(context, nowMs) }
   }
   throw notFound()
@@ -134,14 +137,19 @@ export function renderContextEnvelope(
   return `{"body":${context.bodyText},"registry_state":{"status":"${status}"${events}}${receipt}${extraMembers}}`
 }
 
-/** Cached read with the status inputs refreshed when another process may have changed them. */
+/**
+ * Cached read inside `tenantId`, with the status inputs refreshed when another process may have changed them. A
+ * cached context of another tenant reads as absent, exactly like the store's tenant-scoped query.
+ */
 export async function loadContext(
   deps: RegistryDeps,
   cache: ContextCache,
   ctxId: string,
   nowMs: number,
+  tenantId: string,
 ): Promise<StoredContext | undefined> {
   const hit = cache.get(ctxId, nowMs)
+  if (hit && hit.context.tenantId !== tenantId) return undefined
   if (hit && !hit.stale) return hit.context
   if (hit) {
     const current = await deps.store.findStatusInputs(ctxId)
@@ -152,17 +160,18 @@ export async function loadContext(
     cache.refreshStatus(ctxId, current, nowMs)
     return { ...hit.context, ...current }
   }
-  const context = await deps.store.findContext(ctxId)
+  const context = await deps.store.findContext(ctxId, tenantId)
   if (context) cache.set(context, nowMs)
   return context
 }
 
-function emitRetrieved(deps: RegistryDeps, ctxId: string, reader: Reader): void {
+function emitRetrieved(deps: RegistryDeps, ctxId: string, reader: Reader, tenantId: string): void {
   if (!deps.events.has('context_retrieved')) return
   deps.events.emit({
     type: 'context_retrieved',
     ctx_id: ctxId,
     requester_did: reader.did,
+    tenant_id: tenantId,
     at: formatTimestamp(deps.clock()),
   })
 }

@@ -17,6 +17,7 @@ import type {
   ContextSearchStore,
 } from '../store/search.js'
 import type { SearchCursorCodec } from './search-cursor.js'
+import { DEFAULT_TENANT } from './tenancy.js'
 import type { WebhookDispatcher } from './webhooks.js'
 
 /** Page size when `limit` is absent. */
@@ -77,8 +78,8 @@ export interface SearchInput {
   query: Record<string, unknown>
   /** The authenticated requester DID, or undefined for an anonymous request. */
   requesterDid: string | undefined
-  /** Tenant of the request, echoed as `X-Tenant-Id` on the `search_executed` event. */
-  tenantId?: string
+  /** The request's tenant (services/tenancy.ts): the search sees only its contexts; its cursors are bound to it. */
+  tenantId: string
 }
 
 /**
@@ -110,12 +111,19 @@ async function runSearch(deps: SearchDeps, input: SearchInput): Promise<SearchRe
     deps.defaultLimit ?? DEFAULT_SEARCH_LIMIT,
     deps.maxLimit ?? MAX_SEARCH_LIMIT,
   )
-  const filter: ContextSearchFilter = { ...parsed.filter, nowMs, requesterDid: input.requesterDid }
+  const filter: ContextSearchFilter = {
+    ...parsed.filter,
+    nowMs,
+    requesterDid: input.requesterDid,
+    tenantId: input.tenantId,
+  }
+  // A cursor minted in one tenant is invalid_cursor in another (the SQL filter alone would already keep it inside).
+  const queryKey = `${JSON.stringify(input.tenantId)}${parsed.queryKey}`
 
   let snapshotMs = nowMs
   let after: ContextSearchPosition | undefined
   if (parsed.cursor !== undefined) {
-    const opened = deps.cursors.open(parsed.cursor, parsed.queryKey)
+    const opened = deps.cursors.open(parsed.cursor, queryKey)
     if (!opened.ok) {
       throw opened.code === 'cursor_expired'
         ? new RegistryError('cursor_expired', 'The pagination cursor has expired; restart the search.')
@@ -133,7 +141,7 @@ async function runSearch(deps: SearchDeps, input: SearchInput): Promise<SearchRe
   const response: SearchResponse = { matches: page.map((row) => toMatchSummary(row, parsed.filter.status)) }
   const last = page.at(-1)
   if (rows.length > parsed.limit && last !== undefined) {
-    response.next_cursor = deps.cursors.seal(parsed.queryKey, {
+    response.next_cursor = deps.cursors.seal(queryKey, {
       position: { createdAtMs: last.createdAtMs, ctxId: last.ctxId },
       snapshotMs,
     })
@@ -149,7 +157,7 @@ async function runSearch(deps: SearchDeps, input: SearchInput): Promise<SearchRe
       requester_did: input.requesterDid ?? null,
       at: now.toISOString(),
     },
-    input.tenantId === undefined ? {} : { tenantId: input.tenantId },
+    input.tenantId === DEFAULT_TENANT ? {} : { tenantId: input.tenantId },
   )
   return response
 }
@@ -177,7 +185,7 @@ function toMatchSummary(row: ContextSearchRow, status: string): MatchSummary {
 
 /** The validated, normalized form of a query string. */
 interface ParsedSearchQuery {
-  filter: Omit<ContextSearchFilter, 'nowMs' | 'requesterDid'>
+  filter: Omit<ContextSearchFilter, 'nowMs' | 'requesterDid' | 'tenantId'>
   limit: number
   cursor: string | undefined
   /** Canonical text of the filters (never the limit or cursor): the cursor's binding. */

@@ -3,7 +3,9 @@
  * Appends happen inside the publish transaction (store); everything here reads committed state, so a
  * checkpoint always covers every publish acknowledged before it was requested.
  *
- * Proofs read only the O(log n) stored perfect-subtree hashes they need (`plan*` + `readProof`). Checkpoints
+ * Proofs read only the O(log n) stored perfect-subtree hashes they need (`plan*`), in one store query, minus
+ * those already in memory: upper subtrees and the folded right-edge ranges every proof at a size shares.
+ * Checkpoints
  * are signed with the receipt key and kept per tree size (memory, bounded; storage, for the self-check): the
  * current one is re-signed when the tree grew or after `CHECKPOINT_REFRESH_MS`.
  */
@@ -14,14 +16,18 @@ import {
   planConsistencyProof,
   planInclusionProof,
   planTreeRoot,
-  readProof,
   type SigningKey,
   signCheckpoint,
   computeEmptyTreeHash,
+  foldRangeHashes,
+  type MerkleNodeAddress,
+  type MerkleProofPlan,
 } from '@acdp/protocol'
 import type { RegistryDeps } from '../deps.js'
 import { RegistryError } from '../errors.js'
-import type { LogStore } from '../store/store.js'
+import type { LogStore, StoredLogLeaf } from '../store/store.js'
+import { LogHashCache } from './log-hash-cache.js'
+import { LogNodeCache } from './log-node-cache.js'
 import { runLogSelfCheck, type LogSelfCheckResult } from './log-self-check.js'
 import type { Reader } from './retrieval.js'
 import { canRetrieve } from './visibility.js'
@@ -33,11 +39,16 @@ const CHECKPOINT_REFRESH_MS = 60_000
 /** Signed checkpoints of historical sizes kept in memory. */
 const CHECKPOINT_CACHE_ENTRIES = 4096
 /**
- * Subtree hashes of this level and above are kept in memory once read: every proof touches the upper levels,
- * they are few (2n / 2^level), and a complete perfect subtree never changes. Lower levels are read per proof.
+ * Memory for subtree hashes once read (log-node-cache.ts): every proof touches the upper levels, and a complete
+ * perfect subtree never changes. 32 MiB holds about a million nodes: all of a 500,000-leaf tree; in bigger trees
+ * the upper levels and the most recently used parts of the lower ones.
  */
-const NODE_CACHE_MIN_LEVEL = 6
-const NODE_CACHE_ENTRIES = 65_536
+const NODE_CACHE_BYTES = 32 * 2 ** 20
+/**
+ * Folded hashes of aligned ranges that are not one perfect subtree (the right edge of a tree, `[start, size)`),
+ * by range: all proofs at one tree size share its ~log2 n edge ranges, and a range's hash never changes.
+ */
+const FOLD_CACHE_ENTRIES = 4096
 
 export interface TransparencyLogOptions {
   logId: string
@@ -57,7 +68,8 @@ export class TransparencyLog {
   readonly #deps: Pick<RegistryDeps, 'store' | 'clock'>
   readonly #options: TransparencyLogOptions
   readonly #checkpoints = new Map<number, { checkpoint: LogCheckpoint; json: string; signedAtMs: number }>()
-  readonly #nodes = new Map<string, Uint8Array>()
+  readonly #nodes = new LogNodeCache(NODE_CACHE_BYTES)
+  readonly #folds = new LogHashCache<string>(FOLD_CACHE_ENTRIES)
   #failure: string | undefined
 
   constructor(deps: Pick<RegistryDeps, 'store' | 'clock'>, options: TransparencyLogOptions) {
@@ -72,16 +84,21 @@ export class TransparencyLog {
     return this.#failure
   }
 
-  /** Runs the self-check; on a mismatch the log stops being served until a later check passes. */
-  async selfCheck(): Promise<LogSelfCheckResult> {
+  /**
+   * Runs the self-check (`full` unless told otherwise; see log-self-check.ts for what each scope proves); on a
+   * mismatch the log stops being served until a later check passes.
+   */
+  async selfCheck(scope: 'full' | 'since-checkpoint' = 'full'): Promise<LogSelfCheckResult> {
     const result = await runLogSelfCheck(this.#log, {
       logId: this.logId,
       checkpointKeys: this.#options.checkpointKeys,
+      scope,
     })
     this.#failure = result.ok ? undefined : result.reason
     if (!result.ok) {
       this.#checkpoints.clear()
       this.#nodes.clear()
+      this.#folds.clear()
     }
     return result
   }
@@ -102,7 +119,8 @@ export class TransparencyLog {
   /** `GET /log/proof?ctx_id=` — 404 for an unlogged context or one the reader may not retrieve. */
   async inclusionByCtxId(ctxId: string, reader: Reader, treeSize: number | undefined): Promise<InclusionAnswer> {
     this.#assertHealthy()
-    const context = await this.#deps.store.findContext(ctxId)
+    // Inside the reader's tenant: a context of another tenant is as unlogged as a missing one.
+    const context = await this.#deps.store.findContext(ctxId, reader.tenant)
     if (!context || context.leafIndex === null || !canRetrieve(context, reader.did)) {
       throw new RegistryError('not_found', 'No logged context with this ctx_id.')
     }
@@ -122,7 +140,7 @@ export class TransparencyLog {
     if (first < 1 || first > second || second > size) {
       throw schemaViolation(`first and second must satisfy 0 < first <= second <= ${size}`)
     }
-    const path = await readProof(this.#nodeReader(), planConsistencyProof(first, second))
+    const path = await this.#readProof(planConsistencyProof(first, second))
     const { json } = await this.#checkpointAt(second, second === size)
     return `{"log_id":${JSON.stringify(this.logId)},"first_tree_size":${first},"second_tree_size":${second},"consistency_path":${hashList(path)},"log_checkpoint":${json}}`
   }
@@ -134,7 +152,7 @@ export class TransparencyLog {
     if (start >= end || end > size) throw schemaViolation(`start and end must satisfy start < end <= ${size}`)
     const leaves = await this.#log.listLeaves(start, Math.min(end, start + MAX_ENTRIES_PER_PAGE))
     const entries = leaves.map((leaf) => {
-      const echo = canRetrieve(leaf, reader.did) ? `,"leaf":${leaf.leafJson}` : ''
+      const echo = mayEchoLeaf(leaf, reader) ? `,"leaf":${leaf.leafJson}` : ''
       return `{"leaf_index":${leaf.leafIndex},"leaf_hash":"${formatSha256(leaf.leafHash)}"${echo}}`
     })
     return `{"log_id":${JSON.stringify(this.logId)},"start":${start},"entries":[${entries.join(',')}]}`
@@ -147,11 +165,11 @@ export class TransparencyLog {
       throw schemaViolation(`leaf_index and tree_size must satisfy leaf_index < tree_size <= ${size}`)
     }
     const [path, leaf] = await Promise.all([
-      readProof(this.#nodeReader(), planInclusionProof(leafIndex, treeSize)),
+      this.#readProof(planInclusionProof(leafIndex, treeSize)),
       this.#log.findLeaf(leafIndex),
     ])
     const { json } = await this.#checkpointAt(treeSize, treeSize === size)
-    const echo = leaf !== undefined && canRetrieve(leaf, reader.did) ? `,"leaf":${leaf.leafJson}` : ''
+    const echo = leaf !== undefined && mayEchoLeaf(leaf, reader) ? `,"leaf":${leaf.leafJson}` : ''
     return {
       json: `{"log_id":${JSON.stringify(this.logId)},"leaf_index":${leafIndex},"tree_size":${treeSize},"inclusion_path":${hashList(path)},"log_checkpoint":${json}${echo}}`,
     }
@@ -181,7 +199,7 @@ export class TransparencyLog {
 
   async #rootAt(size: number): Promise<Uint8Array> {
     if (size === 0) return computeEmptyTreeHash()
-    return (await readProof(this.#nodeReader(), planTreeRoot(size)))[0] as Uint8Array
+    return (await this.#readProof(planTreeRoot(size)))[0] as Uint8Array
   }
 
   #remember(size: number, checkpoint: LogCheckpoint, json: string, nowMs: number) {
@@ -194,16 +212,42 @@ export class TransparencyLog {
     return entry
   }
 
-  #nodeReader() {
-    return { readNodes: (addresses: readonly { level: number; index: number }[]) => this.#readNodes(addresses) }
+  /**
+   * The proof elements of `plan`: folded ranges from memory where cached, the rest folded from stored
+   * subtree hashes read in one `#readNodes` call (RFC 6962 §2.1 via `foldRangeHashes`).
+   */
+  async #readProof(plan: MerkleProofPlan): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = new Array(plan.elements.length)
+    const pending: number[] = []
+    const addresses: MerkleNodeAddress[] = []
+    plan.elements.forEach((element, i) => {
+      const folded = element.nodes.length > 1 ? this.#folds.get(rangeCacheKey(element.range)) : undefined
+      if (folded !== undefined) out[i] = folded
+      else {
+        pending.push(i)
+        addresses.push(...element.nodes)
+      }
+    })
+    if (addresses.length === 0) return out
+    const hashes = await this.#readNodes(addresses)
+    let at = 0
+    for (const i of pending) {
+      const element = plan.elements[i] as MerkleProofPlan['elements'][number]
+      const parts = hashes.slice(at, at + element.nodes.length)
+      at += element.nodes.length
+      const hash = foldRangeHashes(parts)
+      if (element.nodes.length > 1) this.#folds.set(rangeCacheKey(element.range), hash)
+      out[i] = hash
+    }
+    return out
   }
 
-  async #readNodes(addresses: readonly { level: number; index: number }[]): Promise<Uint8Array[]> {
+  async #readNodes(addresses: readonly MerkleNodeAddress[]): Promise<Uint8Array[]> {
     const out: Uint8Array[] = new Array(addresses.length)
-    const missing: Array<{ level: number; index: number }> = []
+    const missing: MerkleNodeAddress[] = []
     const positions: number[] = []
     addresses.forEach((address, i) => {
-      const hit = address.level >= NODE_CACHE_MIN_LEVEL ? this.#nodes.get(nodeKey(address)) : undefined
+      const hit = this.#nodes.get(address.level, address.index)
       if (hit) out[i] = hit
       else {
         missing.push(address)
@@ -212,13 +256,12 @@ export class TransparencyLog {
     })
     if (missing.length === 0) return out
     const read = await this.#log.readNodes(missing)
+    if (read.length !== missing.length)
+      throw new TypeError(`expected ${missing.length} node hashes, got ${read.length}`)
     missing.forEach((address, j) => {
       const hash = read[j] as Uint8Array
       out[positions[j] as number] = hash
-      if (address.level >= NODE_CACHE_MIN_LEVEL) {
-        if (this.#nodes.size >= NODE_CACHE_ENTRIES) this.#nodes.clear()
-        this.#nodes.set(nodeKey(address), hash)
-      }
+      this.#nodes.set(address.level, address.index, hash)
     })
     return out
   }
@@ -236,8 +279,16 @@ export class TransparencyLog {
   }
 }
 
-function nodeKey(address: { level: number; index: number }): string {
-  return `${address.level}:${address.index}`
+/**
+ * The log is registry-wide (one tree, every tenant's leaves): leaf hashes are served to everyone, but a leaf's
+ * contents (its ctx_id and receipt fields) only to a reader of the same tenant who may retrieve the context.
+ */
+function mayEchoLeaf(leaf: StoredLogLeaf, reader: Reader): boolean {
+  return leaf.tenantId === reader.tenant && canRetrieve(leaf, reader.did)
+}
+
+function rangeCacheKey(range: { start: number; end: number }): string {
+  return `${range.start}:${range.end}`
 }
 
 function hashList(hashes: readonly Uint8Array[]): string {

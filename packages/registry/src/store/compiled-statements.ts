@@ -28,11 +28,12 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
     rows: Array<Record<string, string>>,
   ) => sqlOf(`${table}:${rows.length}`, () => db.insertInto(table).values(rows as never))
   return {
-    findContext(ctxId: string): CompiledQuery {
+    /** A context inside its tenant: another tenant's row is never read. */
+    findContext(ctxId: string, tenantId: string): CompiledQuery {
       const text = sqlOf('find-context', () =>
-        db.selectFrom('context').select(CONTEXT_COLUMNS).where('ctx_id', '=', ctxId),
+        db.selectFrom('context').select(CONTEXT_COLUMNS).where('ctx_id', '=', ctxId).where('tenant_id', '=', tenantId),
       )
-      return CompiledQuery.raw(text, [ctxId])
+      return CompiledQuery.raw(text, [ctxId, tenantId])
     },
     findStatusInputs(ctxId: string): CompiledQuery {
       const text = sqlOf('find-status-inputs', () =>
@@ -47,26 +48,34 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
      * Appends lifecycle state only if the row still holds `expectedCount` events (compare-and-swap): 0 rows
      * affected means another append won the race (or the context is gone).
      */
-    appendLifecycleEvent(ctxId: string, expectedCount: number, eventsJson: string, retracted: boolean): CompiledQuery {
+    appendLifecycleEvent(
+      ctxId: string,
+      tenantId: string,
+      expectedCount: number,
+      eventsJson: string,
+      retracted: boolean,
+    ): CompiledQuery {
       const text = sqlOf('append-lifecycle', () =>
         db
           .updateTable('context')
           .set({ lifecycle_events_json: eventsJson, lifecycle_event_count: expectedCount + 1, retracted: 1 })
           .where('ctx_id', '=', ctxId)
+          .where('tenant_id', '=', tenantId)
           .where('lifecycle_event_count', '=', expectedCount),
       )
-      return CompiledQuery.raw(text, [eventsJson, expectedCount + 1, retracted ? 1 : 0, ctxId, expectedCount])
+      return CompiledQuery.raw(text, [eventsJson, expectedCount + 1, retracted ? 1 : 0, ctxId, tenantId, expectedCount])
     },
-    findIdempotencyRecord(agentId: string, idempotencyKey: string, nowMs: number): CompiledQuery {
+    findIdempotencyRecord(agentId: string, idempotencyKey: string, nowMs: number, tenantId: string): CompiledQuery {
       const text = sqlOf('find-idempotency', () =>
         db
           .selectFrom('idempotency_record')
           .selectAll()
+          .where('tenant_id', '=', tenantId)
           .where('agent_id', '=', agentId)
           .where('idempotency_key', '=', idempotencyKey)
           .where('expires_at_ms', '>', nowMs),
       )
-      return CompiledQuery.raw(text, [agentId, idempotencyKey, nowMs])
+      return CompiledQuery.raw(text, [tenantId, agentId, idempotencyKey, nowMs])
     },
     /**
      * Claims (agent, key): inserts the record, or takes over a row whose TTL has passed (RFC-ACDP-0003 §6.2).
@@ -79,7 +88,7 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
           .values(record)
           .onConflict((oc) =>
             oc
-              .columns(['agent_id', 'idempotency_key'])
+              .columns(['tenant_id', 'agent_id', 'idempotency_key'])
               .doUpdateSet((eb) => ({
                 content_hash: eb.ref('excluded.content_hash'),
                 signature_algorithm: eb.ref('excluded.signature_algorithm'),
@@ -160,6 +169,7 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
             'c.visibility',
             'c.agent_id',
             'c.audience_json',
+            'c.tenant_id',
           ])
           .where('l.leaf_index', '=', leafIndex),
       )

@@ -14,6 +14,7 @@ import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely'
 import { type CompiledStatements, createCompiledStatements } from './compiled-statements.js'
 import { appendLeaf, takeLeafIndex } from './log-append.js'
 import { createLogStore } from './log-store.js'
+import { REGISTRY_MIGRATION_TABLE } from './migrations/index.js'
 import {
   CONTEXT_COLUMNS,
   type ContextRow,
@@ -55,6 +56,8 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
   /** Rows of a compiled read: straight from node:sqlite on SQLite, through Kysely on PostgreSQL. */
   const readRows = async <Row>(query: CompiledQuery): Promise<Row[]> =>
     sqlite ? sqlite.all<Row>(query) : (await db.executeQuery<Row>(query)).rows
+  // ctx_id order is byte order on both dialects, whatever PostgreSQL's default collation (as in search).
+  const ctxIdKey = database.kind === 'postgres' ? sql<string>`c.ctx_id collate "C"` : sql<string>`c.ctx_id`
 
   return {
     kind: database.kind,
@@ -68,8 +71,8 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
       }
     },
 
-    async findContext(ctxId) {
-      const [row] = await readRows<ContextRow>(statements.findContext(ctxId))
+    async findContext(ctxId, tenantId) {
+      const [row] = await readRows<ContextRow>(statements.findContext(ctxId, tenantId))
       return row === undefined ? undefined : toStoredContext(row)
     },
 
@@ -89,9 +92,9 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
       return row === undefined ? undefined : { retracted: Number(row.retracted) === 1 }
     },
 
-    async appendLifecycleEvent({ ctxId, expectedCount, eventsJson, retracted }) {
+    async appendLifecycleEvent({ ctxId, tenantId, expectedCount, eventsJson, retracted }) {
       // One autocommit statement: atomic on both dialects, and never inside the SQLite writer's transaction.
-      const query = statements.appendLifecycleEvent(ctxId, expectedCount, eventsJson, retracted)
+      const query = statements.appendLifecycleEvent(ctxId, tenantId, expectedCount, eventsJson, retracted)
       const changed = sqlite ? sqlite.run(query) : Number((await db.executeQuery(query)).numAffectedRows ?? 0n)
       return changed === 1
     },
@@ -124,20 +127,69 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
       return rows.map((row) => ({ ctxId: row.ctx_id, agentId: row.agent_id, bodyText: row.body_text }))
     },
 
-    async listLineage(lineageId) {
+    async listLineage(lineageId, tenantId) {
       const rows = await db
         .selectFrom('context')
         .select(CONTEXT_COLUMNS)
         .where('lineage_id', '=', lineageId)
+        .where('tenant_id', '=', tenantId)
         .orderBy('version', 'asc')
         .execute()
       return rows.map(toStoredContext)
     },
 
-    async findIdempotencyRecord(agentId, idempotencyKey, nowMs) {
+    async listPublicContexts(tenantId, page) {
+      const after = page.after
+      const rows = await db
+        .selectFrom('context as c')
+        .select([
+          'c.ctx_id',
+          'c.lineage_id',
+          'c.version',
+          'c.agent_id',
+          'c.context_type',
+          'c.title',
+          'c.content_hash',
+          'c.created_at',
+          'c.created_at_ms',
+          'c.expires_at_ms',
+          'c.superseded_by',
+          'c.retracted',
+        ])
+        .where('c.tenant_id', '=', tenantId)
+        .where('c.visibility', '=', 'public')
+        .$if(after !== undefined, (q) =>
+          q.where((eb) =>
+            eb.or([
+              eb('c.created_at_ms', '<', after!.createdAtMs),
+              eb.and([eb('c.created_at_ms', '=', after!.createdAtMs), eb(ctxIdKey, '>', after!.ctxId)]),
+            ]),
+          ),
+        )
+        .orderBy('c.created_at_ms', 'desc')
+        .orderBy(ctxIdKey, 'asc')
+        .limit(page.limit)
+        .execute()
+      return rows.map((r) => ({
+        ctxId: r.ctx_id,
+        lineageId: r.lineage_id,
+        version: Number(r.version),
+        agentId: r.agent_id,
+        contextType: r.context_type,
+        title: r.title,
+        contentHash: r.content_hash,
+        createdAt: r.created_at,
+        createdAtMs: Number(r.created_at_ms),
+        expiresAtMs: r.expires_at_ms === null ? null : Number(r.expires_at_ms),
+        supersededBy: r.superseded_by,
+        retracted: Number(r.retracted) === 1,
+      }))
+    },
+
+    async findIdempotencyRecord(agentId, idempotencyKey, nowMs, tenantId) {
       // On every keyed publish, before any verification.
       const [row] = await readRows<Selectable<IdempotencyRecordTable>>(
-        statements.findIdempotencyRecord(agentId, idempotencyKey, nowMs),
+        statements.findIdempotencyRecord(agentId, idempotencyKey, nowMs, tenantId),
       )
       return row === undefined ? undefined : toIdempotencyRecord(row)
     },
@@ -160,6 +212,13 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
         .where('expires_at_ms', '>', nowMs)
         .executeTakeFirstOrThrow()
       return Number(row.n)
+    },
+
+    async listAppliedMigrations() {
+      const result = await sql<{
+        name: string
+      }>`select name from ${sql.table(REGISTRY_MIGRATION_TABLE)} order by name`.execute(db)
+      return result.rows.map((row) => row.name)
     },
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Reads of the transparency log (RFC-ACDP-0012 §8): tree size, perfect-subtree hashes, leaves and signed
- * checkpoints. On SQLite node reads go straight to prepared statements (a proof is ~log2 n primary-key
- * probes, each a few microseconds); on PostgreSQL one query fetches every node a proof needs.
+ * checkpoints. Every node a proof needs is fetched with one query: on SQLite a prepared
+ * `(level, idx) IN (VALUES …)` statement straight on node:sqlite, on PostgreSQL through Kysely.
  */
 import type { CompiledQuery, Kysely } from 'kysely'
 import type { CompiledStatements } from './compiled-statements.js'
@@ -31,11 +31,13 @@ export function createLogStore(
     async readNodes(addresses) {
       if (addresses.length === 0) return []
       if (sqlite) {
-        return addresses.map(({ level, index }) => {
-          const [row] = sqlite.all<{ hash: Uint8Array }>(statements.findLogNode(level, index))
-          if (row === undefined) throw missingNode(level, index)
-          return row.hash
-        })
+        const parameters = addresses.flatMap(({ level, index }) => [level, index])
+        const rows = sqlite.statement(nodeBatchSql(addresses.length)).all(...parameters) as Array<{
+          level: number
+          idx: number
+          hash: Uint8Array
+        }>
+        return inRequestOrder(addresses, rows)
       }
       const rows = await db
         .selectFrom('log_node')
@@ -44,12 +46,7 @@ export function createLogStore(
           eb.or(addresses.map(({ level, index }) => eb.and([eb('level', '=', level), eb('idx', '=', index)]))),
         )
         .execute()
-      const byAddress = new Map(rows.map((r) => [`${Number(r.level)}:${Number(r.idx)}`, new Uint8Array(r.hash)]))
-      return addresses.map(({ level, index }) => {
-        const hash = byAddress.get(`${level}:${index}`)
-        if (hash === undefined) throw missingNode(level, index)
-        return hash
-      })
+      return inRequestOrder(addresses, rows)
     },
 
     async listLeaves(start, end) {
@@ -58,7 +55,16 @@ export function createLogStore(
         .selectFrom('log_leaf as l')
         .innerJoin('context as c', 'c.ctx_id', 'l.ctx_id')
         .innerJoin('log_node as n', (join) => join.on('n.level', '=', 0).onRef('n.idx', '=', 'l.leaf_index'))
-        .select(['l.leaf_index', 'l.ctx_id', 'l.leaf_json', 'n.hash', 'c.visibility', 'c.agent_id', 'c.audience_json'])
+        .select([
+          'l.leaf_index',
+          'l.ctx_id',
+          'l.leaf_json',
+          'n.hash',
+          'c.visibility',
+          'c.agent_id',
+          'c.audience_json',
+          'c.tenant_id',
+        ])
         .where('l.leaf_index', '>=', start)
         .where('l.leaf_index', '<', end)
         .orderBy('l.leaf_index')
@@ -71,6 +77,7 @@ export function createLogStore(
         visibility: r.visibility as StoredLogLeaf['visibility'],
         agentId: r.agent_id,
         audience: JSON.parse(r.audience_json) as string[],
+        tenantId: r.tenant_id,
       }))
     },
 
@@ -134,6 +141,7 @@ interface LeafRow {
   visibility: string
   agent_id: string
   audience_json: string
+  tenant_id: string
 }
 
 function toStoredLeaf(r: LeafRow): StoredLogLeaf {
@@ -145,7 +153,36 @@ function toStoredLeaf(r: LeafRow): StoredLogLeaf {
     visibility: r.visibility as StoredLogLeaf['visibility'],
     agentId: r.agent_id,
     audience: JSON.parse(r.audience_json) as string[],
+    tenantId: r.tenant_id,
   }
+}
+
+/**
+ * One SQLite statement reading `count` nodes by primary key: `(level, idx) IN (VALUES …)` is planned as a
+ * primary-key search per pair, so a whole proof costs one statement step instead of one per node. Texts are
+ * cached per count by SqliteStatements (a proof needs at most ~2·log2 n nodes: a small closed set).
+ */
+const nodeBatchTexts: string[] = []
+function nodeBatchSql(count: number): string {
+  let text = nodeBatchTexts[count]
+  if (text === undefined) {
+    text = `select level, idx, hash from log_node where (level, idx) in (values ${Array(count).fill('(?, ?)').join(', ')})`
+    nodeBatchTexts[count] = text
+  }
+  return text
+}
+
+/** The hashes of `rows` in the order of `addresses` (duplicates answered each time); throws for a missing node. */
+function inRequestOrder(
+  addresses: readonly { level: number; index: number }[],
+  rows: ReadonlyArray<{ level: number | string; idx: number | string; hash: Uint8Array }>,
+): Uint8Array[] {
+  const byAddress = new Map(rows.map((r) => [`${Number(r.level)}:${Number(r.idx)}`, new Uint8Array(r.hash)]))
+  return addresses.map(({ level, index }) => {
+    const hash = byAddress.get(`${level}:${index}`)
+    if (hash === undefined) throw missingNode(level, index)
+    return hash
+  })
 }
 
 function missingNode(level: number, index: number): Error {

@@ -29,6 +29,7 @@ export const CONTEXT_COLUMNS = [
   'leaf_index',
   'lifecycle_events_json',
   'retracted',
+  'tenant_id',
 ] as const
 
 export type ContextRow = Pick<Selectable<ContextTable>, (typeof CONTEXT_COLUMNS)[number]>
@@ -53,6 +54,7 @@ export function toStoredContext(row: ContextRow): StoredContext {
     leafIndex: row.leaf_index === null ? null : Number(row.leaf_index),
     retracted: Number(row.retracted) === 1,
     lifecycleEventsJson: row.lifecycle_events_json,
+    tenantId: row.tenant_id,
   }
 }
 
@@ -97,11 +99,13 @@ export function toContextRow(c: NewContext, leafIndex: number | null): Insertabl
     body_text: c.bodyText,
     registry_receipt: c.registryReceipt,
     leaf_index: leafIndex,
+    tenant_id: c.tenantId,
   }
 }
 
 export function fromIdempotencyRecord(r: IdempotencyRecord): IdempotencyRecordTable {
   return {
+    tenant_id: r.tenantId,
     agent_id: r.agentId,
     idempotency_key: r.idempotencyKey,
     content_hash: r.contentHash,
@@ -117,6 +121,7 @@ export function fromIdempotencyRecord(r: IdempotencyRecord): IdempotencyRecordTa
 
 export function toIdempotencyRecord(row: Selectable<IdempotencyRecordTable>): IdempotencyRecord {
   return {
+    tenantId: row.tenant_id,
     agentId: row.agent_id,
     idempotencyKey: row.idempotency_key,
     contentHash: row.content_hash,

@@ -72,6 +72,11 @@ export interface ContextTable {
   lifecycle_event_count: ColumnType<number, number | undefined, number>
   /** Status input: 1 while the last retracted/republished event is `retracted` (RFC-ACDP-0013 §7.1), else 0. */
   retracted: ColumnType<number, number | undefined, number>
+  /**
+   * The tenant the context was published in (`default` without tenancy); every context query filters on it.
+   * Indexed with (`created_at_ms`, `ctx_id`) for one tenant's result order.
+   */
+  tenant_id: string
 }
 
 /** One row per (context, audience DID): lets search put the visibility predicate in SQL. */
@@ -97,6 +102,8 @@ export interface ContextDerivedFromTable {
 
 /** RFC-ACDP-0003 §6: one row per (verified agent, Idempotency-Key), written in the publish transaction. */
 export interface IdempotencyRecordTable {
+  /** The publishing request's tenant: the primary key is (tenant_id, agent_id, idempotency_key). */
+  tenant_id: string
   agent_id: string
   idempotency_key: string
   /** `content_hash` of the original publish; a different hash under the same key is `duplicate_publish`. */
@@ -166,6 +173,39 @@ export interface AuthRevokedTokenTable {
   expires_at_ms: number
 }
 
+/** A shared token bucket (`rate_limit.backend = "postgres"`), keyed by (scope, bucket_key). */
+export interface RateLimitBucketTable {
+  /** The limiter: auth_per_ip, auth_global, challenge_per_agent, agent_write. */
+  scope: string
+  /** Client IP, agent DID, or "global". */
+  bucket_key: string
+  /** Tokens left at `updated_at_ms` (fractional: the bucket refills continuously). */
+  tokens: number
+  /** Database clock (epoch ms) of the last update; never moves backwards. Indexed for pruning. */
+  updated_at_ms: number
+  /** Whether the last take found a whole token (read back by the same statement). */
+  admitted: boolean
+}
+
+/** Per configured revocation feed: the unix-ms cursor of the last page applied whole. */
+export interface AuthRevocationFeedCursorTable {
+  /** The `[[auth.revocation_feeds]]` entry's feed_url; primary key. */
+  feed_url: string
+  issuer: string
+  cursor_ms: number
+  updated_at_ms: number
+}
+
+/** A token revoked by a peer issuer, learnt from its feed; primary key (issuer, jti). */
+export interface AuthPeerRevokedTokenTable {
+  issuer: string
+  jti: string
+  subject: string
+  revoked_at_ms: number
+  /** The token's `exp` in ms; swept after it. Indexed. */
+  expires_at_ms: number
+}
+
 export interface RegistryDatabase {
   context: ContextTable
   context_audience: ContextAudienceTable
@@ -178,4 +218,7 @@ export interface RegistryDatabase {
   log_checkpoint: LogCheckpointTable
   auth_challenge: AuthChallengeTable
   auth_revoked_token: AuthRevokedTokenTable
+  rate_limit_bucket: RateLimitBucketTable
+  auth_revocation_feed_cursor: AuthRevocationFeedCursorTable
+  auth_peer_revoked_token: AuthPeerRevokedTokenTable
 }

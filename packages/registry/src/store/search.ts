@@ -36,6 +36,8 @@ export interface ContextSearchFilter {
   nowMs: number
   /** The authenticated requester DID, or undefined for an anonymous requester (public contexts only). */
   requesterDid: string | undefined
+  /** The requester's tenant: no other tenant's context is ever matched, counted or used as a cursor anchor. */
+  tenantId: string
 }
 
 /** Keyset position: the sort key of the last row already served. */
@@ -124,9 +126,13 @@ export function createContextSearchStore(database: Database<RegistryDatabase>): 
   }
 }
 
-/** Every predicate of a search, visibility first. */
+/** Every predicate of a search, tenant and visibility first. */
 function matchConditions(eb: Eb, f: ContextSearchFilter) {
-  const conditions = [visibleTo(eb, f.requesterDid), hasStatus(eb, f.status, f.nowMs)]
+  const conditions = [
+    eb('c.tenant_id', '=', f.tenantId),
+    visibleTo(eb, f.requesterDid),
+    hasStatus(eb, f.status, f.nowMs),
+  ]
   for (const term of f.terms) {
     conditions.push(sql<SqlBool>`${eb.ref('c.search_text')} like ${likeContains(term)} escape '\\'`)
   }

@@ -23,6 +23,7 @@ function newContext(overrides: Partial<NewContext> = {}): NewContext {
   const ctxId = overrides.ctxId ?? `acdp://registry.example.com/${randomUUID()}`
   return {
     ctxId,
+    tenantId: 'default',
     lineageId: `lin:sha256:${randomBytes(32).toString('hex')}`,
     version: 1,
     supersedes: null,
@@ -52,6 +53,7 @@ function newContext(overrides: Partial<NewContext> = {}): NewContext {
 
 function keyRecord(ctxId: string, idempotencyKey: string): IdempotencyRecord {
   return {
+    tenantId: 'default',
     agentId: AGENT,
     idempotencyKey,
     contentHash: `sha256:${'c'.repeat(64)}`,
@@ -164,13 +166,14 @@ describe.each(testDatabaseTargets())('concurrent publishes on $name', (target) =
       { ok: true, leafIndex: null },
       { ok: true, leafIndex: null },
     ])
-    for (const ctx of [...fresh, successor]) expect((await store.findContext(ctx.ctxId))?.ctxId).toBe(ctx.ctxId)
-    expect(await store.findContext(late.ctxId)).toBeUndefined()
-    expect(await store.findContext(reused.ctxId)).toBeUndefined()
-    expect(await store.findIdempotencyRecord(AGENT, 'fresh-0', 0)).toMatchObject({ ctxId: fresh[0]!.ctxId })
-    expect(await store.findIdempotencyRecord(AGENT, 'late', 0)).toBeUndefined()
-    expect(await store.findIdempotencyRecord(AGENT, 'duplicate', 0)).toBeUndefined()
-    expect(await store.findIdempotencyRecord(AGENT, 'taken', 0)).toMatchObject({ ctxId: taken.ctxId })
+    for (const ctx of [...fresh, successor])
+      expect((await store.findContext(ctx.ctxId, 'default'))?.ctxId).toBe(ctx.ctxId)
+    expect(await store.findContext(late.ctxId, 'default')).toBeUndefined()
+    expect(await store.findContext(reused.ctxId, 'default')).toBeUndefined()
+    expect(await store.findIdempotencyRecord(AGENT, 'fresh-0', 0, 'default')).toMatchObject({ ctxId: fresh[0]!.ctxId })
+    expect(await store.findIdempotencyRecord(AGENT, 'late', 0, 'default')).toBeUndefined()
+    expect(await store.findIdempotencyRecord(AGENT, 'duplicate', 0, 'default')).toBeUndefined()
+    expect(await store.findIdempotencyRecord(AGENT, 'taken', 0, 'default')).toMatchObject({ ctxId: taken.ctxId })
     expect(await store.findStatusInputs(head.ctxId)).toEqual({
       supersededBy: successor.ctxId,
       retracted: false,

@@ -33,6 +33,24 @@ export interface StoredContext {
   retracted: boolean
   /** The `lifecycle_events` array as JSON text, or null when the context has none (the member is then omitted). */
   lifecycleEventsJson: string | null
+  /** The tenant it was published in (`default` without tenancy). */
+  tenantId: string
+}
+
+/** One row of the admin listing: the identity and status inputs of a context, never its body. */
+export interface ListedContext {
+  ctxId: string
+  lineageId: string
+  version: number
+  agentId: string
+  contextType: string
+  title: string
+  contentHash: string
+  createdAt: string
+  createdAtMs: number
+  expiresAtMs: number | null
+  supersededBy: string | null
+  retracted: boolean
 }
 
 /** The mutable status inputs of a context: what a cached copy re-reads when another process may have changed it. */
@@ -45,6 +63,8 @@ export interface StatusInputs {
 /** An append to a context's lifecycle history (RFC-ACDP-0013 §4.1): the whole new array and the state it derives. */
 export interface LifecycleAppend {
   ctxId: string
+  /** The context's tenant: the append touches the row only inside it. */
+  tenantId: string
   /** Events the caller read; the append happens only if the row still holds exactly this many. */
   expectedCount: number
   /** The previous array plus the new event, as JSON text. */
@@ -64,6 +84,8 @@ export interface StoredKeyRevocation {
 /** What the publish transaction writes for a new context. */
 export interface NewContext {
   ctxId: string
+  /** The publishing request's tenant. */
+  tenantId: string
   lineageId: string
   version: number
   supersedes: string | null
@@ -107,10 +129,13 @@ export interface StoredLogLeaf {
   visibility: 'public' | 'restricted' | 'private'
   agentId: string
   audience: readonly string[]
+  /** The context's tenant: the leaf itself is echoed only inside it. */
+  tenantId: string
 }
 
-/** An (agent, Idempotency-Key) record (RFC-ACDP-0003 §6). */
+/** A (tenant, agent, Idempotency-Key) record (RFC-ACDP-0003 §6). */
 export interface IdempotencyRecord {
+  tenantId: string
   agentId: string
   idempotencyKey: string
   contentHash: string
@@ -138,9 +163,13 @@ export interface RegistryStore {
   /** True when the database answers a trivial query. Never throws. */
   checkHealth(): Promise<boolean>
 
-  findContext(ctxId: string): Promise<StoredContext | undefined>
+  /** The context `ctxId` of `tenantId`; a context of another tenant reads as absent. */
+  findContext(ctxId: string, tenantId: string): Promise<StoredContext | undefined>
 
-  /** Current status inputs of a context (`undefined` if absent): the cheap refresh of a cached copy. */
+  /**
+   * Current status inputs of a context (`undefined` if absent): the cheap refresh of a cached copy, which was read
+   * inside its tenant already.
+   */
   findStatusInputs(ctxId: string): Promise<StatusInputs | undefined>
 
   /**
@@ -164,11 +193,25 @@ export interface RegistryStore {
   /** The `key-revocation` contexts published by any of `agentIds` (a handful per producer). */
   listKeyRevocations(agentIds: readonly string[]): Promise<StoredKeyRevocation[]>
 
-  /** Every version of a lineage, `version` ascending. */
-  listLineage(lineageId: string): Promise<StoredContext[]>
+  /** Every version of a lineage in `tenantId`, `version` ascending. */
+  listLineage(lineageId: string, tenantId: string): Promise<StoredContext[]>
 
-  /** A live (not yet expired at `nowMs`) idempotency record. */
-  findIdempotencyRecord(agentId: string, idempotencyKey: string, nowMs: number): Promise<IdempotencyRecord | undefined>
+  /**
+   * Public contexts of `tenantId` (GET /admin/contexts), `created_at` descending then `ctx_id` ascending, strictly
+   * after `after` when given.
+   */
+  listPublicContexts(
+    tenantId: string,
+    page: { after?: { createdAtMs: number; ctxId: string }; limit: number },
+  ): Promise<ListedContext[]>
+
+  /** A live (not yet expired at `nowMs`) idempotency record of `tenantId`. */
+  findIdempotencyRecord(
+    agentId: string,
+    idempotencyKey: string,
+    nowMs: number,
+    tenantId: string,
+  ): Promise<IdempotencyRecord | undefined>
 
   /**
    * Persists a context atomically: marks the predecessor superseded (only if it is not yet), inserts the
@@ -182,6 +225,9 @@ export interface RegistryStore {
 
   /** Live idempotency records (for /admin/status). */
   countIdempotencyRecords(nowMs: number): Promise<number>
+
+  /** Names of the applied registry migrations, in name order (for /admin/status). */
+  listAppliedMigrations(): Promise<string[]>
 
   /** The transparency log's tables (all-or-nothing appends happen inside `insertContext`). */
   readonly log: LogStore

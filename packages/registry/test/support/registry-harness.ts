@@ -27,6 +27,7 @@ import { RegistryEvents } from '../../src/services/registry-events.js'
 import { createAuthStore } from '../../src/store/auth-store.js'
 import { createKyselyStore } from '../../src/store/kysely-store.js'
 import { migrateRegistryDatabase } from '../../src/store/open-store.js'
+import { createRevocationFeedStore } from '../../src/store/revocation-feed-store.js'
 import type { RegistryWebhookEvent, WebhookDispatcher } from '../../src/services/webhooks.js'
 import type { RegistryDatabase } from '../../src/store/schema.js'
 import { createContextSearchStore } from '../../src/store/search.js'
@@ -124,8 +125,13 @@ export class TestClock {
 /** The fields a producer signs (everything but content_hash and signature). */
 export type UnsignedRequest = Record<string, unknown>
 
+/**
+ * A minimal publishable body. A did:key producer declares acdp_version 0.2.0 (did:key arrived in 0.2.0; an absent
+ * version reads as 0.1.0, which admits only did:web agents); did:web bodies omit it, the 0.1.0 form.
+ */
 export function minimalUnsigned(producer: Producer, overrides: UnsignedRequest = {}): UnsignedRequest {
   return {
+    ...(producer.did.startsWith('did:key:') ? { acdp_version: '0.2.0' } : {}),
     version: 1,
     supersedes: null,
     agent_id: producer.did,
@@ -188,6 +194,7 @@ export async function createTestRegistry(options: TestRegistryOptions = {}): Pro
     store,
     searchStore: createContextSearchStore(database),
     authStore: createAuthStore(database),
+    revocationFeedStore: createRevocationFeedStore(database),
     clock: clock.now,
     random: (size) => new Uint8Array(randomBytes(size)),
     resolver: new DidResolver({

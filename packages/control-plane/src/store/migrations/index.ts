@@ -11,6 +11,8 @@ import { migration0100Webhooks } from './0100_webhooks.js'
 import { migration0200LogWitness } from './0200_log_witness.js'
 import { migration0300Auth } from './0300_auth.js'
 import { migration0400RunsWindowIndex } from './0400_runs_window_index.js'
+import { migration0500ListIndexes } from './0500_list_indexes.js'
+import { migration0600WebhookSecretRotation } from './0600_webhook_secret_rotation.js'
 
 /** Every migration of the control plane schema, in application order. */
 export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
@@ -19,6 +21,8 @@ export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
   migration0200LogWitness,
   migration0300Auth,
   migration0400RunsWindowIndex,
+  migration0500ListIndexes,
+  migration0600WebhookSecretRotation,
   // 0100+ (webhooks, streams, domain packs) are appended below this line, one entry each.
 ]
 

@@ -4,12 +4,16 @@ import { migration0001RegistryCore } from './0001-registry-core.js'
 import { migration0002RegistryTrust } from './0002-registry-trust.js'
 import { migration0003RegistryLifecycle } from './0003-registry-lifecycle.js'
 import { migration0004RegistryAuth } from './0004-registry-auth.js'
+import { migration0005RegistryTenancy } from './0005-registry-tenancy.js'
+import { migration0006RegistryRateLimit } from './0006-registry-rate-limit.js'
 
 export const REGISTRY_MIGRATIONS: readonly Migration[] = [
   migration0001RegistryCore,
   migration0002RegistryTrust,
   migration0003RegistryLifecycle,
   migration0004RegistryAuth,
+  migration0005RegistryTenancy,
+  migration0006RegistryRateLimit,
 ]
 
 /** Name of the registry's migration bookkeeping table. */
