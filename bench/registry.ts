@@ -25,7 +25,8 @@
  * 500 publishes/s. Environment: BENCH_SECONDS (per phase, default 10), BENCH_PUBLISH_CONNECTIONS (16),
  * BENCH_READ_CONNECTIONS (32), BENCH_PRODUCERS (64), BENCH_PHASES (comma-separated subset of
  * `publish,retrieve,fixed,proofs`; default all), BENCH_TRUST=1 (receipts, head receipts and the transparency log
- * on), BENCH_LOG_LEAVES=<n> (bulk-load n leaves before start; implies BENCH_TRUST), BENCH_FIXED_RATE (500),
+ * on), BENCH_LOG_LEAVES=<n> (bulk-load n leaves before start, log-bulk-load.ts; implies BENCH_TRUST),
+ * BENCH_LOG_CHECKPOINT=0 (no signed checkpoint over the loaded leaves: the first start then rehashes all of them), BENCH_FIXED_RATE (500),
  * BENCH_PROOF_CONNECTIONS (32), BENCH_CHILD_NODE_FLAGS (Node/V8 flags for the registry child only), BENCH_SQLITE_WAL_MAX_BYTES (the registry's storage.sqlite_wal_max_bytes), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
  * $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). Runs against the built packages; the npm
  * script builds protocol, storage and registry first.
@@ -120,6 +121,8 @@ interface AutocannonResult {
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
 /** A variable specifier keeps TypeScript from looking for declarations autocannon does not ship. */
 const AUTOCANNON_MODULE: string = 'autocannon'
+/** A variable specifier: Node runs the .ts file itself, which TypeScript only accepts in type positions. */
+const LOADER_MODULE: string = './log-bulk-load.ts'
 
 /** What a load phase reports to `run` (autocannon's result, or the open-loop generator's in the same shape). */
 type LoadResult = AutocannonResult
@@ -128,6 +131,33 @@ if (process.argv[2] === '--serve') {
   await serve(process.argv[3] as string, process.argv[4] === '--restart')
 } else {
   await main()
+}
+
+/**
+ * BENCH_LOG_LEAVES: migrates the empty database, bulk-loads the log (log-bulk-load.ts) and, unless
+ * BENCH_LOG_CHECKPOINT=0, signs a checkpoint over it with the registry's receipt key, so the registry's start-up
+ * self-check anchors there (as on any restart after a first start) instead of rehashing every leaf.
+ */
+async function loadLog(config: import('@acdp/registry').RegistryConfig): Promise<void> {
+  const { formatLogId } = await import('@acdp/protocol')
+  const { loadReceiptKeyring, openRegistryStore, registryDidOf } = await import('@acdp/registry')
+  const { bulkLoadLog } = (await import(LOADER_MODULE)) as typeof import('./log-bulk-load.ts')
+  await (await openRegistryStore(config.storage)).close()
+  const keyring = loadReceiptKeyring(config)
+  if (keyring === undefined) throw new Error('BENCH_LOG_LEAVES needs the receipt key')
+  const signed = process.env['BENCH_LOG_CHECKPOINT'] !== '0'
+  const { milliseconds } = bulkLoadLog({
+    path: config.storage.sqlite_path,
+    count: LOG_LEAVES,
+    authority: AUTHORITY,
+    ...(signed
+      ? { checkpoint: { logId: formatLogId(registryDidOf(AUTHORITY), config.log.instance), key: keyring.signingKey } }
+      : {}),
+  })
+  console.log(
+    `bulk-loaded ${LOG_LEAVES.toLocaleString('en-US')} log leaves in ${Math.round(milliseconds)} ms` +
+      (signed ? ' (with a signed checkpoint over them)' : ' (no checkpoint: the first start checks every leaf)'),
+  )
 }
 
 /** Child: a registry on SQLite in `dir`, listening on an ephemeral loopback port reported to the parent. */
@@ -153,8 +183,8 @@ async function serve(dir: string, restart: boolean): Promise<void> {
     // The registry's own request histogram gives its side of the latency, free of client and kernel queueing.
     metrics: { enabled: true, duration_buckets: SERVER_BUCKETS_SECONDS },
   })
+  if (LOG_LEAVES > 0 && !restart) await loadLog(config)
   const registry = await startRegistry(config, { logger: false })
-  if (LOG_LEAVES > 0 && !restart) await bulkLoadLog(join(dir, 'registry.db'), LOG_LEAVES)
   // Listening makes the app ready, which runs the startup self-check over the whole log.
   const readyStart = performance.now()
   const address = await registry.app.listen({ port: 0, host: '127.0.0.1' })
@@ -207,50 +237,6 @@ async function serve(dir: string, restart: boolean): Promise<void> {
       )
     }
   })
-}
-
-/**
- * Writes `count` synthetic leaves, their perfect-subtree hashes and the tree size straight into the registry's
- * log tables (one transaction, a second connection on the same WAL file), exactly as `count` logged publishes
- * would have left them; the registry's startup self-check then verifies the result. Context rows are not
- * written: proofs by leaf_index do not need them.
- */
-async function bulkLoadLog(path: string, count: number): Promise<void> {
-  const { computeLeafHash, computeNodeHash } = await import('@acdp/protocol')
-  const { DatabaseSync } = await import('node:sqlite')
-  const start = performance.now()
-  const db = new DatabaseSync(path)
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -262144')
-  const insertLeaf = db.prepare('insert into log_leaf (leaf_index, ctx_id, leaf_json) values (?, ?, ?)')
-  const insertNode = db.prepare('insert into log_node (level, idx, hash) values (?, ?, ?)')
-  const encoder = new TextEncoder()
-  const frontier: Array<{ level: number; hash: Uint8Array }> = []
-  const hex = (n: number, width: number) => n.toString(16).padStart(width, '0')
-  db.exec('BEGIN')
-  for (let i = 0; i < count; i++) {
-    const ctxId = `acdp://${AUTHORITY}/${hex(i, 8)}-0000-4000-8000-${hex(i, 12)}`
-    // JCS: members in code-point order; every value is plain ASCII, so JSON.stringify spells it canonically.
-    const leafJson =
-      `{"content_hash":"sha256:${hex(i, 64)}","created_at":"2026-11-24T00:00:00.000Z","ctx_id":${JSON.stringify(ctxId)},` +
-      `"key_fingerprint":"sha256:${'0'.repeat(64)}","leaf_version":"acdp-log-leaf/1",` +
-      `"lineage_id":"lin:sha256:${hex(i, 64)}","origin_registry":"${AUTHORITY}","receipt_hash":"sha256:${hex(count - i, 64)}"}`
-    insertLeaf.run(i, ctxId, leafJson)
-    let hash = computeLeafHash(encoder.encode(leafJson))
-    insertNode.run(0, i, hash)
-    let level = 0
-    let index = i
-    while (frontier.length > 0 && frontier[frontier.length - 1]!.level === level) {
-      hash = computeNodeHash(frontier.pop()!.hash, hash)
-      level += 1
-      index = (index - 1) / 2
-      insertNode.run(level, index, hash)
-    }
-    frontier.push({ level, hash })
-  }
-  db.prepare('update log_state set tree_size = ? where id = 1').run(count)
-  db.exec('COMMIT')
-  db.close()
-  console.log(`bulk-loaded ${count.toLocaleString('en-US')} log leaves in ${Math.round(performance.now() - start)} ms`)
 }
 
 async function main(): Promise<void> {
