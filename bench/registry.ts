@@ -26,9 +26,12 @@
  * BENCH_READ_CONNECTIONS (32), BENCH_PRODUCERS (64), BENCH_PHASES (comma-separated subset of
  * `publish,retrieve,fixed,proofs`; default all), BENCH_TRUST=1 (receipts, head receipts and the transparency log
  * on), BENCH_LOG_LEAVES=<n> (bulk-load n leaves before start, log-bulk-load.ts; implies BENCH_TRUST),
- * BENCH_LOG_CHECKPOINT=0 (no signed checkpoint over the loaded leaves: the first start then rehashes all of them), BENCH_FIXED_RATE (500),
- * BENCH_PROOF_CONNECTIONS (32), BENCH_CHILD_NODE_FLAGS (Node/V8 flags for the registry child only), BENCH_SQLITE_WAL_MAX_BYTES (the registry's storage.sqlite_wal_max_bytes), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
- * $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). Runs against the built packages; the npm
+ * BENCH_LOG_CHECKPOINT=0 (no signed checkpoint over the loaded leaves: the first start then rehashes them all),
+ * BENCH_FIXED_RATE (500), BENCH_PROOF_CONNECTIONS (32), BENCH_CHILD_NODE_FLAGS (Node/V8 flags for the registry
+ * child only), BENCH_SQLITE_WAL_MAX_BYTES (the registry's storage.sqlite_wal_max_bytes), BENCH_CPU_PROF=1 (the
+ * child writes a .cpuprofile into $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). With
+ * BENCH_LOG_LEAVES, every 64th proof request is also fetched once more and verified against the signed
+ * checkpoint and the loader's roots. Runs against the built packages; the npm
  * script builds protocol, storage and registry first.
  */
 import { type ChildProcess, fork } from 'node:child_process'
@@ -47,6 +50,8 @@ const FIXED_RATE = Number(process.env['BENCH_FIXED_RATE'] ?? 500)
 const TRUST = process.env['BENCH_TRUST'] === '1'
 /** BENCH_LOG_LEAVES=n: bulk-load n synthetic leaves into the log before the registry starts (implies BENCH_TRUST). */
 const LOG_LEAVES = Number(process.env['BENCH_LOG_LEAVES'] ?? 0)
+/** Every VERIFIED_EVERY-th request of the proof phases is fetched once more and verified. */
+const VERIFIED_EVERY = 64
 const PROOF_CONNECTIONS = Number(process.env['BENCH_PROOF_CONNECTIONS'] ?? 32)
 const WAL_MAX_BYTES =
   process.env['BENCH_SQLITE_WAL_MAX_BYTES'] === undefined
@@ -133,38 +138,11 @@ if (process.argv[2] === '--serve') {
   await main()
 }
 
-/**
- * BENCH_LOG_LEAVES: migrates the empty database, bulk-loads the log (log-bulk-load.ts) and, unless
- * BENCH_LOG_CHECKPOINT=0, signs a checkpoint over it with the registry's receipt key, so the registry's start-up
- * self-check anchors there (as on any restart after a first start) instead of rehashing every leaf.
- */
-async function loadLog(config: import('@acdp/registry').RegistryConfig): Promise<void> {
-  const { formatLogId } = await import('@acdp/protocol')
-  const { loadReceiptKeyring, openRegistryStore, registryDidOf } = await import('@acdp/registry')
-  const { bulkLoadLog } = (await import(LOADER_MODULE)) as typeof import('./log-bulk-load.ts')
-  await (await openRegistryStore(config.storage)).close()
-  const keyring = loadReceiptKeyring(config)
-  if (keyring === undefined) throw new Error('BENCH_LOG_LEAVES needs the receipt key')
-  const signed = process.env['BENCH_LOG_CHECKPOINT'] !== '0'
-  const { milliseconds } = bulkLoadLog({
-    path: config.storage.sqlite_path,
-    count: LOG_LEAVES,
-    authority: AUTHORITY,
-    ...(signed
-      ? { checkpoint: { logId: formatLogId(registryDidOf(AUTHORITY), config.log.instance), key: keyring.signingKey } }
-      : {}),
-  })
-  console.log(
-    `bulk-loaded ${LOG_LEAVES.toLocaleString('en-US')} log leaves in ${Math.round(milliseconds)} ms` +
-      (signed ? ' (with a signed checkpoint over them)' : ' (no checkpoint: the first start checks every leaf)'),
-  )
-}
-
-/** Child: a registry on SQLite in `dir`, listening on an ephemeral loopback port reported to the parent. */
-async function serve(dir: string, restart: boolean): Promise<void> {
-  const { resolveConfig, startRegistry } = await import('@acdp/registry')
+/** The registry's configuration: the child serves it, the parent bulk-loads its database first. */
+async function benchConfig(dir: string): Promise<import('@acdp/registry').RegistryConfig> {
+  const { resolveConfig } = await import('@acdp/registry')
   const trust = TRUST || LOG_LEAVES > 0
-  const config = resolveConfig({
+  return resolveConfig({
     registry: { authority: AUTHORITY, bind: '127.0.0.1', log_level: 'warn' },
     ...(trust
       ? {
@@ -183,7 +161,45 @@ async function serve(dir: string, restart: boolean): Promise<void> {
     // The registry's own request histogram gives its side of the latency, free of client and kernel queueing.
     metrics: { enabled: true, duration_buckets: SERVER_BUCKETS_SECONDS },
   })
-  if (LOG_LEAVES > 0 && !restart) await loadLog(config)
+}
+
+/**
+ * BENCH_LOG_LEAVES (in the parent, before the registry child starts): migrates the empty database, bulk-loads the log (log-bulk-load.ts) and, unless
+ * BENCH_LOG_CHECKPOINT=0, signs a checkpoint over it with the registry's receipt key, so the registry's start-up
+ * self-check anchors there (as on any restart after a first start) instead of rehashing every leaf.
+ */
+async function loadLog(
+  config: import('@acdp/registry').RegistryConfig,
+  rootsAt: number[],
+): Promise<ReturnType<typeof import('./log-bulk-load.ts').bulkLoadLog>> {
+  const { formatLogId } = await import('@acdp/protocol')
+  const { loadReceiptKeyring, openRegistryStore, registryDidOf } = await import('@acdp/registry')
+  const { bulkLoadLog } = (await import(LOADER_MODULE)) as typeof import('./log-bulk-load.ts')
+  await (await openRegistryStore(config.storage)).close()
+  const keyring = loadReceiptKeyring(config)
+  if (keyring === undefined) throw new Error('BENCH_LOG_LEAVES needs the receipt key')
+  const signed = process.env['BENCH_LOG_CHECKPOINT'] !== '0'
+  const loaded = bulkLoadLog({
+    path: config.storage.sqlite_path,
+    count: LOG_LEAVES,
+    authority: AUTHORITY,
+    rootsAt,
+    ...(signed
+      ? { checkpoint: { logId: formatLogId(registryDidOf(AUTHORITY), config.log.instance), key: keyring.signingKey } }
+      : {}),
+  })
+  console.log(
+    `bulk-loaded ${LOG_LEAVES.toLocaleString('en-US')} log leaves in ${Math.round(loaded.milliseconds)} ms` +
+      (signed ? ' (with a signed checkpoint over them)' : ' (no checkpoint: the first start checks every leaf)'),
+  )
+  return loaded
+}
+
+/** Child: a registry on SQLite in `dir`, listening on an ephemeral loopback port reported to the parent. */
+async function serve(dir: string, restart: boolean): Promise<void> {
+  const { startRegistry } = await import('@acdp/registry')
+  const trust = TRUST || LOG_LEAVES > 0
+  const config = await benchConfig(dir)
   const registry = await startRegistry(config, { logger: false })
   // Listening makes the app ready, which runs the startup self-check over the whole log.
   const readyStart = performance.now()
@@ -244,6 +260,9 @@ async function main(): Promise<void> {
   const { buildPublishRequest, completeProducerContent, createProducerKey } = await import('@acdp/protocol')
 
   const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-registry-'))
+  // The loader also returns the roots at the sampled consistency proofs' first sizes, to verify them against.
+  const loaded =
+    LOG_LEAVES > 0 ? await loadLog(await benchConfig(dir), proofIndexes(LOG_LEAVES).map(firstOf)) : undefined
   let child = await startChild(dir)
   try {
     const url = child.url
@@ -417,8 +436,8 @@ async function main(): Promise<void> {
 
     if (PHASES.has('proofs')) {
       const size = ((await (await fetch(`${url}/log/checkpoint`)).json()) as { tree_size: number }).tree_size
-      // Spread over the whole tree: deterministic pseudo-random leaf indexes and consistency pairs.
-      const indexes = Array.from({ length: 4096 }, (_, i) => Math.floor((((i * 2654435761) >>> 0) / 2 ** 32) * size))
+      // Over the loaded leaves (all of the tree but the warm-up's publishes) or the whole tree: deterministic.
+      const indexes = proofIndexes(LOG_LEAVES > 0 ? LOG_LEAVES : size)
       phases.push(
         await run(
           `inclusion proof at ${size.toLocaleString('en-US')} leaves`,
@@ -439,11 +458,13 @@ async function main(): Promise<void> {
             duration: SECONDS,
             requests: indexes.map((i) => ({
               method: 'GET',
-              path: `/log/proof?first=${Math.max(1, i)}&second=${size}`,
+              path: `/log/proof?first=${firstOf(i)}&second=${size}`,
             })),
           },
         ),
       )
+      if (loaded) await verifyProofSamples(url, dir, size, indexes, loaded.rootsAt)
+      else console.log('proof answers not verified (the bench knows the leaves and roots only with BENCH_LOG_LEAVES)')
     }
 
     const machine = {
@@ -560,6 +581,83 @@ async function runOpenLoop(
     errors,
     timeouts: 0,
   }
+}
+
+/** The leaf indexes the proof phases cycle through: deterministic, spread over `[0, space)`. */
+function proofIndexes(space: number): number[] {
+  return Array.from({ length: 4096 }, (_, i) => Math.floor((((i * 2654435761) >>> 0) / 2 ** 32) * space))
+}
+
+/** A consistency proof's first size for leaf index i (0 < first). */
+function firstOf(i: number): number {
+  return Math.max(1, i)
+}
+
+/**
+ * Verifies a sample of the proof phases' answers with @acdp/protocol, so a fast but wrong answer fails the
+ * bench: each checkpoint's signature against the bench's own receipt key; inclusion paths from the leaf hash of
+ * the bulk loader's leaf text to that checkpoint's root; consistency paths from the root the loader computed at
+ * `first` to it.
+ */
+async function verifyProofSamples(
+  url: string,
+  dir: string,
+  size: number,
+  indexes: readonly number[],
+  loaderRoots: ReadonlyMap<number, Uint8Array>,
+): Promise<void> {
+  const protocol = await import('@acdp/protocol')
+  const { syntheticLeafJson } = (await import(LOADER_MODULE)) as typeof import('./log-bulk-load.ts')
+  const publicKey = protocol.ed25519PublicKeyFromSeed(new Uint8Array(Buffer.from(receiptSeed(dir), 'base64')))
+  const signedRoot = (checkpoint: import('@acdp/protocol').LogCheckpoint, treeSize: number) => {
+    protocol.verifyReceiptSignature(protocol.computeCheckpointHash(checkpoint), checkpoint.signature, {
+      algorithm: 'ed25519',
+      publicKey,
+    })
+    if (checkpoint.tree_size !== treeSize)
+      throw new Error(`checkpoint of size ${checkpoint.tree_size}, not ${treeSize}`)
+    return protocol.parseSha256(checkpoint.root_hash)
+  }
+  const get = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${url}${path}`)
+    if (!response.ok) throw new Error(`GET ${path}: ${response.status}`)
+    return (await response.json()) as T
+  }
+  let verified = 0
+  for (let k = 0; k < indexes.length; k += VERIFIED_EVERY) {
+    const i = indexes[k] as number
+    const inclusion = await get<{
+      tree_size: number
+      inclusion_path: string[]
+      log_checkpoint: import('@acdp/protocol').LogCheckpoint
+    }>(`/log/proof?leaf_index=${i}`)
+    protocol.verifyInclusionProof({
+      leafHash: protocol.computeLeafHash(new TextEncoder().encode(syntheticLeafJson(i, LOG_LEAVES, AUTHORITY))),
+      leafIndex: i,
+      treeSize: inclusion.tree_size,
+      inclusionPath: inclusion.inclusion_path.map(protocol.parseSha256),
+      rootHash: signedRoot(inclusion.log_checkpoint, inclusion.tree_size),
+    })
+    const first = firstOf(i)
+    const firstRoot = loaderRoots.get(first)
+    if (firstRoot === undefined) throw new Error(`the loader computed no root at ${first}`)
+    const consistency = await get<{
+      consistency_path: string[]
+      log_checkpoint: import('@acdp/protocol').LogCheckpoint
+    }>(`/log/proof?first=${first}&second=${size}`)
+    protocol.verifyConsistencyProof({
+      firstTreeSize: first,
+      secondTreeSize: size,
+      firstRootHash: firstRoot,
+      secondRootHash: signedRoot(consistency.log_checkpoint, size),
+      consistencyPath: consistency.consistency_path.map(protocol.parseSha256),
+    })
+    verified += 2
+  }
+  console.log(
+    `verified ${verified} proof answers (every ${VERIFIED_EVERY}th request of each proof phase, fetched again): ` +
+      "checkpoint signatures, inclusion from the loader's leaf texts, consistency from the loader's roots",
+  )
 }
 
 function round2(x: number): number {
