@@ -6,9 +6,9 @@
  * Context rows are not written: proofs by leaf_index do not need them (no leaf is echoed).
  *
  * Built for 10^7 leaves: multi-row prepared inserts (one statement step per LEAF_BATCH leaves or NODE_BATCH
- * nodes instead of one per row), one transaction, and no rollback journal or fsync while loading — the file
- * is scratch, so a crash mid-load only loses the bench run. The WAL journal mode the registry expects is
- * restored at the end.
+ * nodes instead of one per row), one transaction in rollback-journal mode (every page written once, not via
+ * the WAL) and no fsync while loading — the file is scratch, so a crash mid-load only loses the bench run. The
+ * WAL journal mode the registry expects is restored at the end.
  *
  * With `checkpoint`, it also stores a checkpoint over the loaded tree signed with the registry's receipt key,
  * so the registry's start-up self-check (scope `since-checkpoint`, log-self-check.ts) anchors on it instead of
@@ -77,10 +77,12 @@ export function bulkLoadLog(options: BulkLoadOptions): BulkLoadResult {
   try {
     const size = (db.prepare('select tree_size from log_state where id = 1').get() as { tree_size: number }).tree_size
     if (size !== 0) throw new Error(`the log in ${path} already holds ${size} leaves`)
-    // Leaving WAL mode needs the only connection; OFF/OFF: nothing journalled or synced (scratch file).
+    // Out of WAL mode (which would write every page twice: to the WAL, then back), into a rollback journal:
+    // pages appended past the original end of the file are never journalled, so loading into an empty log
+    // writes each page once. (node:sqlite's defensive mode refuses journal_mode = OFF.) No fsync: scratch file.
+    setJournalMode(db, 'delete')
     db.exec(
-      'PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; ' +
-        'PRAGMA cache_size = -524288; PRAGMA temp_store = MEMORY',
+      'PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -524288; PRAGMA temp_store = MEMORY',
     )
     const leaves = new BatchInserter(db, 'log_leaf (leaf_index, ctx_id, leaf_json)', LEAF_BATCH)
     const nodes = new BatchInserter(db, 'log_node (level, idx, hash)', NODE_BATCH)
@@ -125,7 +127,7 @@ export function bulkLoadLog(options: BulkLoadOptions): BulkLoadResult {
       )
     }
     db.exec('COMMIT')
-    db.exec('PRAGMA journal_mode = WAL')
+    setJournalMode(db, 'wal')
     return { root, rootsAt, milliseconds: performance.now() - start }
   } finally {
     db.close()
@@ -159,6 +161,12 @@ class BatchInserter {
     }
     this.#values.length = 0
   }
+}
+
+/** Sets the journal mode and checks it took (SQLite answers the mode still in force when it refuses one). */
+function setJournalMode(db: DatabaseSync, mode: 'delete' | 'wal'): void {
+  const row = db.prepare(`PRAGMA journal_mode = ${mode}`).get() as { journal_mode: string } | undefined
+  if (row?.journal_mode !== mode) throw new Error(`SQLite kept journal_mode ${row?.journal_mode}, not ${mode}`)
 }
 
 function foldFrontier(frontier: ReadonlyArray<{ hash: Uint8Array }>): Uint8Array {

@@ -52,6 +52,8 @@ const TRUST = process.env['BENCH_TRUST'] === '1'
 const LOG_LEAVES = Number(process.env['BENCH_LOG_LEAVES'] ?? 0)
 /** Every VERIFIED_EVERY-th request of the proof phases is fetched once more and verified. */
 const VERIFIED_EVERY = 64
+/** At most this many verified per phase (the loader computes a root for each consistency sample beforehand). */
+const VERIFIED_MAX = 4096
 const PROOF_CONNECTIONS = Number(process.env['BENCH_PROOF_CONNECTIONS'] ?? 32)
 const WAL_MAX_BYTES =
   process.env['BENCH_SQLITE_WAL_MAX_BYTES'] === undefined
@@ -262,7 +264,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-registry-'))
   // The loader also returns the roots at the sampled consistency proofs' first sizes, to verify them against.
   const loaded =
-    LOG_LEAVES > 0 ? await loadLog(await benchConfig(dir), proofIndexes(LOG_LEAVES).map(firstOf)) : undefined
+    LOG_LEAVES > 0
+      ? await loadLog(
+          await benchConfig(dir),
+          verifiedRequests().map((k) => firstOf(proofIndex(k, LOG_LEAVES))),
+        )
+      : undefined
   let child = await startChild(dir)
   try {
     const url = child.url
@@ -436,34 +443,37 @@ async function main(): Promise<void> {
 
     if (PHASES.has('proofs')) {
       const size = ((await (await fetch(`${url}/log/checkpoint`)).json()) as { tree_size: number }).tree_size
-      // Over the loaded leaves (all of the tree but the warm-up's publishes) or the whole tree: deterministic.
-      const indexes = proofIndexes(LOG_LEAVES > 0 ? LOG_LEAVES : size)
-      phases.push(
-        await run(
-          `inclusion proof at ${size.toLocaleString('en-US')} leaves`,
+      // Over the loaded leaves (all of the tree but the warm-up's publishes) or the whole tree.
+      const space = LOG_LEAVES > 0 ? LOG_LEAVES : size
+      /**
+       * Request k of a phase asks for leaf proofIndex(k): every request a fresh index, so the connections do
+       * not walk one shared list in step (autocannon cycles a `requests` list per connection from its start).
+       */
+      const proofPhase = async (kind: 'inclusion' | 'consistency') => {
+        let k = 0
+        const result = await run(
+          `${kind} proof at ${size.toLocaleString('en-US')} leaves`,
           { route: '/log/proof', method: 'GET' },
           {
             connections: PROOF_CONNECTIONS,
             duration: SECONDS,
-            requests: indexes.map((i) => ({ method: 'GET', path: `/log/proof?leaf_index=${i}` })),
+            requests: [
+              {
+                method: 'GET',
+                setupRequest: (request: Record<string, unknown>) => {
+                  const i = proofIndex(k++, space)
+                  const query = kind === 'inclusion' ? `leaf_index=${i}` : `first=${firstOf(i)}&second=${size}`
+                  return { ...request, path: `/log/proof?${query}` }
+                },
+              },
+            ],
           },
-        ),
-      )
-      phases.push(
-        await run(
-          `consistency proof at ${size.toLocaleString('en-US')} leaves`,
-          { route: '/log/proof', method: 'GET' },
-          {
-            connections: PROOF_CONNECTIONS,
-            duration: SECONDS,
-            requests: indexes.map((i) => ({
-              method: 'GET',
-              path: `/log/proof?first=${firstOf(i)}&second=${size}`,
-            })),
-          },
-        ),
-      )
-      if (loaded) await verifyProofSamples(url, dir, size, indexes, loaded.rootsAt)
+        )
+        phases.push(result)
+        return k
+      }
+      const issued = Math.max(await proofPhase('inclusion'), await proofPhase('consistency'))
+      if (loaded) await verifyProofSamples(url, dir, size, issued, loaded.rootsAt)
       else console.log('proof answers not verified (the bench knows the leaves and roots only with BENCH_LOG_LEAVES)')
     }
 
@@ -583,9 +593,18 @@ async function runOpenLoop(
   }
 }
 
-/** The leaf indexes the proof phases cycle through: deterministic, spread over `[0, space)`. */
-function proofIndexes(space: number): number[] {
-  return Array.from({ length: 4096 }, (_, i) => Math.floor((((i * 2654435761) >>> 0) / 2 ** 32) * space))
+/**
+ * The leaf index of a proof phase's request k: deterministic, consecutive requests far apart (a multiplicative
+ * hash; distinct for every k below 2^32), spread evenly over `[0, space)`.
+ */
+function proofIndex(k: number, space: number): number {
+  return Math.floor((((k * 2654435761) >>> 0) / 2 ** 32) * space)
+}
+
+/** The requests k of a proof phase that are verified: every VERIFIED_EVERY-th, up to VERIFIED_MAX of them. */
+function verifiedRequests(issued = VERIFIED_EVERY * VERIFIED_MAX): number[] {
+  const count = Math.min(VERIFIED_MAX, Math.ceil(issued / VERIFIED_EVERY))
+  return Array.from({ length: count }, (_, j) => j * VERIFIED_EVERY)
 }
 
 /** A consistency proof's first size for leaf index i (0 < first). */
@@ -603,7 +622,7 @@ async function verifyProofSamples(
   url: string,
   dir: string,
   size: number,
-  indexes: readonly number[],
+  issued: number,
   loaderRoots: ReadonlyMap<number, Uint8Array>,
 ): Promise<void> {
   const protocol = await import('@acdp/protocol')
@@ -624,8 +643,8 @@ async function verifyProofSamples(
     return (await response.json()) as T
   }
   let verified = 0
-  for (let k = 0; k < indexes.length; k += VERIFIED_EVERY) {
-    const i = indexes[k] as number
+  for (const k of verifiedRequests(issued)) {
+    const i = proofIndex(k, LOG_LEAVES)
     const inclusion = await get<{
       tree_size: number
       inclusion_path: string[]
@@ -655,7 +674,8 @@ async function verifyProofSamples(
     verified += 2
   }
   console.log(
-    `verified ${verified} proof answers (every ${VERIFIED_EVERY}th request of each proof phase, fetched again): ` +
+    `verified ${verified} proof answers (requests 0, ${VERIFIED_EVERY}, ${2 * VERIFIED_EVERY}, … of each proof phase, ` +
+      `fetched again; ${issued.toLocaleString('en-US')} requests in the larger phase): ` +
       "checkpoint signatures, inclusion from the loader's leaf texts, consistency from the loader's roots",
   )
 }
