@@ -25,9 +25,13 @@
  * 500 publishes/s. Environment: BENCH_SECONDS (per phase, default 10), BENCH_PUBLISH_CONNECTIONS (16),
  * BENCH_READ_CONNECTIONS (32), BENCH_PRODUCERS (64), BENCH_PHASES (comma-separated subset of
  * `publish,retrieve,fixed,proofs`; default all), BENCH_TRUST=1 (receipts, head receipts and the transparency log
- * on), BENCH_LOG_LEAVES=<n> (bulk-load n leaves before start; implies BENCH_TRUST), BENCH_FIXED_RATE (500),
- * BENCH_PROOF_CONNECTIONS (32), BENCH_CHILD_NODE_FLAGS (Node/V8 flags for the registry child only), BENCH_SQLITE_WAL_MAX_BYTES (the registry's storage.sqlite_wal_max_bytes), BENCH_CPU_PROF=1 (the child writes a .cpuprofile into
- * $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). Runs against the built packages; the npm
+ * on), BENCH_LOG_LEAVES=<n> (bulk-load n leaves before start, log-bulk-load.ts; implies BENCH_TRUST),
+ * BENCH_LOG_CHECKPOINT=0 (no signed checkpoint over the loaded leaves: the first start then rehashes them all),
+ * BENCH_FIXED_RATE (500), BENCH_PROOF_CONNECTIONS (32), BENCH_CHILD_NODE_FLAGS (Node/V8 flags for the registry
+ * child only), BENCH_SQLITE_WAL_MAX_BYTES (the registry's storage.sqlite_wal_max_bytes), BENCH_CPU_PROF=1 (the
+ * child writes a .cpuprofile into $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). With
+ * BENCH_LOG_LEAVES, every 64th proof request is also fetched once more and verified against the signed
+ * checkpoint and the loader's roots. Runs against the built packages; the npm
  * script builds protocol, storage and registry first.
  */
 import { type ChildProcess, fork } from 'node:child_process'
@@ -46,6 +50,10 @@ const FIXED_RATE = Number(process.env['BENCH_FIXED_RATE'] ?? 500)
 const TRUST = process.env['BENCH_TRUST'] === '1'
 /** BENCH_LOG_LEAVES=n: bulk-load n synthetic leaves into the log before the registry starts (implies BENCH_TRUST). */
 const LOG_LEAVES = Number(process.env['BENCH_LOG_LEAVES'] ?? 0)
+/** Every VERIFIED_EVERY-th request of the proof phases is fetched once more and verified. */
+const VERIFIED_EVERY = 64
+/** At most this many verified per phase (the loader computes a root for each consistency sample beforehand). */
+const VERIFIED_MAX = 4096
 const PROOF_CONNECTIONS = Number(process.env['BENCH_PROOF_CONNECTIONS'] ?? 32)
 const WAL_MAX_BYTES =
   process.env['BENCH_SQLITE_WAL_MAX_BYTES'] === undefined
@@ -120,6 +128,8 @@ interface AutocannonResult {
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
 /** A variable specifier keeps TypeScript from looking for declarations autocannon does not ship. */
 const AUTOCANNON_MODULE: string = 'autocannon'
+/** A variable specifier: Node runs the .ts file itself, which TypeScript only accepts in type positions. */
+const LOADER_MODULE: string = './log-bulk-load.ts'
 
 /** What a load phase reports to `run` (autocannon's result, or the open-loop generator's in the same shape). */
 type LoadResult = AutocannonResult
@@ -130,11 +140,11 @@ if (process.argv[2] === '--serve') {
   await main()
 }
 
-/** Child: a registry on SQLite in `dir`, listening on an ephemeral loopback port reported to the parent. */
-async function serve(dir: string, restart: boolean): Promise<void> {
-  const { resolveConfig, startRegistry } = await import('@acdp/registry')
+/** The registry's configuration: the child serves it, the parent bulk-loads its database first. */
+async function benchConfig(dir: string): Promise<import('@acdp/registry').RegistryConfig> {
+  const { resolveConfig } = await import('@acdp/registry')
   const trust = TRUST || LOG_LEAVES > 0
-  const config = resolveConfig({
+  return resolveConfig({
     registry: { authority: AUTHORITY, bind: '127.0.0.1', log_level: 'warn' },
     ...(trust
       ? {
@@ -153,8 +163,46 @@ async function serve(dir: string, restart: boolean): Promise<void> {
     // The registry's own request histogram gives its side of the latency, free of client and kernel queueing.
     metrics: { enabled: true, duration_buckets: SERVER_BUCKETS_SECONDS },
   })
+}
+
+/**
+ * BENCH_LOG_LEAVES (in the parent, before the registry child starts): migrates the empty database, bulk-loads the log (log-bulk-load.ts) and, unless
+ * BENCH_LOG_CHECKPOINT=0, signs a checkpoint over it with the registry's receipt key, so the registry's start-up
+ * self-check anchors there (as on any restart after a first start) instead of rehashing every leaf.
+ */
+async function loadLog(
+  config: import('@acdp/registry').RegistryConfig,
+  rootsAt: number[],
+): Promise<ReturnType<typeof import('./log-bulk-load.ts').bulkLoadLog>> {
+  const { formatLogId } = await import('@acdp/protocol')
+  const { loadReceiptKeyring, openRegistryStore, registryDidOf } = await import('@acdp/registry')
+  const { bulkLoadLog } = (await import(LOADER_MODULE)) as typeof import('./log-bulk-load.ts')
+  await (await openRegistryStore(config.storage)).close()
+  const keyring = loadReceiptKeyring(config)
+  if (keyring === undefined) throw new Error('BENCH_LOG_LEAVES needs the receipt key')
+  const signed = process.env['BENCH_LOG_CHECKPOINT'] !== '0'
+  const loaded = bulkLoadLog({
+    path: config.storage.sqlite_path,
+    count: LOG_LEAVES,
+    authority: AUTHORITY,
+    rootsAt,
+    ...(signed
+      ? { checkpoint: { logId: formatLogId(registryDidOf(AUTHORITY), config.log.instance), key: keyring.signingKey } }
+      : {}),
+  })
+  console.log(
+    `bulk-loaded ${LOG_LEAVES.toLocaleString('en-US')} log leaves in ${Math.round(loaded.milliseconds)} ms` +
+      (signed ? ' (with a signed checkpoint over them)' : ' (no checkpoint: the first start checks every leaf)'),
+  )
+  return loaded
+}
+
+/** Child: a registry on SQLite in `dir`, listening on an ephemeral loopback port reported to the parent. */
+async function serve(dir: string, restart: boolean): Promise<void> {
+  const { startRegistry } = await import('@acdp/registry')
+  const trust = TRUST || LOG_LEAVES > 0
+  const config = await benchConfig(dir)
   const registry = await startRegistry(config, { logger: false })
-  if (LOG_LEAVES > 0 && !restart) await bulkLoadLog(join(dir, 'registry.db'), LOG_LEAVES)
   // Listening makes the app ready, which runs the startup self-check over the whole log.
   const readyStart = performance.now()
   const address = await registry.app.listen({ port: 0, host: '127.0.0.1' })
@@ -209,55 +257,19 @@ async function serve(dir: string, restart: boolean): Promise<void> {
   })
 }
 
-/**
- * Writes `count` synthetic leaves, their perfect-subtree hashes and the tree size straight into the registry's
- * log tables (one transaction, a second connection on the same WAL file), exactly as `count` logged publishes
- * would have left them; the registry's startup self-check then verifies the result. Context rows are not
- * written: proofs by leaf_index do not need them.
- */
-async function bulkLoadLog(path: string, count: number): Promise<void> {
-  const { computeLeafHash, computeNodeHash } = await import('@acdp/protocol')
-  const { DatabaseSync } = await import('node:sqlite')
-  const start = performance.now()
-  const db = new DatabaseSync(path)
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -262144')
-  const insertLeaf = db.prepare('insert into log_leaf (leaf_index, ctx_id, leaf_json) values (?, ?, ?)')
-  const insertNode = db.prepare('insert into log_node (level, idx, hash) values (?, ?, ?)')
-  const encoder = new TextEncoder()
-  const frontier: Array<{ level: number; hash: Uint8Array }> = []
-  const hex = (n: number, width: number) => n.toString(16).padStart(width, '0')
-  db.exec('BEGIN')
-  for (let i = 0; i < count; i++) {
-    const ctxId = `acdp://${AUTHORITY}/${hex(i, 8)}-0000-4000-8000-${hex(i, 12)}`
-    // JCS: members in code-point order; every value is plain ASCII, so JSON.stringify spells it canonically.
-    const leafJson =
-      `{"content_hash":"sha256:${hex(i, 64)}","created_at":"2026-11-24T00:00:00.000Z","ctx_id":${JSON.stringify(ctxId)},` +
-      `"key_fingerprint":"sha256:${'0'.repeat(64)}","leaf_version":"acdp-log-leaf/1",` +
-      `"lineage_id":"lin:sha256:${hex(i, 64)}","origin_registry":"${AUTHORITY}","receipt_hash":"sha256:${hex(count - i, 64)}"}`
-    insertLeaf.run(i, ctxId, leafJson)
-    let hash = computeLeafHash(encoder.encode(leafJson))
-    insertNode.run(0, i, hash)
-    let level = 0
-    let index = i
-    while (frontier.length > 0 && frontier[frontier.length - 1]!.level === level) {
-      hash = computeNodeHash(frontier.pop()!.hash, hash)
-      level += 1
-      index = (index - 1) / 2
-      insertNode.run(level, index, hash)
-    }
-    frontier.push({ level, hash })
-  }
-  db.prepare('update log_state set tree_size = ? where id = 1').run(count)
-  db.exec('COMMIT')
-  db.close()
-  console.log(`bulk-loaded ${count.toLocaleString('en-US')} log leaves in ${Math.round(performance.now() - start)} ms`)
-}
-
 async function main(): Promise<void> {
   const autocannon = ((await import(AUTOCANNON_MODULE)) as { default: Autocannon }).default
   const { buildPublishRequest, completeProducerContent, createProducerKey } = await import('@acdp/protocol')
 
   const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-registry-'))
+  // The loader also returns the roots at the sampled consistency proofs' first sizes, to verify them against.
+  const loaded =
+    LOG_LEAVES > 0
+      ? await loadLog(
+          await benchConfig(dir),
+          verifiedRequests().map((k) => firstOf(proofIndex(k, LOG_LEAVES))),
+        )
+      : undefined
   let child = await startChild(dir)
   try {
     const url = child.url
@@ -431,33 +443,38 @@ async function main(): Promise<void> {
 
     if (PHASES.has('proofs')) {
       const size = ((await (await fetch(`${url}/log/checkpoint`)).json()) as { tree_size: number }).tree_size
-      // Spread over the whole tree: deterministic pseudo-random leaf indexes and consistency pairs.
-      const indexes = Array.from({ length: 4096 }, (_, i) => Math.floor((((i * 2654435761) >>> 0) / 2 ** 32) * size))
-      phases.push(
-        await run(
-          `inclusion proof at ${size.toLocaleString('en-US')} leaves`,
+      // Over the loaded leaves (all of the tree but the warm-up's publishes) or the whole tree.
+      const space = LOG_LEAVES > 0 ? LOG_LEAVES : size
+      /**
+       * Request k of a phase asks for leaf proofIndex(k): every request a fresh index, so the connections do
+       * not walk one shared list in step (autocannon cycles a `requests` list per connection from its start).
+       */
+      const proofPhase = async (kind: 'inclusion' | 'consistency') => {
+        let k = 0
+        const result = await run(
+          `${kind} proof at ${size.toLocaleString('en-US')} leaves`,
           { route: '/log/proof', method: 'GET' },
           {
             connections: PROOF_CONNECTIONS,
             duration: SECONDS,
-            requests: indexes.map((i) => ({ method: 'GET', path: `/log/proof?leaf_index=${i}` })),
+            requests: [
+              {
+                method: 'GET',
+                setupRequest: (request: Record<string, unknown>) => {
+                  const i = proofIndex(k++, space)
+                  const query = kind === 'inclusion' ? `leaf_index=${i}` : `first=${firstOf(i)}&second=${size}`
+                  return { ...request, path: `/log/proof?${query}` }
+                },
+              },
+            ],
           },
-        ),
-      )
-      phases.push(
-        await run(
-          `consistency proof at ${size.toLocaleString('en-US')} leaves`,
-          { route: '/log/proof', method: 'GET' },
-          {
-            connections: PROOF_CONNECTIONS,
-            duration: SECONDS,
-            requests: indexes.map((i) => ({
-              method: 'GET',
-              path: `/log/proof?first=${Math.max(1, i)}&second=${size}`,
-            })),
-          },
-        ),
-      )
+        )
+        phases.push(result)
+        return k
+      }
+      const issued = Math.max(await proofPhase('inclusion'), await proofPhase('consistency'))
+      if (loaded) await verifyProofSamples(url, dir, size, issued, loaded.rootsAt)
+      else console.log('proof answers not verified (the bench knows the leaves and roots only with BENCH_LOG_LEAVES)')
     }
 
     const machine = {
@@ -574,6 +591,93 @@ async function runOpenLoop(
     errors,
     timeouts: 0,
   }
+}
+
+/**
+ * The leaf index of a proof phase's request k: deterministic, consecutive requests far apart (a multiplicative
+ * hash; distinct for every k below 2^32), spread evenly over `[0, space)`.
+ */
+function proofIndex(k: number, space: number): number {
+  return Math.floor((((k * 2654435761) >>> 0) / 2 ** 32) * space)
+}
+
+/** The requests k of a proof phase that are verified: every VERIFIED_EVERY-th, up to VERIFIED_MAX of them. */
+function verifiedRequests(issued = VERIFIED_EVERY * VERIFIED_MAX): number[] {
+  const count = Math.min(VERIFIED_MAX, Math.ceil(issued / VERIFIED_EVERY))
+  return Array.from({ length: count }, (_, j) => j * VERIFIED_EVERY)
+}
+
+/** A consistency proof's first size for leaf index i (0 < first). */
+function firstOf(i: number): number {
+  return Math.max(1, i)
+}
+
+/**
+ * Verifies a sample of the proof phases' answers with @acdp/protocol, so a fast but wrong answer fails the
+ * bench: each checkpoint's signature against the bench's own receipt key; inclusion paths from the leaf hash of
+ * the bulk loader's leaf text to that checkpoint's root; consistency paths from the root the loader computed at
+ * `first` to it.
+ */
+async function verifyProofSamples(
+  url: string,
+  dir: string,
+  size: number,
+  issued: number,
+  loaderRoots: ReadonlyMap<number, Uint8Array>,
+): Promise<void> {
+  const protocol = await import('@acdp/protocol')
+  const { syntheticLeafJson } = (await import(LOADER_MODULE)) as typeof import('./log-bulk-load.ts')
+  const publicKey = protocol.ed25519PublicKeyFromSeed(new Uint8Array(Buffer.from(receiptSeed(dir), 'base64')))
+  const signedRoot = (checkpoint: import('@acdp/protocol').LogCheckpoint, treeSize: number) => {
+    protocol.verifyReceiptSignature(protocol.computeCheckpointHash(checkpoint), checkpoint.signature, {
+      algorithm: 'ed25519',
+      publicKey,
+    })
+    if (checkpoint.tree_size !== treeSize)
+      throw new Error(`checkpoint of size ${checkpoint.tree_size}, not ${treeSize}`)
+    return protocol.parseSha256(checkpoint.root_hash)
+  }
+  const get = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${url}${path}`)
+    if (!response.ok) throw new Error(`GET ${path}: ${response.status}`)
+    return (await response.json()) as T
+  }
+  let verified = 0
+  for (const k of verifiedRequests(issued)) {
+    const i = proofIndex(k, LOG_LEAVES)
+    const inclusion = await get<{
+      tree_size: number
+      inclusion_path: string[]
+      log_checkpoint: import('@acdp/protocol').LogCheckpoint
+    }>(`/log/proof?leaf_index=${i}`)
+    protocol.verifyInclusionProof({
+      leafHash: protocol.computeLeafHash(new TextEncoder().encode(syntheticLeafJson(i, LOG_LEAVES, AUTHORITY))),
+      leafIndex: i,
+      treeSize: inclusion.tree_size,
+      inclusionPath: inclusion.inclusion_path.map(protocol.parseSha256),
+      rootHash: signedRoot(inclusion.log_checkpoint, inclusion.tree_size),
+    })
+    const first = firstOf(i)
+    const firstRoot = loaderRoots.get(first)
+    if (firstRoot === undefined) throw new Error(`the loader computed no root at ${first}`)
+    const consistency = await get<{
+      consistency_path: string[]
+      log_checkpoint: import('@acdp/protocol').LogCheckpoint
+    }>(`/log/proof?first=${first}&second=${size}`)
+    protocol.verifyConsistencyProof({
+      firstTreeSize: first,
+      secondTreeSize: size,
+      firstRootHash: firstRoot,
+      secondRootHash: signedRoot(consistency.log_checkpoint, size),
+      consistencyPath: consistency.consistency_path.map(protocol.parseSha256),
+    })
+    verified += 2
+  }
+  console.log(
+    `verified ${verified} proof answers (requests 0, ${VERIFIED_EVERY}, ${2 * VERIFIED_EVERY}, … of each proof phase, ` +
+      `fetched again; ${issued.toLocaleString('en-US')} requests in the larger phase): ` +
+      "checkpoint signatures, inclusion from the loader's leaf texts, consistency from the loader's roots",
+  )
 }
 
 function round2(x: number): number {

@@ -42,6 +42,8 @@ export {
 } from './errors.js'
 export { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
 export { contextLocation, parseCtxIdPath } from './services/context-id.js'
+export { loadReceiptKeyring, type ReceiptKeyring } from './services/receipt-keyring.js'
+export { TransparencyLog, type TransparencyLogOptions } from './services/transparency-log.js'
 export {
   type ContextPublishedEvent,
   type ContextRetrievedEvent,

@@ -36,6 +36,19 @@ describe('LogNodeCache', () => {
     expect(cache.get(0, 512)).toEqual(hash(3))
   })
 
+  it('reports the memory of whole chunks, bounded by its budget', () => {
+    const cache = new LogNodeCache(2 * CHUNK)
+    expect(cache.bytes).toBe(0)
+    cache.set(0, 0, hash(1))
+    cache.set(0, 1, hash(2)) // same chunk
+    expect(cache.bytes).toBe(CHUNK)
+    cache.set(1, 0, hash(3))
+    cache.set(2, 0, hash(4)) // a third chunk evicts one
+    expect(cache.bytes).toBe(2 * CHUNK)
+    cache.clear()
+    expect(cache.bytes).toBe(0)
+  })
+
   it('refuses a hash that is not 32 bytes, and forgets everything on clear', () => {
     const cache = new LogNodeCache(CHUNK)
     expect(() => cache.set(0, 0, new Uint8Array(31))).toThrow(TypeError)

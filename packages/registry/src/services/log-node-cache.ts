@@ -68,6 +68,11 @@ export class LogNodeCache {
   clear(): void {
     this.#chunks.clear()
   }
+
+  /** Memory held by the cached chunks (whole chunks: a chunk costs its full size once any node of it is cached). */
+  get bytes(): number {
+    return this.#chunks.size * CHUNK_BYTES
+  }
 }
 
 /** Distinct for every chunk of a tree below 2^46 leaves (level < 64), and exact as a double. */

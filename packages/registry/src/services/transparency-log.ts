@@ -79,6 +79,11 @@ export class TransparencyLog {
     this.logId = options.logId
   }
 
+  /** Memory held by cached subtree hashes (at most NODE_CACHE_BYTES): for benchmarks and diagnostics. */
+  get nodeCacheBytes(): number {
+    return this.#nodes.bytes
+  }
+
   /** Why the log is not served (a failed self-check), or undefined while it is healthy. */
   get failure(): string | undefined {
     return this.#failure
