@@ -6,7 +6,6 @@
 
 import type { Server } from 'node:http'
 import { createOutboundClient } from '@acdp/protocol'
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, LogController } from 'fastify'
 import { createApiKeyVerifier } from './auth/api-keys.js'
 import { installRouteAuthentication } from './auth/route-auth.js'
@@ -18,6 +17,7 @@ import { answerClientError } from './http/client-error.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compilers.js'
 import { applyRequestTimeouts } from './http/server-timeouts.js'
+import { typeBoxValidatorCompilerOnDemand } from './typebox-on-demand.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
 import { createAccessGates } from './services/access-gates.js'
@@ -79,7 +79,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   }
   const app = Fastify(options)
   applyRequestTimeouts(app.server, config.server)
-  app.setValidatorCompiler(compileOnFirstUse(TypeBoxValidatorCompiler))
+  app.setValidatorCompiler(compileOnFirstUse(typeBoxValidatorCompilerOnDemand))
   installErrorHandlers(app)
   app.addHook('onRequest', refuseNulInUrl)
   installJsonBodyParser(app, { maxDepth: config.ingest.maxJsonDepth })
