@@ -57,6 +57,7 @@ const REDACTED_HEADERS = [
  * API docs (when enabled), then every route plugin of routes/index.ts. Never listens, never closes `deps`.
  */
 export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDeps): Promise<FastifyInstance> {
+  const validator = compileOnFirstUse(typeBoxValidatorCompilerOnDemand)
   const options: FastifyHttpOptions<Server> = {
     ...(deps.logger
       ? { loggerInstance: deps.logger }
@@ -74,12 +75,17 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
       sendError(reply, toControlPlaneError(error))
     },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
-    // Response serializers and request validators are compiled on each route's first request, not at startup.
-    schemaController: { compilersFactory: { buildSerializer: buildLazySerializer } },
+    // Response serializers and request validators are compiled on each route's first request, not at startup;
+    // giving Fastify the validator compiler here also keeps it from loading its default one (ajv) at startup.
+    // (Fastify types this factory's result as an ajv compile function; at run time it is a route compiler, the
+    // same kind setValidatorCompiler takes.)
+    schemaController: {
+      compilersFactory: { buildSerializer: buildLazySerializer, buildValidator: (() => validator) as never },
+    },
   }
   const app = Fastify(options)
   applyRequestTimeouts(app.server, config.server)
-  app.setValidatorCompiler(compileOnFirstUse(typeBoxValidatorCompilerOnDemand))
+  app.setValidatorCompiler(validator)
   installErrorHandlers(app)
   app.addHook('onRequest', refuseNulInUrl)
   installJsonBodyParser(app, { maxDepth: config.ingest.maxJsonDepth })
