@@ -19,5 +19,6 @@ export function typeBoxValue(): typeof TypeBoxValue {
 
 /** Fastify's TypeBox validator compiler; its module (and TypeBox's compiler) is loaded on the first schema compiled. */
 export const typeBoxValidatorCompilerOnDemand: typeof TypeBoxValidatorCompiler = (route) =>
-  (require('@fastify/type-provider-typebox') as { TypeBoxValidatorCompiler: typeof TypeBoxValidatorCompiler })
-    .TypeBoxValidatorCompiler(route)
+  (
+    require('@fastify/type-provider-typebox') as { TypeBoxValidatorCompiler: typeof TypeBoxValidatorCompiler }
+  ).TypeBoxValidatorCompiler(route)

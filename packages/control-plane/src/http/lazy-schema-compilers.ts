@@ -43,4 +43,3 @@ export const buildLazySerializer: SerializerFactory = (externalSchemas, options)
     return factory(route)
   })
 }
-
