@@ -7,7 +7,8 @@
  * `ps -o rss=`, stops it with SIGTERM, BENCH_RUNS times each (default 3). Prints each figure and the load average.
  * NODE_OPTIONS passes through, e.g. NODE_OPTIONS=--max-semi-space-size=2. The services run with their default
  * NODE_ENV (development: the control plane then also serves its API docs); BENCH_NODE_ENV=production runs them
- * the way deploy/ does (NODE_ENV=production, with the secrets production requires).
+ * the way deploy/ does (NODE_ENV=production, with the secrets production requires). BENCH_ONLY=<text> runs only
+ * the targets whose name contains it (e.g. `control plane`), for A/B runs of one service.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -23,6 +24,7 @@ const RUNS = Number(process.env['BENCH_RUNS'] ?? 3)
 const SETTLE_MS = Number(process.env['BENCH_SETTLE_MS'] ?? 3000)
 const DATABASE_URL = process.env['BENCH_DATABASE_URL'] ?? ''
 const NODE_ENV = process.env['BENCH_NODE_ENV'] ?? ''
+const ONLY = process.env['BENCH_ONLY'] ?? ''
 /** What each service needs on top of its defaults under BENCH_NODE_ENV=production. */
 const PRODUCTION_ENV: Record<string, string> =
   NODE_ENV === 'production'
@@ -171,7 +173,7 @@ console.log(
   `idle RSS, ${RUNS} runs each, ${SETTLE_MS} ms after /healthz; NODE_ENV=${NODE_ENV || '(default)'}; ` +
     `NODE_OPTIONS=${process.env['NODE_OPTIONS'] ?? ''}`,
 )
-for (const target of targets) {
+for (const target of targets.filter(({ name }) => name.includes(ONLY))) {
   const figures: number[] = []
   for (let run = 0; run < RUNS; run++) {
     const dir = mkdtempSync(join(tmpdir(), 'acdp-idle-rss-'))

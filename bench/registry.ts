@@ -28,7 +28,8 @@
  * on), BENCH_LOG_LEAVES=<n> (bulk-load n leaves before start, log-bulk-load.ts; implies BENCH_TRUST),
  * BENCH_LOG_CHECKPOINT=0 (no signed checkpoint over the loaded leaves: the first start then rehashes them all),
  * BENCH_FIXED_RATE (500), BENCH_PROOF_CONNECTIONS (32), BENCH_CHILD_NODE_FLAGS (Node/V8 flags for the registry
- * child only), BENCH_SQLITE_WAL_MAX_BYTES (the registry's storage.sqlite_wal_max_bytes), BENCH_CPU_PROF=1 (the
+ * child only), BENCH_CHILD_MALLOC_ARENA_MAX (glibc's MALLOC_ARENA_MAX for the registry child only, as the
+ * launchers set it), BENCH_SQLITE_WAL_MAX_BYTES (the registry's storage.sqlite_wal_max_bytes), BENCH_CPU_PROF=1 (the
  * child writes a .cpuprofile into $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). With
  * BENCH_LOG_LEAVES, every 64th proof request is also fetched once more and verified against the signed
  * checkpoint and the loader's roots. Runs against the built packages; the npm
@@ -701,9 +702,11 @@ async function startChild(dir: string, restart = false): Promise<{ process: Chil
     console.log(`registry child CPU profile goes to ${profiles}`)
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${profiles}`)
   }
+  const arenas = process.env['BENCH_CHILD_MALLOC_ARENA_MAX']
   const child = fork(fileURLToPath(import.meta.url), ['--serve', dir, ...(restart ? ['--restart'] : [])], {
     execArgv,
     stdio: 'inherit',
+    env: arenas === undefined ? process.env : { ...process.env, MALLOC_ARENA_MAX: arenas },
   })
   const url = await new Promise<string>((resolveUrl, reject) => {
     child.once('message', (message: { url?: string }) =>

@@ -80,6 +80,27 @@ describe('architecture', () => {
     expect(files.filter((file) => eager.test(readFileSync(join(ROOT, file), 'utf8')))).toEqual([])
   })
 
+  // The same for what only some requests need (docs/performance.md "Idle memory (RSS)", Session 4): TypeBox's
+  // compiler and value modules (the registry compiles its configuration schema at startup anyway, so it is
+  // exempt), @noble/curves and Fastify's serializer compiler are loaded with `require` on first use; the protocol's
+  // *.browser.ts twins import them statically, a bundle has no other way.
+  it.each([
+    {
+      modules: 'typebox/compile, typebox/value and the Fastify TypeBox provider',
+      dirs: ['packages/protocol/src', 'packages/storage/src', 'packages/control-plane/src'],
+      eager: /^import (?!type )[^'"]*? from '(?:typebox\/(?:compile|value)|@fastify\/type-provider-typebox)'/m,
+    },
+    {
+      modules: '@noble/curves and @fastify/fast-json-stringify-compiler',
+      dirs: ['packages/protocol/src', 'packages/storage/src', ...SERVERS],
+      eager: /^import (?!type )[^'"]*? from '(?:@noble\/curves\/[^']*|@fastify\/fast-json-stringify-compiler)'/m,
+    },
+  ])('$modules are imported on first use (type imports only at the top)', ({ dirs, eager }) => {
+    const files = dirs.flatMap(sourceFiles).filter((file) => !file.endsWith('.browser.ts'))
+    expect(files.length).toBeGreaterThan(0)
+    expect(files.filter((file) => eager.test(readFileSync(join(ROOT, file), 'utf8')))).toEqual([])
+  })
+
   it('finds the protocol and console sources it polices', () => {
     expect(sourceFiles('packages/protocol/src').length).toBeGreaterThan(0)
     expect(sourceFiles('packages/console/src').some((file) => file.endsWith('.tsx'))).toBe(true)

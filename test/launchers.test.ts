@@ -105,11 +105,14 @@ describe('bin launchers on an old Node.js', () => {
   })
 })
 
-describe('service launchers on Node 24: semi-space sizing for idle memory', () => {
+describe('service launchers on Node 24: semi-space sizing and malloc arenas for idle memory', () => {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-launcher-semi-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-  /** Copies the launcher beside an entry that prints the V8 flags and arguments the service process runs with. */
+  /**
+   * Copies the launcher beside an entry that prints the V8 flags, arguments and malloc arena cap the service
+   * process runs with.
+   */
   function install(l: (typeof LAUNCHERS)[number]): string {
     const pkg = join(dir, l.name)
     mkdirSync(join(pkg, 'bin'), { recursive: true })
@@ -118,7 +121,8 @@ describe('service launchers on Node 24: semi-space sizing for idle memory', () =
     mkdirSync(join(pkg, l.entry, '..'), { recursive: true })
     writeFileSync(
       join(pkg, l.entry),
-      'console.log(JSON.stringify({ execArgv: process.execArgv, args: process.argv.slice(2) }))\n',
+      'console.log(JSON.stringify({ execArgv: process.execArgv, args: process.argv.slice(2), ' +
+        'arenas: process.env.MALLOC_ARENA_MAX ?? null }))\n',
     )
     return join(pkg, 'bin', `${l.name}.js`)
   }
@@ -128,19 +132,37 @@ describe('service launchers on Node 24: semi-space sizing for idle memory', () =
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 20_000,
-      env: { ...process.env, NODE_OPTIONS: '', ACDP_SEMI_SPACE_MB: undefined, ...env },
+      env: { ...process.env, NODE_OPTIONS: '', ACDP_SEMI_SPACE_MB: undefined, MALLOC_ARENA_MAX: undefined, ...env },
     })
     return { status: result.status, stderr: result.stderr, out: result.status === 0 ? JSON.parse(result.stdout) : null }
   }
 
   const services = LAUNCHERS.filter((l) => l.name !== 'acdp')
 
-  it.each(services)('$name runs the service with a 2 MiB semi-space, arguments unchanged', (l) => {
+  it.each(services)('$name runs the service with a 2 MiB semi-space and 2 malloc arenas, arguments unchanged', (l) => {
     const result = launch(install(l), {})
     expect(result).toEqual({
       status: 0,
       stderr: '',
-      out: { execArgv: ['--max-semi-space-size=2'], args: ['--config', 'a b.toml'] },
+      out: { execArgv: ['--max-semi-space-size=2'], args: ['--config', 'a b.toml'], arenas: '2' },
+    })
+  })
+
+  it.each(services)('$name keeps a MALLOC_ARENA_MAX the operator set, and caps arenas whatever the semi-space', (l) => {
+    const bin = install(l)
+    expect(launch(bin, { MALLOC_ARENA_MAX: '8' }).out).toMatchObject({
+      execArgv: ['--max-semi-space-size=2'],
+      arenas: '8',
+    })
+    expect(launch(bin, { ACDP_SEMI_SPACE_MB: 'default' }).out).toMatchObject({ execArgv: [], arenas: '2' })
+    expect(launch(bin, {}, ['--max-semi-space-size=8']).out).toMatchObject({
+      execArgv: ['--max-semi-space-size=8'],
+      arenas: '2',
+    })
+    // Nothing to change: no re-execution, the process runs as started.
+    expect(launch(bin, { MALLOC_ARENA_MAX: '4', ACDP_SEMI_SPACE_MB: 'default' }).out).toMatchObject({
+      execArgv: [],
+      arenas: '4',
     })
   })
 

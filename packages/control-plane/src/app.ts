@@ -6,7 +6,6 @@
 
 import type { Server } from 'node:http'
 import { createOutboundClient } from '@acdp/protocol'
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, LogController } from 'fastify'
 import { createApiKeyVerifier } from './auth/api-keys.js'
 import { installRouteAuthentication } from './auth/route-auth.js'
@@ -18,6 +17,7 @@ import { answerClientError } from './http/client-error.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compilers.js'
 import { applyRequestTimeouts } from './http/server-timeouts.js'
+import { typeBoxValidatorCompilerOnDemand } from './typebox-on-demand.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
 import { createAccessGates } from './services/access-gates.js'
@@ -57,6 +57,7 @@ const REDACTED_HEADERS = [
  * API docs (when enabled), then every route plugin of routes/index.ts. Never listens, never closes `deps`.
  */
 export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDeps): Promise<FastifyInstance> {
+  const validator = compileOnFirstUse(typeBoxValidatorCompilerOnDemand)
   const options: FastifyHttpOptions<Server> = {
     ...(deps.logger
       ? { loggerInstance: deps.logger }
@@ -74,12 +75,17 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
       sendError(reply, toControlPlaneError(error))
     },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
-    // Response serializers and request validators are compiled on each route's first request, not at startup.
-    schemaController: { compilersFactory: { buildSerializer: buildLazySerializer } },
+    // Response serializers and request validators are compiled on each route's first request, not at startup;
+    // giving Fastify the validator compiler here also keeps it from loading its default one (ajv) at startup.
+    // (Fastify types this factory's result as an ajv compile function; at run time it is a route compiler, the
+    // same kind setValidatorCompiler takes.)
+    schemaController: {
+      compilersFactory: { buildSerializer: buildLazySerializer, buildValidator: (() => validator) as never },
+    },
   }
   const app = Fastify(options)
   applyRequestTimeouts(app.server, config.server)
-  app.setValidatorCompiler(compileOnFirstUse(TypeBoxValidatorCompiler))
+  app.setValidatorCompiler(validator)
   installErrorHandlers(app)
   app.addHook('onRequest', refuseNulInUrl)
   installJsonBodyParser(app, { maxDepth: config.ingest.maxJsonDepth })

@@ -114,6 +114,10 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
   if (discovery && !deps.searchStore) {
     throw new TypeError('acdp-registry-discovery is advertised but deps.searchStore is missing')
   }
+  const validator = compileOnFirstUse(({ schema }: Parameters<FastifySchemaCompiler<unknown>>[0]) => {
+    const compiled = Compile(schema as TSchema)
+    return (value: unknown) => (compiled.Check(value) ? { value } : { error: [...compiled.Errors(value)] as never })
+  })
   const app = Fastify({
     ...loggerOptions(config, deps),
     ...(config.registry.tls.enabled
@@ -134,8 +138,13 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
       reply.header('x-request-id', request.id)
       sendRegistryError(reply as never, toRegistryError(error))
     },
-    // Response serializers and request validators are compiled on each route's first request, not at startup.
-    schemaController: { compilersFactory: { buildSerializer: buildLazySerializer } },
+    // Response serializers and request validators are compiled on each route's first request, not at startup;
+    // giving Fastify the validator compiler here also keeps it from loading its default one (ajv) at startup.
+    // (Fastify types this factory's result as an ajv compile function; at run time it is a route compiler, the
+    // same kind setValidatorCompiler takes.)
+    schemaController: {
+      compilersFactory: { buildSerializer: buildLazySerializer, buildValidator: (() => validator) as never },
+    },
   }) as unknown as FastifyInstance
   warnings.log = app.log
   applyRequestTimeouts(app.server, {
@@ -151,12 +160,7 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
     app.log.warn('auth.tenant_header_trust = "any_peer" on a non-loopback bind: any client may choose its tenant')
   }
 
-  app.setValidatorCompiler(
-    compileOnFirstUse(({ schema }: Parameters<FastifySchemaCompiler<unknown>>[0]) => {
-      const validator = Compile(schema as TSchema)
-      return (value: unknown) => (validator.Check(value) ? { value } : { error: [...validator.Errors(value)] as never })
-    }),
-  )
+  app.setValidatorCompiler(validator)
   installJsonBodyParser(app, config.limits.max_payload_bytes)
   installErrorHandling(app)
 

@@ -9,7 +9,10 @@
  * compiler refuses fails that route's first request instead of the startup, so every route's schemas are
  * compiled by the tests (the fuzzer's seeds reach every route).
  */
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
+import { createRequire } from 'node:module'
+import type { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
+
+const require = createRequire(import.meta.url)
 
 /** Wraps a schema compiler so that each route part is compiled on its first call, then reused. */
 export function compileOnFirstUse<Route, Input, Output>(
@@ -24,8 +27,19 @@ export function compileOnFirstUse<Route, Input, Output>(
   }
 }
 
-/** Fastify's own response serializer factory (fast-json-stringify), its compilations deferred. */
-export const buildLazySerializer: typeof SerializerSelector extends () => infer Factory ? Factory : never = (
-  externalSchemas,
-  options,
-) => compileOnFirstUse(SerializerSelector()(externalSchemas, options))
+type SerializerFactory = ReturnType<typeof SerializerSelector>
+
+/**
+ * Fastify's own response serializer factory (fast-json-stringify), its compilations deferred. The compiler's
+ * module is loaded on the first serializer compiled too: it brings fast-json-stringify and ajv (≈ 1.5 MB of heap),
+ * which Fastify would otherwise load at startup.
+ */
+export const buildLazySerializer: SerializerFactory = (externalSchemas, options) => {
+  let factory: ReturnType<SerializerFactory> | undefined
+  return compileOnFirstUse((route) => {
+    factory ??= (
+      require('@fastify/fast-json-stringify-compiler') as { SerializerSelector: typeof SerializerSelector }
+    ).SerializerSelector()(externalSchemas, options)
+    return factory(route)
+  })
+}

@@ -13,8 +13,8 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { type Static, Type } from 'typebox'
-import { Value } from 'typebox/value'
 import { BUILT_IN_DOMAIN_PACKS } from '../domain-packs/built-in.js'
+import { typeBoxValue } from '../typebox-on-demand.js'
 
 /**
  * Standard context types (registries/context-types.md "Standard types"), always accepted by the gate. The interim
@@ -203,6 +203,7 @@ function readDomainPackFile(path: string, readFile: (path: string) => string): D
  * @throws DomainPackError listing every failing path, prefixed with `source`.
  */
 export function validateDomainPack(value: unknown, source: string): DomainPack {
+  const { Value } = typeBoxValue()
   if (Value.Check(DomainPack, value)) return value
   const problems = Value.Errors(DomainPack, value)
     .slice(0, 10)

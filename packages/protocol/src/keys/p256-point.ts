@@ -3,7 +3,7 @@
  * the 33-byte compressed form (RFC-ACDP-0010 §6, RFC-ACDP-0001 §5.11.1); DID documents publish
  * the uncompressed (x, y) pair (registries/signature-algorithms.md).
  */
-import { p256 } from '@noble/curves/nist.js'
+import { nobleP256 } from './noble-curves-platform.js'
 import { ProtocolError } from '../errors.js'
 
 /**
@@ -41,7 +41,7 @@ function decodePoint(publicKey: Uint8Array) {
     )
   }
   try {
-    const point = p256.Point.fromBytes(publicKey)
+    const point = nobleP256().Point.fromBytes(publicKey)
     point.assertValidity()
     return point
   } catch (cause) {

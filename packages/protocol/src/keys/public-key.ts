@@ -2,7 +2,7 @@
  * Public key material as ACDP handles it: raw Ed25519 (32 bytes) or SEC1 compressed P-256
  * (33 bytes), the forms RFC-ACDP-0010 §6 fingerprints and did:key carries.
  */
-import { ed25519 } from '@noble/curves/ed25519.js'
+import { nobleEd25519 } from './noble-curves-platform.js'
 import { ProtocolError } from '../errors.js'
 import type { SignatureAlgorithm } from '../signature/algorithm.js'
 import { isNonCanonicalY, isSmallOrderEncoding } from '../signature/ed25519-small-order.js'
@@ -26,7 +26,7 @@ export function normalizePublicKey(key: PublicKeyMaterial): PublicKeyMaterial {
   if (!(publicKey instanceof Uint8Array)) throw new TypeError('publicKey must be a Uint8Array')
   if (algorithm === 'ed25519') {
     assertEd25519Shape(publicKey)
-    if (!ed25519.utils.isValidPublicKey(publicKey, false)) {
+    if (!nobleEd25519().utils.isValidPublicKey(publicKey, false)) {
       throw invalidKey('Ed25519 public key is not a point on the curve', 'not_on_curve')
     }
     return { algorithm, publicKey: new Uint8Array(publicKey) }

@@ -8,7 +8,7 @@
  * Checks over the retrieval envelope (registry receipt, log inclusion, witness cosignatures) slot in through
  * {@link EnvelopeCheck}s; an envelope member nobody checked is listed in `unchecked`, never reported as passed.
  */
-import { Compile } from 'typebox/compile'
+import type { Validator } from 'typebox/compile'
 import { splitKeyId } from '../did/key-id.js'
 import { isDidWebOnlyVersion } from '../did/producer-version.js'
 import type { ResolvedKey } from '../did/resolver.js'
@@ -16,6 +16,7 @@ import { isProtocolError } from '../errors.js'
 import { computeContentHash } from '../hash/content-hash.js'
 import { verifyContentSignature } from '../signature/content-signature.js'
 import { ContextBody } from '../wire/context-body.js'
+import { typeBoxCompile } from '../wire/typebox-compile-platform.js'
 import { type EvidenceOptions, verifyEvidence } from './verify-evidence.js'
 
 /** One stage's outcome. `detail` is a human sentence (for a failure: what failed and the code). */
@@ -70,7 +71,13 @@ export interface VerifyContextOptions {
   evidence?: EvidenceOptions
 }
 
-const checkBodySchema = Compile(ContextBody)
+let bodyValidator: Validator | undefined
+
+/** The context body's compiled validator, compiled on the first body checked (not at import). */
+function checkBodySchema(): Validator {
+  bodyValidator ??= typeBoxCompile().Compile(ContextBody) as unknown as Validator
+  return bodyValidator
+}
 
 /**
  * Verifies a retrieval envelope `{ body, registry_state, … }` (attacker-controlled: every member is checked
@@ -155,13 +162,13 @@ export async function verifyContext(
 
 function checkSchema(body: unknown): VerificationCheck {
   if (!isRecord(body)) return { name: 'schema', ok: false, detail: 'the envelope has no body object' }
-  if (checkBodySchema.Check(body)) {
+  if (checkBodySchema().Check(body)) {
     const methodProblem = checkDidMethodForVersion(body as ContextBody)
     return methodProblem === undefined
       ? { name: 'schema', ok: true, detail: 'body matches acdp-context-body.schema.json' }
       : { name: 'schema', ok: false, detail: methodProblem }
   }
-  const problems = [...checkBodySchema.Errors(body)]
+  const problems = [...checkBodySchema().Errors(body)]
     .slice(0, 3)
     .map((error) => `${error.instancePath || '/'} ${error.message}`)
   return { name: 'schema', ok: false, detail: `body violates the context body schema: ${problems.join('; ')}` }

@@ -7,7 +7,7 @@
  * ACDP identifies content by `content_hash`, never by signature bytes. Signing emits low-S, which
  * every verifier accepts.
  */
-import { p256 } from '@noble/curves/nist.js'
+import { nobleP256 } from '../keys/noble-curves-platform.js'
 import { verifyP1363Signature } from './ecdsa-p256-platform.js'
 
 /** Group order n of P-256, big-endian. */
@@ -33,7 +33,7 @@ export function verifyEcdsaP256(publicKey: Uint8Array, message: Uint8Array, sign
  */
 export function signEcdsaP256(privateKey: Uint8Array, message: Uint8Array): Uint8Array {
   assertPrivateKey(privateKey)
-  return p256.sign(message, privateKey, { prehash: true, lowS: true, format: 'compact' })
+  return nobleP256().sign(message, privateKey, { prehash: true, lowS: true, format: 'compact' })
 }
 
 /**
@@ -43,11 +43,15 @@ export function signEcdsaP256(privateKey: Uint8Array, message: Uint8Array): Uint
  */
 export function p256PublicKeyFromPrivate(privateKey: Uint8Array, compressed = true): Uint8Array {
   assertPrivateKey(privateKey)
-  return p256.getPublicKey(privateKey, compressed)
+  return nobleP256().getPublicKey(privateKey, compressed)
 }
 
 function assertPrivateKey(privateKey: Uint8Array): void {
-  if (!(privateKey instanceof Uint8Array) || privateKey.length !== 32 || !p256.utils.isValidSecretKey(privateKey)) {
+  if (
+    !(privateKey instanceof Uint8Array) ||
+    privateKey.length !== 32 ||
+    !nobleP256().utils.isValidSecretKey(privateKey)
+  ) {
     throw new TypeError('a P-256 private key is a 32-byte scalar in [1, n - 1]')
   }
 }

@@ -3,7 +3,7 @@
  * material is a different operation: pass the bytes to `signContentHash` directly.
  */
 import { randomBytes } from 'node:crypto'
-import { p256 } from '@noble/curves/nist.js'
+import { nobleP256 } from '../keys/noble-curves-platform.js'
 import { ProtocolError } from '../errors.js'
 import type { SignatureAlgorithm } from './algorithm.js'
 import { p256PublicKeyFromPrivate } from './ecdsa-p256.js'
@@ -28,7 +28,7 @@ export function generateSigningKey(algorithm: SignatureAlgorithm): GeneratedSign
     return { algorithm, privateKey, publicKey: ed25519PublicKeyFromSeed(privateKey) }
   }
   if (algorithm === 'ecdsa-p256') {
-    const privateKey = p256.utils.randomSecretKey(new Uint8Array(randomBytes(48)))
+    const privateKey = nobleP256().utils.randomSecretKey(new Uint8Array(randomBytes(48)))
     return { algorithm, privateKey, publicKey: p256PublicKeyFromPrivate(privateKey, true) }
   }
   throw new ProtocolError('unsupported_algorithm', 'unsupported signature algorithm', {

@@ -8,9 +8,10 @@
  * so an unknown member would change the preimage. Patterns are copied from the spec schemas.
  */
 import { type Static, type TSchema, Type } from 'typebox'
-import { Compile, type Validator } from 'typebox/compile'
+import type { Validator } from 'typebox/compile'
 import { ProtocolError } from '../errors.js'
 import { CONTENT_HASH_PATTERN, CtxId, Did, Hostname, LineageId, Signature, STATUS_PATTERN } from './common.js'
+import { typeBoxCompile } from './typebox-compile-platform.js'
 
 /** RFC-ACDP-0001 §5.3 canonical form, pinned exactly: milliseconds, `Z`. Used for every registry-minted time. */
 export const MILLISECOND_TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$'
@@ -206,7 +207,7 @@ export function assertWireShape<T extends TSchema>(
 ): asserts value is Static<T> {
   let validator = validators.get(schema)
   if (!validator) {
-    validator = Compile(schema) as unknown as Validator
+    validator = typeBoxCompile().Compile(schema) as unknown as Validator
     validators.set(schema, validator)
   }
   if (validator.Check(value)) return
