@@ -106,8 +106,9 @@ describe.each(testDatabaseTargets())('trust layer on $name', (target) => {
       expect(checkpoint.tree_size).toBe(1)
     })
 
-    // The receipt is signed while the producer signature is checked (services/publish.ts); these pin that what
-    // is served is always signed over the final fields, never over the guess made before the check.
+    // What a receipt signs must be the final fields: the key that verified the body (not a stale cached one),
+    // the target's lineage, and nothing at all for a refused publish. (Session 4 tried signing the receipt while
+    // the producer signature was checked, over fields guessed before the check; these tests pin those guesses.)
     it('names the key that verified the body after a did:web key rotation, not the stale cached one', async () => {
       const r = await startTrusted()
       const old = producer(r)

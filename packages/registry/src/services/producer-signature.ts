@@ -26,8 +26,6 @@ export interface SignatureToVerify {
  * Verifies `signature` over `contentHash` (already recomputed and compared by the caller) and returns the
  * resolved key. A did:web signature that fails is retried once against a freshly fetched document, because the
  * producer may have rotated keys (§5.11 caching); the resolver rate-limits such refetches per DID.
- * `onKeyResolved` sees the first resolved key (when its algorithm matches) just before its check starts; the
- * key it saw is not necessarily the one returned (a did:web retry), and nothing it starts may outlive a throw.
  *
  * @throws RegistryError unsupported_algorithm | key_resolution_failed | key_resolution_unreachable |
  *   key_not_authorized | invalid_signature
@@ -36,7 +34,6 @@ export async function verifyProducerSignature(
   resolver: KeyResolver,
   signature: SignatureToVerify,
   contentHash: string,
-  onKeyResolved?: (key: ResolvedKey) => void,
 ): Promise<ResolvedKey> {
   if (!isSignatureAlgorithm(signature.algorithm)) {
     throw new RegistryError('unsupported_algorithm', 'The signature algorithm is not supported by this registry.', {
@@ -44,8 +41,6 @@ export async function verifyProducerSignature(
     })
   }
   let key = await resolveSigningKey(resolver, signature.key_id, false)
-  // Lets the caller start work that needs only the key (the publish receipt) while the signature is checked.
-  if (key.algorithm === signature.algorithm) onKeyResolved?.(key)
   if (await checkSignature(key, signature, contentHash)) return key
   if (signature.key_id.startsWith('did:web:')) {
     key = await resolveSigningKey(resolver, signature.key_id, true)

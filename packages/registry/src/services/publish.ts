@@ -25,9 +25,7 @@ import {
   type MintedRegistryReceipt,
   mintRegistryReceiptAsync,
   type PublishRequest,
-  type ResolvedKey,
   type SigningKey,
-  type UnsignedRegistryReceipt,
 } from '@acdp/protocol'
 import type { RegistryDeps } from '../deps.js'
 import { fromProtocolError, RegistryError } from '../errors.js'
@@ -123,36 +121,7 @@ export async function publishContext(
       return answerExistingRecord(record, contentHash, idempotencyKey)
     }
   }
-  // Identifiers and the publish instant are assigned before the signature check so that the receipt, which
-  // needs nothing else but the resolved key, is signed on the libuv pool WHILE the producer signature is checked
-  // there (one pool round trip per publish instead of two). The publish instant is the created_at: a key revoked
-  // at or before it signs nothing new (checked below, after the signature).
-  const now = deps.clock()
-  const nowMs = now.getTime()
-  const createdAt = formatTimestamp(now)
-  const ctxId = mintCtxId(settings.authority, deps.random)
-  const receiptKey = settings.receiptKey
-  const early = receiptKey === undefined ? undefined : new EarlyReceipt()
-  // A supersession's lineage is the target's; a producer that states it is checked against the target below.
-  const expectedLineage = request.supersedes === null ? deriveLineageId(ctxId) : request.lineage_id
-  const receiptFields = (lineageId: string, keyFingerprint: string): UnsignedRegistryReceipt => ({
-    registry_did: settings.registryDid,
-    ctx_id: ctxId,
-    lineage_id: lineageId,
-    origin_registry: settings.authority,
-    created_at: createdAt,
-    content_hash: contentHash,
-    key_fingerprint: keyFingerprint,
-  })
-  const signingKey = await verifyAndCharge(
-    deps,
-    settings,
-    request,
-    contentHash,
-    early === undefined || receiptKey === undefined || expectedLineage === undefined
-      ? undefined
-      : (key) => early.start(receiptFields(expectedLineage, computeKeyFingerprint(key)), receiptKey),
-  )
+  const signingKey = await verifyAndCharge(deps, settings, request, contentHash)
   const keyFingerprint = computeKeyFingerprint(signingKey)
   if (request.type === 'key-revocation') {
     // RFC-ACDP-0014 §5 step 2: a revocation signed by the key it revokes proves nothing.
@@ -160,6 +129,9 @@ export async function publishContext(
       throw new RegistryError('key_not_authorized', 'A key-revocation must not be signed by the revoked key.')
     }
   }
+  // The publish instant is the created_at assigned below: a key revoked at or before it signs nothing new.
+  const now = deps.clock()
+  const nowMs = now.getTime()
   await assertKeyNotRevoked(
     deps.store,
     { agentId: request.agent_id, key: signingKey, atMs: nowMs, registryDid: settings.registryDid },
@@ -169,15 +141,26 @@ export async function publishContext(
   const predecessor =
     request.supersedes === null ? undefined : await checkSupersession(deps, settings, cache, request, input.tenantId)
 
+  const createdAt = formatTimestamp(now)
+  const ctxId = mintCtxId(settings.authority, deps.random)
   const lineageId = predecessor ? predecessor.lineageId : deriveLineageId(ctxId)
   // RFC-ACDP-0010 §7: minted before the transaction and stored by it, so a receipt exists exactly when the
-  // context does; the log leaf binds its hash (RFC-ACDP-0012 §4). The one signed early is used only when every
-  // field it signed is the final one (same key fingerprint, same lineage); otherwise it is signed now.
+  // context does; the log leaf binds its hash (RFC-ACDP-0012 §4). Signed on the libuv pool, off the event loop.
   const minted =
-    receiptKey === undefined
+    settings.receiptKey === undefined
       ? undefined
-      : await (early?.take(receiptFields(lineageId, keyFingerprint)) ??
-          mintRegistryReceiptAsync(receiptFields(lineageId, keyFingerprint), receiptKey))
+      : await mintRegistryReceiptAsync(
+          {
+            registry_did: settings.registryDid,
+            ctx_id: ctxId,
+            lineage_id: lineageId,
+            origin_registry: settings.authority,
+            created_at: createdAt,
+            content_hash: contentHash,
+            key_fingerprint: keyFingerprint,
+          },
+          settings.receiptKey,
+        )
   const receipt = minted?.receipt
   const receiptJson = receipt === undefined ? null : JSON.stringify(receipt)
   const logLeaf = minted !== undefined && settings.transparencyLog === true ? toLogLeaf(minted) : null
@@ -286,7 +269,6 @@ async function verifyAndCharge(
   settings: PublishSettings,
   request: PublishRequest,
   contentHash: string,
-  onKeyResolved?: (key: ResolvedKey) => void,
 ) {
   const limiter = settings.limiter
   if (limiter?.enabled) {
@@ -299,7 +281,7 @@ async function verifyAndCharge(
       })
     }
   }
-  const signingKey = await verifyProducerSignature(deps.resolver, request.signature, contentHash, onKeyResolved)
+  const signingKey = await verifyProducerSignature(deps.resolver, request.signature, contentHash)
   if (limiter?.enabled) await limiter.charge(request.agent_id, deps.clock().getTime())
   return signingKey
 }
@@ -400,40 +382,6 @@ export function appendRegistryFields(requestText: string, fields: Record<string,
   for (const [name, value] of Object.entries(fields)) members += `,${JSON.stringify(name)}:${JSON.stringify(value)}`
   return `${text.slice(0, end).trimEnd()}${members}}`
 }
-
-/**
- * A receipt signed while the producer signature is still being checked. It is handed out only for exactly the
- * fields it signed; a publish that fails before using it drops it unseen (its rejection is observed here, so an
- * abandoned one never surfaces as an unhandled rejection).
- */
-class EarlyReceipt {
-  #fields: UnsignedRegistryReceipt | undefined
-  #minted: Promise<MintedRegistryReceipt> | undefined
-
-  start(fields: UnsignedRegistryReceipt, key: SigningKey): void {
-    this.#fields = fields
-    this.#minted = mintRegistryReceiptAsync(fields, key)
-    this.#minted.catch(() => undefined)
-  }
-
-  /** The early receipt when it signed exactly `fields`, else undefined (the caller signs `fields` itself). */
-  take(fields: UnsignedRegistryReceipt): Promise<MintedRegistryReceipt> | undefined {
-    const signed = this.#fields
-    if (signed === undefined || this.#minted === undefined) return undefined
-    for (const name of RECEIPT_FIELDS) if (signed[name] !== fields[name]) return undefined
-    return this.#minted
-  }
-}
-
-const RECEIPT_FIELDS = [
-  'registry_did',
-  'ctx_id',
-  'lineage_id',
-  'origin_registry',
-  'created_at',
-  'content_hash',
-  'key_fingerprint',
-] as const satisfies readonly (keyof UnsignedRegistryReceipt)[]
 
 /** The §4 leaf of the receipt just minted: its JCS text and §5.1 leaf hash (the receipt hash is reused). */
 function toLogLeaf(minted: MintedRegistryReceipt): NewLogLeaf {
