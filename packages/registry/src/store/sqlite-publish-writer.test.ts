@@ -4,11 +4,6 @@
  * transaction, a lost transaction failing the whole batch).
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { type Database, openDatabase, testDatabaseTargets } from '@acdp/storage'
 import type { CompiledQuery } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -188,66 +183,6 @@ describe.each(testDatabaseTargets())('concurrent publishes on $name', (target) =
     expect(await countRows(database, 'context')).toBe(8)
     expect(await countRows(database, 'context_tag')).toBe(16)
     expect(await countRows(database, 'idempotency_record')).toBe(2)
-  })
-})
-
-describe('the SQLite group-commit writer while another connection holds the write lock', () => {
-  let database: Database<RegistryDatabase> | undefined
-  let holder: DatabaseSync | undefined
-  let dir: string | undefined
-  afterEach(async () => {
-    if (holder?.isTransaction) holder.exec('ROLLBACK')
-    holder?.close()
-    await database?.close()
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-    database = holder = dir = undefined
-  })
-
-  /** A file database (the lock is per file) and a second connection on it: the WAL checkpoint worker's stand-in. */
-  async function openWithHolder() {
-    dir = mkdtempSync(join(tmpdir(), 'acdp-writer-busy-'))
-    const path = join(dir, 'registry.db')
-    database = await openDatabase<RegistryDatabase>({ kind: 'sqlite', path })
-    await migrateRegistryDatabase(database)
-    holder = new DatabaseSync(path)
-    const statements = new ObservedStatements(database.sqlite!.raw)
-    return { statements, writer: new SqlitePublishWriter(statements, createCompiledStatements(database.db)) }
-  }
-
-  it('waits for the lock on a timer, not in the busy handler: the event loop runs, then the batch commits', async () => {
-    const { statements, writer } = await openWithHolder()
-    holder!.exec('BEGIN IMMEDIATE')
-    const first = writer.write(newContext(), undefined)
-    // A blocking BEGIN IMMEDIATE would hold this thread (and the holder, on it) in the busy handler for the
-    // connection's 5 s timeout and then fail; timers firing meanwhile prove the loop is free.
-    let ticks = 0
-    for (let i = 0; i < 5; i++) {
-      await sleep(2)
-      ticks++
-    }
-    const second = writer.write(newContext(), undefined)
-    await sleep(2)
-    expect(ticks).toBe(5)
-    expect(statements.begins).toBeGreaterThan(1)
-    holder!.exec('COMMIT')
-    expect(await Promise.all([first, second])).toEqual([
-      { ok: true, leafIndex: null },
-      { ok: true, leafIndex: null },
-    ])
-    expect(await countRows(database!, 'context')).toBe(2)
-    expect(database!.sqlite!.raw.isTransaction).toBe(false)
-  })
-
-  it("fails the batch as before once it has waited the connection's busy timeout, and writes the next one", async () => {
-    const { writer } = await openWithHolder()
-    database!.sqlite!.raw.exec('PRAGMA busy_timeout = 40')
-    holder!.exec('BEGIN IMMEDIATE')
-    await expect(writer.write(newContext(), undefined)).rejects.toThrow(/locked|busy/i)
-    holder!.exec('ROLLBACK')
-    expect(await writer.write(newContext(), undefined)).toEqual({ ok: true, leafIndex: null })
-    expect(await countRows(database!, 'context')).toBe(1)
-    const [row] = database!.sqlite!.raw.prepare('PRAGMA busy_timeout').all() as Array<Record<string, number>>
-    expect(Object.values(row!)[0]).toBe(40)
   })
 })
 

@@ -14,13 +14,6 @@
  * every registry write is either this writer's transaction or a single autocommit statement, and migrations
  * finish before the store is created. If a transaction is nevertheless open when a batch starts, the batch is
  * refused rather than mixed into it.
- *
- * The write lock is taken without waiting in SQLite's busy handler: while the WAL checkpoint worker holds it (a
- * RESTART or TRUNCATE copying frames), a blocking `BEGIN IMMEDIATE` would freeze the event loop for the whole
- * hold and then some (the handler sleeps 1, 2, 5, 10, 15, 20, 25 … ms between attempts, so a 20 ms hold costs
- * up to 33 ms). Instead the batch waits on a timer, retried every BUSY_RETRY_MS, and requests keep being read,
- * checked and queued meanwhile; they join the batch once the lock is free. After the connection's own busy
- * timeout has passed, the last attempt waits in the busy handler and fails as before.
  */
 import { isUniqueViolation } from '@acdp/storage'
 import type { CompiledStatements } from './compiled-statements.js'
@@ -32,10 +25,6 @@ import type { IdempotencyRecord, InsertContextResult, NewContext } from './store
 
 /** Most publishes one transaction carries; the rest of a longer queue goes into the next one. */
 export const MAX_PUBLISHES_PER_TRANSACTION = 256
-/** How often a batch retries the write lock while someone else (the checkpoint worker) holds it. */
-export const BUSY_RETRY_MS = 1
-/** SQLite's primary result code SQLITE_BUSY (extended codes keep it in their low byte). */
-const SQLITE_BUSY = 5
 
 interface PendingPublish {
   context: NewContext
@@ -56,10 +45,6 @@ export class SqlitePublishWriter {
   readonly #statements: CompiledStatements
   #queue: PendingPublish[] = []
   #scheduled = false
-  /** When the waiting batch first found the write lock taken (performance.now()); undefined while not waiting. */
-  #busySince: number | undefined
-  /** The connection's busy timeout in ms (PRAGMA busy_timeout), read once, restored after every quick attempt. */
-  #busyTimeoutMs: number | undefined
   /** The log's right edge, loaded on the first logged publish; dropped whenever a transaction fails. */
   #log: SqliteLogFrontier | undefined
 
@@ -92,6 +77,7 @@ export class SqlitePublishWriter {
         : this.#queue.slice(0, MAX_PUBLISHES_PER_TRANSACTION)
     this.#queue =
       this.#queue.length <= MAX_PUBLISHES_PER_TRANSACTION ? [] : this.#queue.slice(MAX_PUBLISHES_PER_TRANSACTION)
+    if (this.#queue.length > 0) this.#schedule()
 
     const raw = this.#sqlite.raw
     if (!raw.isOpen || raw.isTransaction) {
@@ -100,18 +86,11 @@ export class SqlitePublishWriter {
         raw.isOpen ? 'a transaction is already open on the registry database' : 'the registry database is closed',
       )
       for (const pending of batch) pending.reject(error)
-      if (this.#queue.length > 0) this.#schedule()
       return
     }
     const outcomes: Outcome[] = []
-    let waiting = false
     try {
-      if (!this.#begin()) {
-        // Back in front of whatever arrives meanwhile: the retry takes it (and them, up to the cap) again.
-        this.#queue = [...batch, ...this.#queue]
-        waiting = true
-        return
-      }
+      this.#sqlite.statement('BEGIN IMMEDIATE').run()
       for (const pending of batch) outcomes.push(this.#writeOne(pending))
       this.#log?.flushSize(this.#sqlite, this.#statements)
       this.#sqlite.statement('COMMIT').run()
@@ -127,53 +106,12 @@ export class SqlitePublishWriter {
       }
       for (const pending of batch) pending.reject(error)
       return
-    } finally {
-      // The rest of a queue longer than one transaction goes next; a waiting batch's timer takes it instead.
-      if (!waiting && this.#queue.length > 0) this.#schedule()
     }
     batch.forEach((pending, i) => {
       const outcome = outcomes[i] as Outcome
       if ('error' in outcome) pending.reject(outcome.error)
       else pending.resolve(outcome)
     })
-  }
-
-  /**
-   * `BEGIN IMMEDIATE` with the busy handler off. False when the lock is taken: the flush is then retried on a
-   * timer (and nothing else schedules one meanwhile). Once the batch has waited the connection's busy timeout,
-   * the attempt waits in the handler as every SQLite write does, and its SQLITE_BUSY fails the batch.
-   */
-  #begin(): boolean {
-    const timeoutMs = (this.#busyTimeoutMs ??= this.#readBusyTimeout())
-    const patient = this.#busySince !== undefined && performance.now() - this.#busySince >= timeoutMs
-    try {
-      if (patient) this.#sqlite.statement('BEGIN IMMEDIATE').run()
-      else {
-        this.#sqlite.statement('PRAGMA busy_timeout = 0').run()
-        try {
-          this.#sqlite.statement('BEGIN IMMEDIATE').run()
-        } finally {
-          this.#sqlite.statement(`PRAGMA busy_timeout = ${timeoutMs}`).run()
-        }
-      }
-    } catch (error) {
-      if (patient || !isBusy(error)) {
-        this.#busySince = undefined
-        throw error
-      }
-      this.#busySince ??= performance.now()
-      this.#scheduled = true
-      setTimeout(() => this.#flush(), BUSY_RETRY_MS)
-      return false
-    }
-    this.#busySince = undefined
-    return true
-  }
-
-  #readBusyTimeout(): number {
-    const row = this.#sqlite.statement('PRAGMA busy_timeout').get() as Record<string, unknown> | undefined
-    const value = row === undefined ? undefined : Number(Object.values(row)[0])
-    return value !== undefined && Number.isFinite(value) ? value : 0
   }
 
   /** One publish inside its savepoint. Throws only when the enclosing transaction itself is gone. */
@@ -221,9 +159,4 @@ export class SqlitePublishWriter {
     const frontier = log.append(this.#sqlite, s, ctx_id, context.logLeaf)
     return { outcome: { ok: true, leafIndex }, frontier }
   }
-}
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { errcode?: unknown } | null)?.errcode
-  return typeof code === 'number' && (code & 0xff) === SQLITE_BUSY
 }
