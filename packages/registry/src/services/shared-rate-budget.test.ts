@@ -4,8 +4,12 @@ import { isBackendTimeout, SharedBackendTimeout } from './shared-rate-budget.js'
 describe('isBackendTimeout', () => {
   it('counts our deadline, the database timeouts and the pool connect timeout as one outcome', () => {
     expect(isBackendTimeout(new SharedBackendTimeout('no answer within 100 ms'))).toBe(true)
-    expect(isBackendTimeout(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(true)
-    expect(isBackendTimeout(Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }))).toBe(true)
+    expect(
+      isBackendTimeout(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })),
+    ).toBe(true)
+    expect(
+      isBackendTimeout(Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' })),
+    ).toBe(true)
     expect(isBackendTimeout(new Error('timeout exceeded when trying to connect'))).toBe(true)
     expect(isBackendTimeout(new Error('Connection terminated due to connection timeout'))).toBe(true)
   })
