@@ -6,6 +6,7 @@
 import {
   buildLogLeaf,
   CapabilitiesDocument,
+  computeKeyFingerprint,
   computeLogLeafHash,
   LogEntries,
   type LogCheckpoint,
@@ -103,6 +104,73 @@ describe.each(testDatabaseTargets())('trust layer on $name', (target) => {
       expect(replay.body).toBe(res.body)
       const checkpoint = (await get(r, '/log/checkpoint')).json() as LogCheckpoint
       expect(checkpoint.tree_size).toBe(1)
+    })
+
+    // What a receipt signs must be the final fields: the key that verified the body (not a stale cached one),
+    // the target's lineage, and nothing at all for a refused publish. (Session 4 tried signing the receipt while
+    // the producer signature was checked, over fields guessed before the check; these tests pin those guesses.)
+    it('names the key that verified the body after a did:web key rotation, not the stale cached one', async () => {
+      const r = await startTrusted()
+      const old = producer(r)
+      await publishOne(r, old)
+      const rotated = didWebProducer(old.did)
+      r.dids.host([rotated])
+      const body = signRequest(rotated, minimalUnsigned(rotated, { title: 'after rotation' }))
+      const res = await publish(r.app, body)
+      expect(res.statusCode).toBe(201)
+      const published = res.json() as { ctx_id: string; registry_receipt: RegistryReceipt }
+      const rotatedKey = { algorithm: 'ed25519' as const, publicKey: rotated.publicKey }
+      expect(published.registry_receipt.key_fingerprint).toBe(computeKeyFingerprint(rotatedKey))
+      const full = (await get(r, `/contexts/${encodeURIComponent(published.ctx_id)}`)).json() as {
+        body: Record<string, string>
+      }
+      await verifyRegistryReceipt({
+        receipt: published.registry_receipt,
+        authority: AUTHORITY,
+        resolveKey: registryKeyResolver(r.app),
+        context: full.body as never,
+        contentHash: body.content_hash as string,
+        producerKey: rotatedKey,
+      })
+    })
+
+    it("signs a new version's receipt over the target's lineage, whether the producer states it or not", async () => {
+      const r = await startTrusted()
+      const p = producer(r)
+      const v1 = await publishOne(r, p)
+      const v2 = await publishOne(r, p, { version: 2, supersedes: v1.ctx_id })
+      const v3 = await publishOne(r, p, { version: 3, supersedes: v2.ctx_id, lineage_id: v1.lineage_id })
+      for (const v of [v2, v3]) {
+        expect(v.lineage_id).toBe(v1.lineage_id)
+        expect(v.registry_receipt.lineage_id).toBe(v1.lineage_id)
+        const full = (await get(r, `/contexts/${encodeURIComponent(v.ctx_id)}`)).json() as {
+          body: Record<string, string>
+          registry_receipt: unknown
+        }
+        await verifyRegistryReceipt({
+          receipt: full.registry_receipt,
+          authority: AUTHORITY,
+          resolveKey: registryKeyResolver(r.app),
+          context: full.body as never,
+          contentHash: full.body['content_hash'] as string,
+          producerKey: { algorithm: 'ed25519', publicKey: p.publicKey },
+        })
+      }
+    })
+
+    it('a refused signature leaves no receipt, no leaf and no count behind', async () => {
+      const metrics = createRegistryMetrics()
+      const r = await startTrusted({ deps: { metrics } })
+      const p = producer(r)
+      const forged = signRequest(p, minimalUnsigned(p))
+      const other = signRequest(didWebProducer(p.did), minimalUnsigned(p))
+      ;(forged.signature as { value: string }).value = (other.signature as { value: string }).value
+      expect((await publish(r.app, forged)).statusCode).toBe(400)
+      expect(((await get(r, '/log/checkpoint')).json() as LogCheckpoint).tree_size).toBe(0)
+      const text = await metrics.registry.metrics()
+      expect(text).toMatch(/^acdp_registry_receipts_minted_total 0$/m)
+      await publishOne(r, p)
+      expect(((await get(r, '/log/checkpoint')).json() as LogCheckpoint).tree_size).toBe(1)
     })
 
     it('carries key_fingerprint and the receipt in the context_published webhook, once, and counts it', async () => {

@@ -1,0 +1,157 @@
+/**
+ * What the trust layer costs the registry's SQLite store per publish, without HTTP, signatures or a load
+ * generator (docs/performance.md, "Registry trust layer, session 4"): the main-thread CPU of `insertContext` and
+ * the WAL bytes it writes, for publishes without the trust layer, with a receipt only, and with a receipt and a
+ * log leaf, in group-commit batches of the given sizes (the closed-loop bench commits ≈ 5–6 publishes per
+ * transaction at 16 connections, the fixed 1,000/s phase ≈ 2).
+ *
+ *   npm run build && npx node bench/registry-store-trust.ts
+ *
+ * Environment: BENCH_BATCHES (comma-separated batch sizes, default `1,8`), BENCH_PUBLISHES (per variant, default
+ * 3000). The WAL checkpoint worker is held off (its start threshold is above anything written), so the WAL only
+ * grows and its growth is what the commits wrote. Each variant runs twice, interleaved (A B C C B A).
+ */
+import { randomBytes, randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { computeLeafHash, encodeMintedLogLeaf, mintRegistryReceipt, type SigningKey } from '@acdp/protocol'
+import {
+  createKyselyStore,
+  type IdempotencyRecord,
+  migrateRegistryDatabase,
+  type NewContext,
+  type RegistryDatabase,
+} from '@acdp/registry'
+import { openDatabase } from '@acdp/storage'
+
+const BATCHES = (process.env['BENCH_BATCHES'] ?? '1,8').split(',').map(Number)
+const PUBLISHES = Number(process.env['BENCH_PUBLISHES'] ?? 3000)
+const WARM_UP = 200
+const HOST = 'bench.registry.test'
+const AGENT = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'
+const KEY: SigningKey = { algorithm: 'ed25519', keyId: `did:web:${HOST}#receipt-key-1`, privateKey: randomBytes(32) }
+
+type Variant = 'off' | 'receipt' | 'receipt+log'
+const hex = () => randomBytes(32).toString('hex')
+
+/** One publish as services/publish.ts hands it to the store (sizes close to bench/registry.ts's bodies). */
+function publishOf(i: number, variant: Variant): [NewContext, IdempotencyRecord] {
+  const ctxId = `acdp://${HOST}/${randomUUID()}`
+  const lineageId = `lin:sha256:${hex()}`
+  const createdAt = new Date().toISOString()
+  const contentHash = `sha256:${hex()}`
+  const minted =
+    variant === 'off'
+      ? undefined
+      : mintRegistryReceipt(
+          {
+            registry_did: `did:web:${HOST}`,
+            ctx_id: ctxId,
+            lineage_id: lineageId,
+            origin_registry: HOST,
+            created_at: createdAt,
+            content_hash: contentHash,
+            key_fingerprint: `sha256:${hex()}`,
+          },
+          KEY,
+        )
+  const receiptJson = minted === undefined ? null : JSON.stringify(minted.receipt)
+  const leafBytes = minted !== undefined && variant === 'receipt+log' ? encodeMintedLogLeaf(minted) : undefined
+  const now = Date.now()
+  const context: NewContext = {
+    ctxId,
+    tenantId: 'default',
+    lineageId,
+    version: 1,
+    supersedes: null,
+    agentId: AGENT,
+    contextType: 'data_snapshot',
+    visibility: 'public',
+    audience: [],
+    title: `Bench observation ${i}`,
+    summary: `Synthetic reading number ${i} for the registry benchmark`,
+    description: null,
+    domain: 'benchmarks',
+    schemaUri: null,
+    tags: ['bench', `shard-${i % 16}`],
+    derivedFrom: [],
+    contentHash,
+    createdAt,
+    createdAtMs: now,
+    expiresAtMs: null,
+    dataPeriodStartMs: null,
+    dataPeriodEndMs: null,
+    bodyText: JSON.stringify({ ctx_id: ctxId, padding: 'x'.repeat(1100) }),
+    registryReceipt: receiptJson,
+    logLeaf:
+      leafBytes === undefined
+        ? null
+        : { leafJson: Buffer.from(leafBytes).toString('utf8'), leafHash: computeLeafHash(leafBytes) },
+  }
+  const response = `{"ctx_id":"${ctxId}","lineage_id":"${lineageId}"${receiptJson === null ? '' : `,"registry_receipt":${receiptJson}`}}`
+  const record: IdempotencyRecord = {
+    tenantId: 'default',
+    agentId: AGENT,
+    idempotencyKey: randomUUID(),
+    contentHash,
+    signatureAlgorithm: 'ed25519',
+    signatureKeyId: `${AGENT}#key-1`,
+    signatureValue: randomBytes(64).toString('base64'),
+    ctxId,
+    responseJson: response,
+    createdAtMs: now,
+    expiresAtMs: now + 86_400_000,
+  }
+  return [context, record]
+}
+
+async function measure(variant: Variant, batch: number): Promise<{ cpuMicros: number; walKiB: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-store-'))
+  const path = join(dir, 'registry.db')
+  const database = await openDatabase<RegistryDatabase>({
+    kind: 'sqlite',
+    path,
+    walMaxBytes: 2 ** 30,
+    checkpointWorkerStartBytes: 2 ** 40,
+  })
+  try {
+    await migrateRegistryDatabase(database)
+    const store = createKyselyStore(database)
+    const publishes = Array.from({ length: PUBLISHES }, (_, i) => publishOf(i, variant))
+    const write = async (from: number, to: number) => {
+      for (let i = from; i < to; i += batch) {
+        await Promise.all(publishes.slice(i, Math.min(i + batch, to)).map(([c, r]) => store.insertContext(c, r)))
+      }
+    }
+    await write(0, WARM_UP)
+    const walBefore = statSync(`${path}-wal`).size
+    const cpuBefore = process.threadCpuUsage()
+    await write(WARM_UP, PUBLISHES)
+    const cpu = process.threadCpuUsage(cpuBefore)
+    const measured = PUBLISHES - WARM_UP
+    return {
+      cpuMicros: (cpu.user + cpu.system) / measured,
+      walKiB: (statSync(`${path}-wal`).size - walBefore) / measured / 1024,
+    }
+  } finally {
+    await database.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const VARIANTS: Variant[] = ['off', 'receipt', 'receipt+log']
+console.log('| batch | variant | main-thread CPU / publish (run 1, run 2) | WAL / publish (run 1, run 2) |')
+console.log('|---:|---|---:|---:|')
+for (const batch of BATCHES) {
+  const results = new Map<Variant, Array<{ cpuMicros: number; walKiB: number }>>()
+  for (const variant of [...VARIANTS, ...[...VARIANTS].reverse()]) {
+    results.set(variant, [...(results.get(variant) ?? []), await measure(variant, batch)])
+  }
+  for (const variant of VARIANTS) {
+    const runs = results.get(variant) ?? []
+    const cpu = runs.map((r) => `${r.cpuMicros.toFixed(0)} µs`).join(', ')
+    const wal = runs.map((r) => `${r.walKiB.toFixed(1)} KiB`).join(', ')
+    console.log(`| ${batch} | ${variant} | ${cpu} | ${wal} |`)
+  }
+}
