@@ -227,12 +227,7 @@ async function measureSize(n: number): Promise<SizeResult> {
       }
       return { log, close: () => opened.close() }
     }
-    const runPass = async (
-      log: InstanceType<typeof registry.TransparencyLog>,
-      run: number,
-      kind: Kind,
-      pass: Pass,
-    ) => {
+    const runPass = async (log: InstanceType<typeof registry.TransparencyLog>, run: number, kind: Kind, pass: Pass) => {
       const variant = VARIANTS[run] as Variant
       const is = planOf(planned, run, kind, pass)
       const times = new Float64Array(is.length)

@@ -70,7 +70,7 @@ export class LogNodeCache {
     this.#residentLevel = level
     const [from, to] = lowered ? [this.#clock, this.#resident] : [this.#resident, this.#clock]
     for (const [key, chunk] of from) {
-      if ((levelOf(key) >= level) !== lowered) continue
+      if (levelOf(key) >= level !== lowered) continue
       from.delete(key)
       to.set(key, chunk)
     }
