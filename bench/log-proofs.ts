@@ -33,6 +33,16 @@ const PROOFS = Number(process.env['BENCH_PROOFS'] ?? 20_000)
 const FIRST_PROOFS = Number(process.env['BENCH_FIRST_PROOFS'] ?? 2_000)
 const WARMUP_PROOFS = Number(process.env['BENCH_WARMUP_PROOFS'] ?? 50_000)
 const VERIFY_EVERY = Number(process.env['BENCH_VERIFY_EVERY'] ?? 64)
+/**
+ * Node-cache policies to run, in order, on one loaded file (e.g. `clock,resident,resident,clock` for A B B A):
+ * `resident` is the registry's (upper levels resident, warmed without awaiting after start, as app.ts does);
+ * `clock` is every chunk under CLOCK with no warm-up (before session 5). Each run draws its own indexes, so a run
+ * does not find the previous run's rows in the OS page cache.
+ */
+const VARIANTS = (process.env['BENCH_VARIANTS'] ?? 'resident').split(',').map((v) => {
+  if (v !== 'resident' && v !== 'clock') throw new Error(`BENCH_VARIANTS: unknown policy ${v}`)
+  return v
+})
 const AUTHORITY = 'bench.registry.test'
 /** A variable specifier: Node runs the .ts file itself, which TypeScript only accepts in type positions. */
 const LOADER_MODULE: string = './log-bulk-load.ts'
@@ -45,8 +55,13 @@ type Kind = 'inclusion' | 'consistency'
 type Pass = 'first' | 'cold' | 'warm-up' | 'warm'
 const KINDS: readonly Kind[] = ['inclusion', 'consistency']
 
+type Variant = (typeof VARIANTS)[number]
+
 interface PassResult {
   size: number
+  /** The run's position in BENCH_VARIANTS and its node-cache policy. */
+  run: number
+  variant: Variant
   kind: Kind
   pass: Pass
   proofs: number
@@ -60,6 +75,7 @@ interface PassResult {
   rssMiB: number
   heapUsedMiB: number
   nodeCacheMiB: number
+  nodeCacheResidentMiB: number
 }
 
 interface SizeResult {
@@ -94,14 +110,16 @@ const PASSES: ReadonlyArray<{ pass: Pass; count: number }> = [
 function plan(n: number): Map<string, number[]> {
   const out = new Map<string, number[]>()
   let seed = 1
-  for (const kind of KINDS) {
-    for (const { pass, count } of PASSES) out.set(`${kind}/${pass}`, indexes(seed++, count, n))
+  for (let run = 0; run < VARIANTS.length; run++) {
+    for (const kind of KINDS) {
+      for (const { pass, count } of PASSES) out.set(`${run}/${kind}/${pass}`, indexes(seed++, count, n))
+    }
   }
   return out
 }
 
-function planOf(planned: Map<string, number[]>, kind: Kind, pass: Pass): number[] {
-  const out = planned.get(`${kind}/${pass}`)
+function planOf(planned: Map<string, number[]>, run: number, kind: Kind, pass: Pass): number[] {
+  const out = planned.get(`${run}/${kind}/${pass}`)
   if (out === undefined) throw new Error(`no plan for ${kind}/${pass}`)
   return out
 }
@@ -124,10 +142,12 @@ async function measureSize(n: number): Promise<SizeResult> {
     const planned = plan(n)
     // Samples are taken per pass (k counts from 0 in each), so ask for every pass's sampled sizes.
     const rootSizes = new Set<number>()
-    for (const { pass } of PASSES) {
-      planOf(planned, 'consistency', pass).forEach((i, k) => {
-        if (k % VERIFY_EVERY === 0) rootSizes.add(firstOf(i))
-      })
+    for (let run = 0; run < VARIANTS.length; run++) {
+      for (const { pass } of PASSES) {
+        planOf(planned, run, 'consistency', pass).forEach((i, k) => {
+          if (k % VERIFY_EVERY === 0) rootSizes.add(firstOf(i))
+        })
+      }
     }
 
     await (await registry.openRegistryStore(config.storage)).close()
@@ -180,21 +200,36 @@ async function measureSize(n: number): Promise<SizeResult> {
     const passes: PassResult[] = []
     const startMs: number[] = []
     /** A registry start: its own store connection, an empty node cache, the anchored self-check, a checkpoint. */
-    const startLog = async () => {
+    const startLog = async (variant: Variant) => {
       const opened = await registry.openRegistryStore(config.storage)
       const log = new registry.TransparencyLog(
         { store: opened.store, clock: () => new Date() },
-        { logId, key: keyring.signingKey, checkpointKeys: new Map([[keyring.signingKey.keyId, keyring.publicKey]]) },
+        {
+          logId,
+          key: keyring.signingKey,
+          checkpointKeys: new Map([[keyring.signingKey.keyId, keyring.publicKey]]),
+          ...(variant === 'clock' ? { nodeCacheResidentShare: 0 } : {}),
+        },
       )
       const started = performance.now()
       const check = await log.selfCheck('since-checkpoint')
       if (!check.ok || check.checkpointTreeSize !== n) throw new Error(`self-check: ${JSON.stringify(check)}`)
       await log.currentCheckpoint()
       startMs.push(performance.now() - started)
+      // app.ts starts the warm-up without awaiting it and serves requests meanwhile; here proofs are answered
+      // synchronously back to back (node:sqlite), so a background warm-up would never get a turn: it is awaited
+      // after the start instead and its time reported separately (the cold pass then starts warmed).
+      if (variant === 'resident') {
+        const warmed = performance.now()
+        const nodes = await log.warmNodeCache()
+        const ms = performance.now() - warmed
+        console.log(`  node cache warm-up: ${nodes.toLocaleString('en-US')} nodes in ${ms.toFixed(0)} ms`)
+      }
       return { log, close: () => opened.close() }
     }
-    const runPass = async (log: InstanceType<typeof registry.TransparencyLog>, kind: Kind, pass: Pass) => {
-      const is = planOf(planned, kind, pass)
+    const runPass = async (log: InstanceType<typeof registry.TransparencyLog>, run: number, kind: Kind, pass: Pass) => {
+      const variant = VARIANTS[run] as Variant
+      const is = planOf(planned, run, kind, pass)
       const times = new Float64Array(is.length)
       let verified = 0
       for (let k = 0; k < is.length; k++) {
@@ -211,24 +246,27 @@ async function measureSize(n: number): Promise<SizeResult> {
           verified++
         }
       }
-      const result = summarize(n, kind, pass, times, verified, log.nodeCacheBytes)
+      const result = summarize(n, run, variant, kind, pass, times, verified, log)
       passes.push(result)
       if (pass !== 'warm-up') print(result)
     }
     // The process's first proofs (JIT, node cache and page cache all cold) on a throwaway instance; the cold
     // passes after it then measure a cold registry instance with compiled code.
-    const first = await startLog()
+    const first = await startLog(VARIANTS[0] as Variant)
     try {
-      for (const kind of KINDS) await runPass(first.log, kind, 'first')
+      for (const kind of KINDS) await runPass(first.log, 0, kind, 'first')
     } finally {
       await first.close()
     }
-    for (const kind of KINDS) {
-      const started = await startLog()
-      try {
-        for (const { pass } of PASSES.filter((p) => p.pass !== 'first')) await runPass(started.log, kind, pass)
-      } finally {
-        await started.close()
+    for (let run = 0; run < VARIANTS.length; run++) {
+      console.log(`run ${run}: node cache ${VARIANTS[run]} (load ${loadavg()[0]?.toFixed(2)})`)
+      for (const kind of KINDS) {
+        const started = await startLog(VARIANTS[run] as Variant)
+        try {
+          for (const { pass } of PASSES.filter((p) => p.pass !== 'first')) await runPass(started.log, run, kind, pass)
+        } finally {
+          await started.close()
+        }
       }
     }
     return { size: n, loadMs: loaded.milliseconds, databaseMiB, startMs, passes }
@@ -239,11 +277,13 @@ async function measureSize(n: number): Promise<SizeResult> {
 
 function summarize(
   size: number,
+  run: number,
+  variant: Variant,
   kind: Kind,
   pass: Pass,
   times: Float64Array,
   verified: number,
-  nodeCacheBytes: number,
+  log: InstanceType<typeof registry.TransparencyLog>,
 ): PassResult {
   const total = times.reduce((a, b) => a + b, 0)
   const sorted = Float64Array.from(times).sort()
@@ -251,6 +291,8 @@ function summarize(
   const memory = process.memoryUsage()
   return {
     size,
+    run,
+    variant,
     kind,
     pass,
     proofs: times.length,
@@ -262,17 +304,18 @@ function summarize(
     proofsPerSecond: (times.length / total) * 1000,
     rssMiB: memory.rss / 2 ** 20,
     heapUsedMiB: memory.heapUsed / 2 ** 20,
-    nodeCacheMiB: nodeCacheBytes / 2 ** 20,
+    nodeCacheMiB: log.nodeCacheBytes / 2 ** 20,
+    nodeCacheResidentMiB: log.nodeCacheResidentBytes / 2 ** 20,
   }
 }
 
 function print(r: PassResult): void {
   const ms = (x: number) => x.toFixed(3)
   console.log(
-    `${r.size.toLocaleString('en-US').padStart(10)} ${r.kind.padEnd(11)} ${r.pass.padEnd(5)}  ` +
+    `${r.size.toLocaleString('en-US').padStart(10)} ${r.run}:${r.variant.padEnd(8)} ${r.kind.padEnd(11)} ${r.pass.padEnd(5)}  ` +
       `p50 ${ms(r.p50Ms)} ms  p99 ${ms(r.p99Ms)} ms  max ${ms(r.maxMs)} ms  mean ${ms(r.meanMs)} ms  ` +
       `${Math.round(r.proofsPerSecond).toLocaleString('en-US')} proofs/s  (${r.proofs} proofs, ${r.verified} verified)  ` +
-      `RSS ${r.rssMiB.toFixed(0)} MiB, heap ${r.heapUsedMiB.toFixed(0)} MiB, node cache ${r.nodeCacheMiB.toFixed(1)} MiB`,
+      `RSS ${r.rssMiB.toFixed(0)} MiB, heap ${r.heapUsedMiB.toFixed(0)} MiB, node cache ${r.nodeCacheMiB.toFixed(1)} MiB (${r.nodeCacheResidentMiB.toFixed(1)} resident)`,
   )
 }
 

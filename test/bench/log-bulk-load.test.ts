@@ -5,10 +5,12 @@
  */
 import {
   computeCheckpointHash,
+  computeLeafHash,
   formatLogId,
   formatSha256,
   MemoryMerkleTree,
   parseSha256,
+  verifyInclusionProof,
   verifyReceiptSignature,
 } from '@acdp/protocol'
 import { loadReceiptKeyring, openRegistryStore, registryDidOf, resolveConfig, TransparencyLog } from '@acdp/registry'
@@ -135,5 +137,65 @@ describe('bulkLoadLog', () => {
     } finally {
       await close()
     }
+  })
+})
+
+/**
+ * The registry's node-cache warm-up (TransparencyLog.warmNodeCache) over a loaded tree: it must read every
+ * complete node of the resident levels (all of them in a 1,000-leaf tree) into the cache proofs are served from.
+ */
+describe('TransparencyLog.warmNodeCache', () => {
+  const COUNT = 1000
+  /** An inclusion proof for leaf 0 (its path's level-1 node is (1, 1)), checked against the true root. */
+  const leaf0Verifies = async (log: TransparencyLog, root: Uint8Array) => {
+    const body = JSON.parse((await log.inclusionByIndex(0, { did: null, tenant: 'default' }, undefined)).json) as {
+      inclusion_path: string[]
+    }
+    try {
+      verifyInclusionProof({
+        leafHash: computeLeafHash(new TextEncoder().encode(syntheticLeafJson(0, COUNT, AUTHORITY))),
+        leafIndex: 0,
+        treeSize: COUNT,
+        inclusionPath: body.inclusion_path.map(parseSha256),
+        rootHash: root,
+      })
+      return true
+    } catch {
+      return false
+    }
+  }
+  const loadAndTamper = async (warm: (log: TransparencyLog) => Promise<number>) => {
+    const { config, keyring, path } = await scratchRegistry()
+    const loaded = bulkLoadLog({
+      path,
+      count: COUNT,
+      authority: AUTHORITY,
+      checkpoint: { logId: LOG_ID, key: keyring.signingKey },
+    })
+    const { log, close } = await openLog(config)
+    try {
+      expect((await log.selfCheck('since-checkpoint')).ok).toBe(true)
+      const read = await warm(log)
+      // Storage changes under the cache: only a node already cached keeps the proof right.
+      const db = new DatabaseSync(path)
+      db.prepare('update log_node set hash = zeroblob(32) where level = 1 and idx = 1').run()
+      db.close()
+      return { read, verifies: await leaf0Verifies(log, loaded.root), residentBytes: log.nodeCacheResidentBytes }
+    } finally {
+      await close()
+    }
+  }
+
+  it('reads every node of the resident levels into the cache proofs are served from', async () => {
+    const warmed = await loadAndTamper((log) => log.warmNodeCache())
+    expect(warmed.read).toBe(2 * COUNT - 6) // 2n - popcount(n) complete nodes; 1000 has six bits set
+    expect(warmed.residentBytes).toBeGreaterThan(0)
+    expect(warmed.verifies).toBe(true)
+  })
+
+  it('reads nothing once aborted, and the proof then reads the (tampered) stored node', async () => {
+    const aborted = await loadAndTamper((log) => log.warmNodeCache(AbortSignal.abort()))
+    expect(aborted.read).toBe(0)
+    expect(aborted.verifies).toBe(false)
   })
 })

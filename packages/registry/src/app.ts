@@ -381,6 +381,7 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
       : undefined
 
   let sweepTimer: NodeJS.Timeout | undefined
+  const warmAbort = new AbortController()
   app.addHook('onReady', async () => {
     rateLimits.startPruning()
     feedPoller?.start()
@@ -398,6 +399,11 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
           { tree_size: check.treeSize, anchor_tree_size: check.checkpointTreeSize },
           'transparency log self-check passed',
         )
+        // Not awaited: readiness never waits for the node cache (proofs served meanwhile fill it too).
+        transparencyLog.warmNodeCache(warmAbort.signal).then(
+          (nodes) => app.log.debug({ nodes }, 'transparency log node cache warmed'),
+          (error: unknown) => app.log.warn({ err: error }, 'transparency log node cache warm-up failed'),
+        )
       } else app.log.error({ tree_size: check.treeSize, reason: check.reason }, 'transparency log self-check FAILED')
     }
     witnesses?.start()
@@ -412,6 +418,7 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
     sweepTimer.unref()
   })
   app.addHook('onClose', async () => {
+    warmAbort.abort()
     rateLimits.stopPruning()
     await feedPoller?.stop()
     witnesses?.stop()

@@ -27,7 +27,7 @@ import type { RegistryDeps } from '../deps.js'
 import { RegistryError } from '../errors.js'
 import type { LogStore, StoredLogLeaf } from '../store/store.js'
 import { LogHashCache } from './log-hash-cache.js'
-import { LogNodeCache } from './log-node-cache.js'
+import { DEFAULT_RESIDENT_SHARE, LogNodeCache } from './log-node-cache.js'
 import { runLogSelfCheck, type LogSelfCheckResult } from './log-self-check.js'
 import type { Reader } from './retrieval.js'
 import { canRetrieve } from './visibility.js'
@@ -50,11 +50,16 @@ const NODE_CACHE_BYTES = 32 * 2 ** 20
  */
 const FOLD_CACHE_ENTRIES = 4096
 
+/** Nodes per statement while warming the resident levels: short enough not to hold the event loop for long. */
+const WARM_BATCH_NODES = 512
+
 export interface TransparencyLogOptions {
   logId: string
   key: SigningKey
   /** Public keys (current and retired) by key id, for verifying stored checkpoints. */
   checkpointKeys: ReadonlyMap<string, Uint8Array>
+  /** Share of the node cache kept for the resident upper levels (log-node-cache.ts); benchmarks compare 0. */
+  nodeCacheResidentShare?: number
 }
 
 /** The JSON text pieces routes splice into responses (the leaf is served as stored, never re-serialized). */
@@ -68,7 +73,7 @@ export class TransparencyLog {
   readonly #deps: Pick<RegistryDeps, 'store' | 'clock'>
   readonly #options: TransparencyLogOptions
   readonly #checkpoints = new Map<number, { checkpoint: LogCheckpoint; json: string; signedAtMs: number }>()
-  readonly #nodes = new LogNodeCache(NODE_CACHE_BYTES)
+  readonly #nodes: LogNodeCache
   readonly #folds = new LogHashCache<string>(FOLD_CACHE_ENTRIES)
   #failure: string | undefined
 
@@ -77,11 +82,40 @@ export class TransparencyLog {
     this.#log = deps.store.log
     this.#options = options
     this.logId = options.logId
+    this.#nodes = new LogNodeCache(NODE_CACHE_BYTES, options.nodeCacheResidentShare ?? DEFAULT_RESIDENT_SHARE)
   }
 
   /** Memory held by cached subtree hashes (at most NODE_CACHE_BYTES): for benchmarks and diagnostics. */
   get nodeCacheBytes(): number {
     return this.#nodes.bytes
+  }
+
+  /** Memory held by the node cache's resident upper levels (part of nodeCacheBytes). */
+  get nodeCacheResidentBytes(): number {
+    return this.#nodes.residentBytes
+  }
+
+  /**
+   * Reads the upper levels the node cache keeps resident at the current tree size (log-node-cache.ts), top
+   * down, WARM_BATCH_NODES per range statement, yielding to the event loop between statements so requests are served
+   * meanwhile: started after the start-up self-check and never awaited by it, so readiness is not delayed.
+   * Proofs served while it runs fill the same cache. Resolves with the number of nodes read; stops at `signal`.
+   */
+  async warmNodeCache(signal?: AbortSignal): Promise<number> {
+    const size = await this.#log.readTreeSize()
+    this.#nodes.fitTree(size)
+    let read = 0
+    for (let level = Math.floor(Math.log2(Math.max(1, size))); level >= this.#nodes.residentLevel; level--) {
+      const count = Math.floor(size / 2 ** level)
+      for (let start = 0; start < count; start += WARM_BATCH_NODES) {
+        await new Promise((resolve) => setImmediate(resolve))
+        if (signal?.aborted === true || this.#failure !== undefined) return read
+        const nodes = await this.#log.listNodes(level, start, Math.min(count, start + WARM_BATCH_NODES))
+        for (const { index, hash } of nodes) this.#nodes.set(level, index, hash)
+        read += nodes.length
+      }
+    }
+    return read
   }
 
   /** Why the log is not served (a failed self-check), or undefined while it is healthy. */
@@ -145,6 +179,7 @@ export class TransparencyLog {
     if (first < 1 || first > second || second > size) {
       throw schemaViolation(`first and second must satisfy 0 < first <= second <= ${size}`)
     }
+    this.#nodes.fitTree(size)
     const path = await this.#readProof(planConsistencyProof(first, second))
     const { json } = await this.#checkpointAt(second, second === size)
     return `{"log_id":${JSON.stringify(this.logId)},"first_tree_size":${first},"second_tree_size":${second},"consistency_path":${hashList(path)},"log_checkpoint":${json}}`
@@ -169,6 +204,7 @@ export class TransparencyLog {
     if (treeSize > size || leafIndex >= treeSize) {
       throw schemaViolation(`leaf_index and tree_size must satisfy leaf_index < tree_size <= ${size}`)
     }
+    this.#nodes.fitTree(size)
     const [path, leaf] = await Promise.all([
       this.#readProof(planInclusionProof(leafIndex, treeSize)),
       this.#log.findLeaf(leafIndex),
