@@ -36,7 +36,7 @@ const VERIFY_EVERY = Number(process.env['BENCH_VERIFY_EVERY'] ?? 64)
 /**
  * Node-cache policies to run, in order, on one loaded file (e.g. `clock,resident,resident,clock` for A B B A):
  * `resident` is the registry's (upper levels resident, warmed without awaiting after start, as app.ts does);
- * `clock` is every chunk under CLOCK with no warm-up (before session 5). Each run draws its own indexes, so a run
+ * `clock` is every chunk under CLOCK with no warm-up (the earlier policy). Each run draws its own indexes, so a run
  * does not find the previous run's rows in the OS page cache.
  */
 const VARIANTS = (process.env['BENCH_VARIANTS'] ?? 'resident').split(',').map((v) => {

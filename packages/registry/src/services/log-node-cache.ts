@@ -38,7 +38,7 @@ export class LogNodeCache {
   #residentLevel = MAX_LEVEL + 1
   #fittedSize = -1
 
-  /** `residentShare` 0 keeps nothing resident: every chunk is under CLOCK (the policy before session 5). */
+  /** `residentShare` 0 keeps nothing resident: every chunk is under CLOCK (the earlier policy, kept for benchmarks). */
   constructor(maxBytes: number, residentShare = DEFAULT_RESIDENT_SHARE) {
     if (!(residentShare >= 0 && residentShare < 1)) throw new RangeError('residentShare must be in [0, 1)')
     this.#maxChunks = Math.max(1, Math.floor(maxBytes / CHUNK_BYTES))
@@ -89,13 +89,6 @@ export class LogNodeCache {
     if (chunk === undefined || chunk.present[slot] === 0) return undefined
     chunk.referenced = true
     return chunk.hashes.subarray(slot * HASH_BYTES, (slot + 1) * HASH_BYTES)
-  }
-
-  /** Whether node (`level`, `index`) is cached, without counting as a hit (for warming). */
-  has(level: number, index: number): boolean {
-    const key = chunkKey(level, index)
-    const chunk = level >= this.#residentLevel ? this.#resident.get(key) : this.#clock.get(key)
-    return chunk !== undefined && chunk.present[index % CHUNK_NODES] === 1
   }
 
   set(level: number, index: number, hash: Uint8Array): void {
