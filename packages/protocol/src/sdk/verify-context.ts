@@ -8,7 +8,6 @@
  * Checks over the retrieval envelope (registry receipt, log inclusion, witness cosignatures) slot in through
  * {@link EnvelopeCheck}s; an envelope member nobody checked is listed in `unchecked`, never reported as passed.
  */
-import type { Validator } from 'typebox/compile'
 import { splitKeyId } from '../did/key-id.js'
 import { isDidWebOnlyVersion } from '../did/producer-version.js'
 import type { ResolvedKey } from '../did/resolver.js'
@@ -16,7 +15,7 @@ import { isProtocolError } from '../errors.js'
 import { computeContentHash } from '../hash/content-hash.js'
 import { verifyContentSignature } from '../signature/content-signature.js'
 import { ContextBody } from '../wire/context-body.js'
-import { typeBoxCompile } from '../wire/typebox-compile-platform.js'
+import { compiledValidator } from '../wire/compiled-validator.js'
 import { type EvidenceOptions, verifyEvidence } from './verify-evidence.js'
 
 /** One stage's outcome. `detail` is a human sentence (for a failure: what failed and the code). */
@@ -71,13 +70,8 @@ export interface VerifyContextOptions {
   evidence?: EvidenceOptions
 }
 
-let bodyValidator: Validator | undefined
-
 /** The context body's compiled validator, compiled on the first body checked (not at import). */
-function checkBodySchema(): Validator {
-  bodyValidator ??= typeBoxCompile().Compile(ContextBody) as unknown as Validator
-  return bodyValidator
-}
+const checkBodySchema = () => compiledValidator(ContextBody)
 
 /**
  * Verifies a retrieval envelope `{ body, registry_state, … }` (attacker-controlled: every member is checked

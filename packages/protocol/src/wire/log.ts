@@ -8,10 +8,9 @@
  * so an unknown member would change the preimage. Patterns are copied from the spec schemas.
  */
 import { type Static, type TSchema, Type } from 'typebox'
-import type { Validator } from 'typebox/compile'
 import { ProtocolError } from '../errors.js'
 import { CONTENT_HASH_PATTERN, CtxId, Did, Hostname, LineageId, Signature, STATUS_PATTERN } from './common.js'
-import { typeBoxCompile } from './typebox-compile-platform.js'
+import { compiledValidator } from './compiled-validator.js'
 
 /** RFC-ACDP-0001 §5.3 canonical form, pinned exactly: milliseconds, `Z`. Used for every registry-minted time. */
 export const MILLISECOND_TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$'
@@ -192,8 +191,6 @@ export type LifecycleEvent = Static<typeof LifecycleEvent>
 
 // ---------- closed-shape parsing ----------
 
-const validators = new WeakMap<TSchema, Validator>()
-
 /**
  * Checks attacker-controlled `value` against one of the closed schemas above (RFC-ACDP-0010 §8, 0011 §7
  * step 1, 0012 §9.3 step 1, 0015 §8 step 1: "schema-closed parse") and narrows its type.
@@ -205,11 +202,7 @@ export function assertWireShape<T extends TSchema>(
   value: unknown,
   objectName: string,
 ): asserts value is Static<T> {
-  let validator = validators.get(schema)
-  if (!validator) {
-    validator = typeBoxCompile().Compile(schema) as unknown as Validator
-    validators.set(schema, validator)
-  }
+  const validator = compiledValidator(schema)
   if (validator.Check(value)) return
   const errors = validator.Errors(value).map((error) => ({ path: error.instancePath || '/', message: error.message }))
   throw new ProtocolError('invalid_structure', `${objectName} does not match its closed schema`, {
