@@ -22,7 +22,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite'
 
 /** Leaves per multi-row insert (3 parameters each). */
 const LEAF_BATCH = 256
-/** Nodes per multi-row insert (3 parameters each). */
+/** Nodes per multi-row insert (2 parameters each). */
 const NODE_BATCH = 512
 
 export interface BulkLoadOptions {
@@ -75,7 +75,7 @@ export function bulkLoadLog(options: BulkLoadOptions): BulkLoadResult {
   }
   const db = new DatabaseSync(path)
   try {
-    const size = (db.prepare('select tree_size from log_state where id = 1').get() as { tree_size: number }).tree_size
+    const size = (db.prepare('select count(*) as n from log_leaf').get() as { n: number }).n
     if (size !== 0) throw new Error(`the log in ${path} already holds ${size} leaves`)
     // Out of WAL mode (which would write every page twice: to the WAL, then back), into a rollback journal:
     // pages appended past the original end of the file are never journalled, so loading into an empty log
@@ -84,8 +84,10 @@ export function bulkLoadLog(options: BulkLoadOptions): BulkLoadResult {
     db.exec(
       'PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -524288; PRAGMA temp_store = MEMORY',
     )
-    const leaves = new BatchInserter(db, 'log_leaf (leaf_index, ctx_id, leaf_json)', LEAF_BATCH)
-    const nodes = new BatchInserter(db, 'log_node (level, idx, hash)', NODE_BATCH)
+    const leaves = new BatchInserter(db, 'log_leaf (leaf_index, ctx_id, leaf_json)', 3, LEAF_BATCH)
+    // Nodes are completed here in post-order, which is their storage key (migration 0007): a running counter.
+    const nodes = new BatchInserter(db, 'log_node (pos, hash)', 2, NODE_BATCH)
+    let position = 0
     const encoder = new TextEncoder()
     // Perfect subtrees of the prefix written so far, largest first: their right fold is the current root.
     const frontier: Array<{ level: number; hash: Uint8Array }> = []
@@ -96,14 +98,12 @@ export function bulkLoadLog(options: BulkLoadOptions): BulkLoadResult {
       const leafJson = syntheticLeafJson(i, count, authority)
       leaves.add(i, syntheticCtxId(i, authority), leafJson)
       let hash = computeLeafHash(encoder.encode(leafJson))
-      nodes.add(0, i, hash)
+      nodes.add(position++, hash)
       let level = 0
-      let index = i
       while (frontier.length > 0 && (frontier.at(-1) as { level: number }).level === level) {
         hash = computeNodeHash((frontier.pop() as { hash: Uint8Array }).hash, hash)
         level += 1
-        index = (index - 1) / 2
-        nodes.add(level, index, hash)
+        nodes.add(position++, hash)
       }
       frontier.push({ level, hash })
       while (wanted[nextWanted] === i + 1) {
@@ -113,7 +113,6 @@ export function bulkLoadLog(options: BulkLoadOptions): BulkLoadResult {
     }
     leaves.flush()
     nodes.flush()
-    db.prepare('update log_state set tree_size = ? where id = 1').run(count)
     const root = foldFrontier(frontier)
     if (options.checkpoint) {
       const { logId, key } = options.checkpoint
@@ -134,30 +133,33 @@ export function bulkLoadLog(options: BulkLoadOptions): BulkLoadResult {
   }
 }
 
-/** Rows buffered into one `insert … values (…), (…), …` statement of `batch` rows; the tail row by row. */
+/** Rows of `columns` values buffered into one `insert … values (…), (…), …` statement of `batch` rows. */
 class BatchInserter {
   readonly #full: StatementSync
   readonly #one: StatementSync
   readonly #batch: number
+  readonly #columns: number
   readonly #values: Array<number | string | Uint8Array> = []
 
-  constructor(db: DatabaseSync, target: string, batch: number) {
+  constructor(db: DatabaseSync, target: string, columns: number, batch: number) {
     this.#batch = batch
-    this.#full = db.prepare(`insert into ${target} values ${Array(batch).fill('(?, ?, ?)').join(', ')}`)
-    this.#one = db.prepare(`insert into ${target} values (?, ?, ?)`)
+    this.#columns = columns
+    const row = `(${Array(columns).fill('?').join(', ')})`
+    this.#full = db.prepare(`insert into ${target} values ${Array(batch).fill(row).join(', ')}`)
+    this.#one = db.prepare(`insert into ${target} values ${row}`)
   }
 
-  add(a: number, b: number | string, c: string | Uint8Array): void {
-    this.#values.push(a, b, c)
-    if (this.#values.length === this.#batch * 3) {
+  add(...row: Array<number | string | Uint8Array>): void {
+    this.#values.push(...row)
+    if (this.#values.length === this.#batch * this.#columns) {
       this.#full.run(...this.#values)
       this.#values.length = 0
     }
   }
 
   flush(): void {
-    for (let at = 0; at < this.#values.length; at += 3) {
-      this.#one.run(...this.#values.slice(at, at + 3))
+    for (let at = 0; at < this.#values.length; at += this.#columns) {
+      this.#one.run(...this.#values.slice(at, at + this.#columns))
     }
     this.#values.length = 0
   }

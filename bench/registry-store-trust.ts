@@ -11,100 +11,20 @@
  * 3000). The WAL checkpoint worker is held off (its start threshold is above anything written), so the WAL only
  * grows and its growth is what the commits wrote. Each variant runs twice, interleaved (A B C C B A).
  */
-import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { computeLeafHash, encodeMintedLogLeaf, mintRegistryReceipt, type SigningKey } from '@acdp/protocol'
-import {
-  createKyselyStore,
-  type IdempotencyRecord,
-  migrateRegistryDatabase,
-  type NewContext,
-  type RegistryDatabase,
-} from '@acdp/registry'
+import { createKyselyStore, migrateRegistryDatabase, type RegistryDatabase } from '@acdp/registry'
 import { openDatabase } from '@acdp/storage'
+
+/** A variable specifier: Node runs the .ts file itself, which TypeScript only accepts in type positions. */
+const PUBLISHES_MODULE: string = './store-publishes.ts'
+const { publishOf } = (await import(PUBLISHES_MODULE)) as typeof import('./store-publishes.ts')
+type Variant = import('./store-publishes.ts').TrustVariant
 
 const BATCHES = (process.env['BENCH_BATCHES'] ?? '1,8').split(',').map(Number)
 const PUBLISHES = Number(process.env['BENCH_PUBLISHES'] ?? 3000)
 const WARM_UP = 200
-const HOST = 'bench.registry.test'
-const AGENT = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'
-const KEY: SigningKey = { algorithm: 'ed25519', keyId: `did:web:${HOST}#receipt-key-1`, privateKey: randomBytes(32) }
-
-type Variant = 'off' | 'receipt' | 'receipt+log'
-const hex = () => randomBytes(32).toString('hex')
-
-/** One publish as services/publish.ts hands it to the store (sizes close to bench/registry.ts's bodies). */
-function publishOf(i: number, variant: Variant): [NewContext, IdempotencyRecord] {
-  const ctxId = `acdp://${HOST}/${randomUUID()}`
-  const lineageId = `lin:sha256:${hex()}`
-  const createdAt = new Date().toISOString()
-  const contentHash = `sha256:${hex()}`
-  const minted =
-    variant === 'off'
-      ? undefined
-      : mintRegistryReceipt(
-          {
-            registry_did: `did:web:${HOST}`,
-            ctx_id: ctxId,
-            lineage_id: lineageId,
-            origin_registry: HOST,
-            created_at: createdAt,
-            content_hash: contentHash,
-            key_fingerprint: `sha256:${hex()}`,
-          },
-          KEY,
-        )
-  const receiptJson = minted === undefined ? null : JSON.stringify(minted.receipt)
-  const leafBytes = minted !== undefined && variant === 'receipt+log' ? encodeMintedLogLeaf(minted) : undefined
-  const now = Date.now()
-  const context: NewContext = {
-    ctxId,
-    tenantId: 'default',
-    lineageId,
-    version: 1,
-    supersedes: null,
-    agentId: AGENT,
-    contextType: 'data_snapshot',
-    visibility: 'public',
-    audience: [],
-    title: `Bench observation ${i}`,
-    summary: `Synthetic reading number ${i} for the registry benchmark`,
-    description: null,
-    domain: 'benchmarks',
-    schemaUri: null,
-    tags: ['bench', `shard-${i % 16}`],
-    derivedFrom: [],
-    contentHash,
-    createdAt,
-    createdAtMs: now,
-    expiresAtMs: null,
-    dataPeriodStartMs: null,
-    dataPeriodEndMs: null,
-    bodyText: JSON.stringify({ ctx_id: ctxId, padding: 'x'.repeat(1100) }),
-    registryReceipt: receiptJson,
-    logLeaf:
-      leafBytes === undefined
-        ? null
-        : { leafJson: Buffer.from(leafBytes).toString('utf8'), leafHash: computeLeafHash(leafBytes) },
-  }
-  const response = `{"ctx_id":"${ctxId}","lineage_id":"${lineageId}"${receiptJson === null ? '' : `,"registry_receipt":${receiptJson}`}}`
-  const record: IdempotencyRecord = {
-    tenantId: 'default',
-    agentId: AGENT,
-    idempotencyKey: randomUUID(),
-    contentHash,
-    signatureAlgorithm: 'ed25519',
-    signatureKeyId: `${AGENT}#key-1`,
-    signatureValue: randomBytes(64).toString('base64'),
-    ctxId,
-    responseJson: response,
-    createdAtMs: now,
-    expiresAtMs: now + 86_400_000,
-  }
-  return [context, record]
-}
 
 async function measure(variant: Variant, batch: number): Promise<{ cpuMicros: number; walKiB: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-store-'))

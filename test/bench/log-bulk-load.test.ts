@@ -13,7 +13,14 @@ import {
   verifyInclusionProof,
   verifyReceiptSignature,
 } from '@acdp/protocol'
-import { loadReceiptKeyring, openRegistryStore, registryDidOf, resolveConfig, TransparencyLog } from '@acdp/registry'
+import {
+  loadReceiptKeyring,
+  logNodePosition,
+  openRegistryStore,
+  registryDidOf,
+  resolveConfig,
+  TransparencyLog,
+} from '@acdp/registry'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -129,7 +136,7 @@ describe('bulkLoadLog', () => {
     const { config, path } = await scratchRegistry()
     bulkLoadLog({ path, count: 64, authority: AUTHORITY })
     const db = new DatabaseSync(path)
-    db.prepare('update log_node set hash = ? where level = 2 and idx = 3').run(new Uint8Array(32))
+    db.prepare('update log_node set hash = ? where pos = ?').run(new Uint8Array(32), logNodePosition(2, 3))
     db.close()
     const { log, close } = await openLog(config)
     try {
@@ -178,7 +185,7 @@ describe('TransparencyLog.warmNodeCache', () => {
       const read = await warm(log)
       // Storage changes under the cache: only a node already cached keeps the proof right.
       const db = new DatabaseSync(path)
-      db.prepare('update log_node set hash = zeroblob(32) where level = 1 and idx = 1').run()
+      db.prepare('update log_node set hash = zeroblob(32) where pos = ?').run(logNodePosition(1, 1))
       db.close()
       return { read, verifies: await leaf0Verifies(log, loaded.root), residentBytes: log.nodeCacheResidentBytes }
     } finally {

@@ -34,6 +34,7 @@ import {
 } from './support/registry-harness.js'
 import { createRegistryMetrics } from '../src/metrics.js'
 import { SAMPLED_LEAVES } from '../src/services/log-self-check.js'
+import { logNodePosition } from '../src/store/log-node-position.js'
 import { registryKeyResolver, TRUST_CONFIG } from './support/trust.js'
 
 const entriesValidator = Compile(LogEntries)
@@ -433,7 +434,7 @@ describe.each(testDatabaseTargets())('trust layer on $name', (target) => {
       // Restoring the leaf heals the log; tampering with an interior node is caught as well.
       await db.updateTable('log_leaf').set({ leaf_json: original.leaf_json }).where('leaf_index', '=', 3).execute()
       expect((await verify()).json()).toMatchObject({ status: 'ok' })
-      await sql`update log_node set hash = ${new Uint8Array(32)} where level = 1 and idx = 1`.execute(db)
+      await sql`update log_node set hash = ${new Uint8Array(32)} where pos = ${logNodePosition(1, 1)}`.execute(db)
       expect((await verify()).json()).toMatchObject({
         status: 'failed',
         reason: expect.stringContaining('node (1, 1)'),
@@ -521,9 +522,9 @@ describe.each(testDatabaseTargets())('trust layer on $name', (target) => {
             .execute()
         } else if (what.startsWith('a subtree')) {
           // Tree size 5 is tiled by (2, 0) and (0, 4).
-          await sql`update log_node set hash = ${new Uint8Array(32)} where level = 2 and idx = 0`.execute(db)
+          await sql`update log_node set hash = ${new Uint8Array(32)} where pos = ${logNodePosition(2, 0)}`.execute(db)
         } else {
-          await sql`update log_node set hash = ${new Uint8Array(32)} where level = 1 and idx = 2`.execute(db)
+          await sql`update log_node set hash = ${new Uint8Array(32)} where pos = ${logNodePosition(1, 2)}`.execute(db)
         }
         const refused = await restart(r)
         expect(refused.statusCode).toBe(503)

@@ -3,9 +3,11 @@
  * re-bound with fresh parameters on every call: building and compiling a Kysely query costs more than executing
  * it on SQLite. The Kysely store (PostgreSQL) and the raw SQLite paths run these same texts.
  */
-import { type Compilable, CompiledQuery, type Insertable, type Kysely } from 'kysely'
+import type { DatabaseKind } from '@acdp/storage'
+import { type Compilable, CompiledQuery, type Insertable, type Kysely, sql } from 'kysely'
+import { logNodePosition } from './log-node-position.js'
 import { CONTEXT_COLUMNS } from './rows.js'
-import type { ContextTable, IdempotencyRecordTable, LogLeafTable, LogNodeTable, RegistryDatabase } from './schema.js'
+import type { ContextTable, IdempotencyRecordTable, LogLeafTable, RegistryDatabase } from './schema.js'
 
 export type CompiledStatements = ReturnType<typeof createCompiledStatements>
 
@@ -13,7 +15,7 @@ export type CompiledStatements = ReturnType<typeof createCompiledStatements>
  * Creates the statement builders for `db`'s dialect. Rows must come from rows.ts (fixed member order, no
  * undefined member): a shape's parameters are then exactly the row's values in order.
  */
-export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
+export function createCompiledStatements(db: Kysely<RegistryDatabase>, kind: DatabaseKind) {
   const cache = new Map<string, string>()
   const sqlOf = (key: string, build: () => Compilable): string => {
     let text = cache.get(key)
@@ -133,8 +135,8 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
       )
     },
     /**
-     * Takes the next leaf index: increments the tree size and returns the new size (the leaf's index + 1). On
-     * PostgreSQL the row lock it takes serializes appenders until commit, which keeps indexes dense.
+     * Takes the next leaf index (PostgreSQL): increments the tree size and returns the new size (the leaf's
+     * index + 1). The row lock it takes serializes appenders until commit, which keeps indexes dense.
      */
     incrementLogTreeSize(): CompiledQuery {
       const text = sqlOf('log-increment', () =>
@@ -146,11 +148,17 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
       )
       return CompiledQuery.raw(text, [1, 1])
     },
-    setLogTreeSize(size: number): CompiledQuery {
-      const text = sqlOf('log-size-set', () => db.updateTable('log_state').set({ tree_size: size }).where('id', '=', 1))
-      return CompiledQuery.raw(text, [size, 1])
-    },
+    /**
+     * The committed tree size. SQLite has no `log_state` (migration 0007): leaves are dense from 0, so the size
+     * is the last leaf index + 1, read from the end of `log_leaf`'s rowid tree.
+     */
     readLogTreeSize(): CompiledQuery {
+      if (kind === 'sqlite') {
+        const text = sqlOf('log-size', () =>
+          db.selectFrom('log_leaf').select(sql<number>`coalesce(max(leaf_index) + 1, 0)`.as('tree_size')),
+        )
+        return CompiledQuery.raw(text, [])
+      }
       const text = sqlOf('log-size', () => db.selectFrom('log_state').select('tree_size').where('id', '=', 1))
       return CompiledQuery.raw(text, [1])
     },
@@ -160,7 +168,7 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
         db
           .selectFrom('log_leaf as l')
           .innerJoin('context as c', 'c.ctx_id', 'l.ctx_id')
-          .innerJoin('log_node as n', (join) => join.on('n.level', '=', 0).onRef('n.idx', '=', 'l.leaf_index'))
+          .innerJoin('log_node as n', (join) => join.on('n.pos', '=', 0))
           .select([
             'l.leaf_index',
             'l.ctx_id',
@@ -173,18 +181,17 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>) {
           ])
           .where('l.leaf_index', '=', leafIndex),
       )
-      return CompiledQuery.raw(text, [0, leafIndex])
+      return CompiledQuery.raw(text, [logNodePosition(0, leafIndex), leafIndex])
     },
     findLogNode(level: number, index: number): CompiledQuery {
-      const text = sqlOf('log-node', () =>
-        db.selectFrom('log_node').select('hash').where('level', '=', level).where('idx', '=', index),
-      )
-      return CompiledQuery.raw(text, [level, index])
+      const text = sqlOf('log-node', () => db.selectFrom('log_node').select('hash').where('pos', '=', 0))
+      return CompiledQuery.raw(text, [logNodePosition(level, index)])
     },
-    insertLogNode(row: LogNodeTable): CompiledQuery {
+    /** Node (level, index) at its post-order position (log-node-position.ts). */
+    insertLogNode(level: number, index: number, hash: Uint8Array): CompiledQuery {
       return CompiledQuery.raw(
-        sqlOf('log-node-insert', () => db.insertInto('log_node').values(row)),
-        [row.level, row.idx, row.hash],
+        sqlOf('log-node-insert', () => db.insertInto('log_node').values({ pos: 0, hash })),
+        [logNodePosition(level, index), hash],
       )
     },
     insertLogLeaf(row: LogLeafTable): CompiledQuery {

@@ -50,7 +50,7 @@ class Conflict extends Error {
  */
 export function createKyselyStore(database: Database<RegistryDatabase>): RegistryStore {
   const db: Kysely<RegistryDatabase> = database.db
-  const statements = createCompiledStatements(db)
+  const statements = createCompiledStatements(db, database.kind)
   const sqlite = database.sqlite ? new SqliteStatements(database.sqlite.raw) : undefined
   const writer = sqlite ? new SqlitePublishWriter(sqlite, statements) : undefined
   /** Rows of a compiled read: straight from node:sqlite on SQLite, through Kysely on PostgreSQL. */

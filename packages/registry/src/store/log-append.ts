@@ -3,7 +3,8 @@
  * context row exists — writes the leaf and every perfect subtree the leaf completes (`buildAppendedNodes`).
  * On PostgreSQL the index comes from the `log_state` row (its lock serializes concurrent appenders) and the
  * siblings are read back; the SQLite writer is the only appender on its connection, so it keeps the right edge
- * in memory (`SqliteLogFrontier`).
+ * in memory (`SqliteLogFrontier`) and the size is the number of leaves. Nodes are stored at their post-order
+ * positions (log-node-position.ts), so the nodes one append writes are adjacent rows.
  */
 import { buildAppendedNodes, planAppend, planTreeRoot, type StoredMerkleNode } from '@acdp/protocol'
 import type { Kysely } from 'kysely'
@@ -16,14 +17,14 @@ import type { NewLogLeaf } from './store.js'
  * The log's right edge as the SQLite group-commit writer keeps it between publishes: the committed tree size
  * and the hashes of the perfect subtrees that tile `[0, size)` (the "frontier": exactly the left siblings the
  * next appends need). Loaded once from storage, then advanced in memory, so a logged publish reads nothing back
- * and the tree size is written once per transaction. The writer discards it whenever a transaction fails.
+ * and writes no tree size: on SQLite the size is the leaves' count (migration 0007). The writer discards it
+ * whenever a transaction fails.
  */
 export class SqliteLogFrontier {
   /** Leaves appended, committed or inside the open transaction. */
   size: number
   /** Perfect subtrees tiling `[0, size)`, left to right (largest first). */
   #nodes: StoredMerkleNode[]
-  #dirty = false
 
   private constructor(size: number, nodes: StoredMerkleNode[]) {
     this.size = size
@@ -33,8 +34,7 @@ export class SqliteLogFrontier {
   /** Reads the tree size and its frontier nodes (inside the writer's open transaction). */
   static load(sqlite: SqliteStatements, statements: CompiledStatements): SqliteLogFrontier {
     const [row] = sqlite.all<{ tree_size: number | bigint }>(statements.readLogTreeSize())
-    if (row === undefined) throw new Error('log_state row is missing (migration 0002 not applied?)')
-    const size = Number(row.tree_size)
+    const size = Number(row?.tree_size ?? 0)
     const nodes = planTreeRoot(size).addresses.map(({ level, index }) => ({
       level,
       index,
@@ -66,8 +66,7 @@ export class SqliteLogFrontier {
       return node.hash
     })
     const appended = buildAppendedNodes(leafIndex, leaf.leafHash, hashes)
-    for (const node of appended)
-      sqlite.run(statements.insertLogNode({ level: node.level, idx: node.index, hash: node.hash }))
+    for (const node of appended) sqlite.run(statements.insertLogNode(node.level, node.index, node.hash))
     return [...this.#nodes.slice(0, kept), appended[appended.length - 1] as StoredMerkleNode]
   }
 
@@ -75,14 +74,6 @@ export class SqliteLogFrontier {
   advance(frontier: StoredMerkleNode[]): void {
     this.#nodes = frontier
     this.size += 1
-    this.#dirty = true
-  }
-
-  /** Writes the tree size if it moved (once per transaction, before COMMIT). */
-  flushSize(sqlite: SqliteStatements, statements: CompiledStatements): void {
-    if (!this.#dirty) return
-    sqlite.run(statements.setLogTreeSize(this.size))
-    this.#dirty = false
   }
 }
 
@@ -119,6 +110,6 @@ export async function appendLeaf(
     siblings.push(new Uint8Array(row.hash))
   }
   for (const node of buildAppendedNodes(leafIndex, leaf.leafHash, siblings)) {
-    await tx.executeQuery(statements.insertLogNode({ level: node.level, idx: node.index, hash: node.hash }))
+    await tx.executeQuery(statements.insertLogNode(node.level, node.index, node.hash))
   }
 }

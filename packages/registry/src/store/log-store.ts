@@ -1,10 +1,12 @@
 /**
  * Reads of the transparency log (RFC-ACDP-0012 §8): tree size, perfect-subtree hashes, leaves and signed
- * checkpoints. Every node a proof needs is fetched with one query: on SQLite a prepared
- * `(level, idx) IN (VALUES …)` statement straight on node:sqlite, on PostgreSQL through Kysely.
+ * checkpoints. Nodes are keyed by post-order position (log-node-position.ts); every node a proof needs is
+ * fetched with one query: on SQLite a prepared `pos IN (…)` statement straight on node:sqlite, on PostgreSQL
+ * through Kysely.
  */
 import type { CompiledQuery, Kysely } from 'kysely'
 import type { CompiledStatements } from './compiled-statements.js'
+import { logNodePosition } from './log-node-position.js'
 import type { RegistryDatabase } from './schema.js'
 import type { SqliteStatements } from './sqlite-statements.js'
 import type { LogStore, StoredLogLeaf } from './store.js'
@@ -17,6 +19,16 @@ export function createLogStore(
   /** Rows of a compiled read: straight from node:sqlite on SQLite, through Kysely on PostgreSQL. */
   const readRows = async <Row>(query: CompiledQuery): Promise<Row[]> =>
     sqlite ? sqlite.all<Row>(query) : (await db.executeQuery<Row>(query)).rows
+  /** Every stored node with position in [first, last], by position. */
+  const nodesInRange = async (first: number, last: number): Promise<Map<number, Uint8Array>> => {
+    const rows = await db
+      .selectFrom('log_node')
+      .select(['pos', 'hash'])
+      .where('pos', '>=', first)
+      .where('pos', '<=', last)
+      .execute()
+    return new Map(rows.map((r) => [Number(r.pos), r.hash]))
+  }
   return {
     async readTreeSize() {
       const [row] = await readRows<{ tree_size: number | string }>(statements.readLogTreeSize())
@@ -30,23 +42,16 @@ export function createLogStore(
 
     async readNodes(addresses) {
       if (addresses.length === 0) return []
-      if (sqlite) {
-        const parameters = addresses.flatMap(({ level, index }) => [level, index])
-        const rows = sqlite.statement(nodeBatchSql(addresses.length)).all(...parameters) as Array<{
-          level: number
-          idx: number
-          hash: Uint8Array
-        }>
-        return inRequestOrder(addresses, rows)
-      }
-      const rows = await db
-        .selectFrom('log_node')
-        .select(['level', 'idx', 'hash'])
-        .where((eb) =>
-          eb.or(addresses.map(({ level, index }) => eb.and([eb('level', '=', level), eb('idx', '=', index)]))),
-        )
-        .execute()
-      return inRequestOrder(addresses, rows)
+      const positions = addresses.map(({ level, index }) => logNodePosition(level, index))
+      const rows = sqlite
+        ? (sqlite.statement(nodeBatchSql(positions.length)).all(...positions) as unknown as NodeRow[])
+        : await db.selectFrom('log_node').select(['pos', 'hash']).where('pos', 'in', positions).execute()
+      const byPosition = new Map(rows.map((r) => [Number(r.pos), r.hash]))
+      return addresses.map(({ level, index }, i) => {
+        const hash = byPosition.get(positions[i] as number)
+        if (hash === undefined) throw missingNode(level, index)
+        return new Uint8Array(hash)
+      })
     },
 
     async listLeaves(start, end) {
@@ -54,12 +59,10 @@ export function createLogStore(
       const rows = await db
         .selectFrom('log_leaf as l')
         .innerJoin('context as c', 'c.ctx_id', 'l.ctx_id')
-        .innerJoin('log_node as n', (join) => join.on('n.level', '=', 0).onRef('n.idx', '=', 'l.leaf_index'))
         .select([
           'l.leaf_index',
           'l.ctx_id',
           'l.leaf_json',
-          'n.hash',
           'c.visibility',
           'c.agent_id',
           'c.audience_json',
@@ -69,16 +72,23 @@ export function createLogStore(
         .where('l.leaf_index', '<', end)
         .orderBy('l.leaf_index')
         .execute()
-      return rows.map((r): StoredLogLeaf => ({
-        leafIndex: Number(r.leaf_index),
-        ctxId: r.ctx_id,
-        leafJson: r.leaf_json,
-        leafHash: new Uint8Array(r.hash),
-        visibility: r.visibility as StoredLogLeaf['visibility'],
-        agentId: r.agent_id,
-        audience: JSON.parse(r.audience_json) as string[],
-        tenantId: r.tenant_id,
-      }))
+      // The leaf hashes of [start, end) lie within one run of ≈ 2·(end − start) positions.
+      const hashes = await nodesInRange(logNodePosition(0, start), logNodePosition(0, end - 1))
+      return rows.map((r): StoredLogLeaf => {
+        const leafIndex = Number(r.leaf_index)
+        const hash = hashes.get(logNodePosition(0, leafIndex))
+        if (hash === undefined) throw missingNode(0, leafIndex)
+        return {
+          leafIndex,
+          ctxId: r.ctx_id,
+          leafJson: r.leaf_json,
+          leafHash: new Uint8Array(hash),
+          visibility: r.visibility as StoredLogLeaf['visibility'],
+          agentId: r.agent_id,
+          audience: JSON.parse(r.audience_json) as string[],
+          tenantId: r.tenant_id,
+        }
+      })
     },
 
     async listLeafTexts(start, end) {
@@ -93,15 +103,28 @@ export function createLogStore(
     },
 
     async listNodes(level, start, end) {
-      const rows = await db
-        .selectFrom('log_node')
-        .select(['idx', 'hash'])
-        .where('level', '=', level)
-        .where('idx', '>=', start)
-        .where('idx', '<', end)
-        .orderBy('idx')
-        .execute()
-      return rows.map((r) => ({ index: Number(r.idx), hash: new Uint8Array(r.hash) }))
+      if (end <= start) return []
+      const first = logNodePosition(level, start)
+      const last = logNodePosition(level, end - 1)
+      const wanted = Array.from({ length: end - start }, (_, i) => logNodePosition(level, start + i))
+      let found: Map<number, Uint8Array>
+      if (last - first + 1 <= RANGE_READ_FACTOR * wanted.length) {
+        // Low levels: their nodes are a dense share of the position range, one range scan reads them all.
+        found = await nodesInRange(first, last)
+      } else {
+        found = new Map()
+        for (let i = 0; i < wanted.length; i += LIST_CHUNK) {
+          const chunk = wanted.slice(i, i + LIST_CHUNK)
+          const rows = await db.selectFrom('log_node').select(['pos', 'hash']).where('pos', 'in', chunk).execute()
+          for (const r of rows) found.set(Number(r.pos), r.hash)
+        }
+      }
+      const nodes: Array<{ index: number; hash: Uint8Array }> = []
+      for (const [i, position] of wanted.entries()) {
+        const hash = found.get(position)
+        if (hash !== undefined) nodes.push({ index: start + i, hash: new Uint8Array(hash) })
+      }
+      return nodes
     },
 
     async saveCheckpoint(treeSize, checkpointJson) {
@@ -157,32 +180,29 @@ function toStoredLeaf(r: LeafRow): StoredLogLeaf {
   }
 }
 
+interface NodeRow {
+  pos: number
+  hash: Uint8Array
+}
+
+/** `listNodes` scans a position range when it holds at most this many rows per node wanted, else probes keys. */
+const RANGE_READ_FACTOR = 4
+/** Keys per `IN` list of a probing `listNodes` (far below either dialect's parameter limit). */
+const LIST_CHUNK = 1000
+
 /**
- * One SQLite statement reading `count` nodes by primary key: `(level, idx) IN (VALUES …)` is planned as a
- * primary-key search per pair, so a whole proof costs one statement step instead of one per node. Texts are
- * cached per count by SqliteStatements (a proof needs at most ~2·log2 n nodes: a small closed set).
+ * One SQLite statement reading `count` nodes by primary key: `pos IN (…)` is planned as a rowid search per
+ * position, so a whole proof costs one statement step instead of one per node. Texts are cached per count by
+ * SqliteStatements (a proof needs at most ~2·log2 n nodes: a small closed set).
  */
 const nodeBatchTexts: string[] = []
 function nodeBatchSql(count: number): string {
   let text = nodeBatchTexts[count]
   if (text === undefined) {
-    text = `select level, idx, hash from log_node where (level, idx) in (values ${Array(count).fill('(?, ?)').join(', ')})`
+    text = `select pos, hash from log_node where pos in (${Array(count).fill('?').join(', ')})`
     nodeBatchTexts[count] = text
   }
   return text
-}
-
-/** The hashes of `rows` in the order of `addresses` (duplicates answered each time); throws for a missing node. */
-function inRequestOrder(
-  addresses: readonly { level: number; index: number }[],
-  rows: ReadonlyArray<{ level: number | string; idx: number | string; hash: Uint8Array }>,
-): Uint8Array[] {
-  const byAddress = new Map(rows.map((r) => [`${Number(r.level)}:${Number(r.idx)}`, new Uint8Array(r.hash)]))
-  return addresses.map(({ level, index }) => {
-    const hash = byAddress.get(`${level}:${index}`)
-    if (hash === undefined) throw missingNode(level, index)
-    return hash
-  })
 }
 
 function missingNode(level: number, index: number): Error {

@@ -120,7 +120,10 @@ export interface IdempotencyRecordTable {
   expires_at_ms: number
 }
 
-/** The transparency log's single state row (`id` = 1): the committed tree size. */
+/**
+ * The transparency log's single state row (`id` = 1): the committed tree size. PostgreSQL only since migration
+ * 0007 (its row lock serializes appenders); SQLite derives the size from `log_leaf`.
+ */
 export interface LogStateTable {
   id: number
   tree_size: number
@@ -134,10 +137,13 @@ export interface LogLeafTable {
   leaf_json: string
 }
 
-/** The hash of the complete perfect subtree covering leaves [idx·2^level, (idx+1)·2^level). Immutable. */
+/**
+ * The hash of a complete perfect subtree (level, idx), covering leaves [idx·2^level, (idx+1)·2^level), stored
+ * at its post-order position (log-node-position.ts, migration 0007). Immutable.
+ */
 export interface LogNodeTable {
-  level: number
-  idx: number
+  /** `logNodePosition(level, idx)`: the nodes one append completes are consecutive keys. */
+  pos: number
   /** Raw 32-byte SHA-256. */
   hash: Uint8Array
 }

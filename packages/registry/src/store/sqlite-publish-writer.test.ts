@@ -219,7 +219,7 @@ describe('the SQLite group-commit writer', () => {
     database = await openDatabase<RegistryDatabase>({ kind: 'sqlite', path: ':memory:' })
     await migrateRegistryDatabase(database)
     const statements = new ObservedStatements(database.sqlite!.raw)
-    return { statements, writer: new SqlitePublishWriter(statements, createCompiledStatements(database.db)) }
+    return { statements, writer: new SqlitePublishWriter(statements, createCompiledStatements(database.db, 'sqlite')) }
   }
 
   it('writes the publishes queued in one event-loop turn in one transaction', async () => {

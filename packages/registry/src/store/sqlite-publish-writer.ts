@@ -92,7 +92,6 @@ export class SqlitePublishWriter {
     try {
       this.#sqlite.statement('BEGIN IMMEDIATE').run()
       for (const pending of batch) outcomes.push(this.#writeOne(pending))
-      this.#log?.flushSize(this.#sqlite, this.#statements)
       this.#sqlite.statement('COMMIT').run()
     } catch (error) {
       this.#log = undefined

@@ -6,6 +6,7 @@ import { migration0003RegistryLifecycle } from './0003-registry-lifecycle.js'
 import { migration0004RegistryAuth } from './0004-registry-auth.js'
 import { migration0005RegistryTenancy } from './0005-registry-tenancy.js'
 import { migration0006RegistryRateLimit } from './0006-registry-rate-limit.js'
+import { migration0007RegistryWalPages } from './0007-registry-wal-pages.js'
 
 export const REGISTRY_MIGRATIONS: readonly Migration[] = [
   migration0001RegistryCore,
@@ -14,6 +15,7 @@ export const REGISTRY_MIGRATIONS: readonly Migration[] = [
   migration0004RegistryAuth,
   migration0005RegistryTenancy,
   migration0006RegistryRateLimit,
+  migration0007RegistryWalPages,
 ]
 
 /** Name of the registry's migration bookkeeping table. */
