@@ -32,7 +32,8 @@ function popcount(n: number): number {
  * migration that re-keys stored nodes: bit operators only, so SQLite and PostgreSQL evaluate it identically.
  */
 export function logNodePositionSql(level: string, idx: string): string {
-  const m = `(((${idx} + 1) << ${level}) - 1)`
+  // PostgreSQL shifts a bigint by an integer only.
+  const m = `(((${idx} + 1) << cast(${level} as integer)) - 1)`
   const bits = Array.from({ length: 62 }, (_, bit) => `((${m} >> ${bit}) & 1)`).join(' + ')
   return `(2 * ${m} - (${bits}) + ${level})`
 }
