@@ -21,12 +21,14 @@ export function createLogStore(
     sqlite ? sqlite.all<Row>(query) : (await db.executeQuery<Row>(query)).rows
   /** Every stored node with position in [first, last], by position. */
   const nodesInRange = async (first: number, last: number): Promise<Map<number, Uint8Array>> => {
-    const rows = await db
-      .selectFrom('log_node')
-      .select(['pos', 'hash'])
-      .where('pos', '>=', first)
-      .where('pos', '<=', last)
-      .execute()
+    const rows = sqlite
+      ? (sqlite.statement(NODE_RANGE_SQL).all(first, last) as unknown as NodeRow[])
+      : await db
+          .selectFrom('log_node')
+          .select(['pos', 'hash'])
+          .where('pos', '>=', first)
+          .where('pos', '<=', last)
+          .execute()
     return new Map(rows.map((r) => [Number(r.pos), r.hash]))
   }
   return {
@@ -115,7 +117,9 @@ export function createLogStore(
         found = new Map()
         for (let i = 0; i < wanted.length; i += LIST_CHUNK) {
           const chunk = wanted.slice(i, i + LIST_CHUNK)
-          const rows = await db.selectFrom('log_node').select(['pos', 'hash']).where('pos', 'in', chunk).execute()
+          const rows = sqlite
+            ? (sqlite.statement(nodeBatchSql(chunk.length)).all(...chunk) as unknown as NodeRow[])
+            : await db.selectFrom('log_node').select(['pos', 'hash']).where('pos', 'in', chunk).execute()
           for (const r of rows) found.set(Number(r.pos), r.hash)
         }
       }
@@ -185,15 +189,20 @@ interface NodeRow {
   hash: Uint8Array
 }
 
+const NODE_RANGE_SQL = 'select pos, hash from log_node where pos between ? and ?'
+
 /** `listNodes` scans a position range when it holds at most this many rows per node wanted, else probes keys. */
 const RANGE_READ_FACTOR = 4
-/** Keys per `IN` list of a probing `listNodes` (far below either dialect's parameter limit). */
+/**
+ * Keys per `IN` list of a probing `listNodes` (far below either dialect's parameter limit); on SQLite one
+ * prepared text serves every full chunk.
+ */
 const LIST_CHUNK = 1000
 
 /**
  * One SQLite statement reading `count` nodes by primary key: `pos IN (…)` is planned as a rowid search per
  * position, so a whole proof costs one statement step instead of one per node. Texts are cached per count by
- * SqliteStatements (a proof needs at most ~2·log2 n nodes: a small closed set).
+ * SqliteStatements (a proof needs at most ~2·log2 n nodes, `listNodes` LIST_CHUNK: a small closed set).
  */
 const nodeBatchTexts: string[] = []
 function nodeBatchSql(count: number): string {
