@@ -111,7 +111,7 @@ export function createLogStore(
       const wanted = Array.from({ length: end - start }, (_, i) => logNodePosition(level, start + i))
       let found: Map<number, Uint8Array>
       if (last - first + 1 <= RANGE_READ_FACTOR * wanted.length) {
-        // Low levels: their nodes are a dense share of the position range, one range scan reads them all.
+        // Level 0: the leaves are every other position or so, one range scan reads them all.
         found = await nodesInRange(first, last)
       } else {
         found = new Map()
@@ -191,8 +191,12 @@ interface NodeRow {
 
 const NODE_RANGE_SQL = 'select pos, hash from log_node where pos between ? and ?'
 
-/** `listNodes` scans a position range when it holds at most this many rows per node wanted, else probes keys. */
-const RANGE_READ_FACTOR = 4
+/**
+ * `listNodes` scans a position range when it holds at most this many rows per node wanted (level 0: ≈ 2, the leaf
+ * hashes and the parents between them), else probes keys: on node:sqlite a probe costs ≈ 1.6 µs and a scanned
+ * row ≈ 1 µs (1,000,000 leaves, docs/performance.md "WAL pages per publish (session 5)").
+ */
+const RANGE_READ_FACTOR = 3
 /**
  * Keys per `IN` list of a probing `listNodes` (far below either dialect's parameter limit); on SQLite one
  * prepared text serves every full chunk.
