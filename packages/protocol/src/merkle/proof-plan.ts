@@ -2,7 +2,8 @@
  * Which stored node hashes a root, inclusion proof or consistency proof needs, and how to combine them.
  *
  * Planning is pure arithmetic on sizes and indexes, so a store can fetch every node a proof needs in ONE
- * query (`WHERE (level, idx) IN (…)`), then {@link assembleProof} folds the answers into proof elements.
+ * query (the registry: `WHERE pos IN (…)` over each address's stored position), then {@link assembleProof}
+ * folds the answers into proof elements.
  * Each proof element is the Merkle tree hash of an aligned leaf range (RFC 9162 §2.1.1 / RFC 6962 §2.1.2);
  * all but at most one of those ranges are perfect subtrees, so a plan reads O(log n) nodes.
  */
