@@ -130,6 +130,20 @@ describe.each(testDatabaseTargets())('migration 0007 on $name', (target) => {
         .execute()
 
       expect((await migrateRegistryDatabase(database)).applied).toEqual(['0007_registry_wal_pages'])
+      // context_expires holds only contexts with an expiry; SQLite keeps no log_state row any more.
+      const definition =
+        target.name === 'sqlite'
+          ? sql<{ text: string }>`select sql as text from sqlite_schema where name = 'context_expires'`
+          : sql<{ text: string }>`select indexdef as text from pg_indexes
+              where indexname = 'context_expires' and schemaname = current_schema()`
+      expect((await definition.execute(database.db)).rows[0]?.text).toMatch(/where.*expires_at_ms.* is not null/i)
+      const stateTables = await sql<{ n: number | string }>`select count(*) as n from log_state`
+        .execute(database.db)
+        .then(
+          () => 1,
+          () => 0,
+        )
+      expect(stateTables).toBe(target.name === 'sqlite' ? 0 : 1)
 
       const store = createKyselyStore(database)
       expect(await store.log.readTreeSize()).toBe(size)
