@@ -25,7 +25,7 @@ import {
 } from '@acdp/protocol'
 import type { RegistryDeps } from '../deps.js'
 import { RegistryError } from '../errors.js'
-import type { LogStore, StoredLogLeaf } from '../store/store.js'
+import type { LogLeafFacts, LogStore } from '../store/store.js'
 import { LogHashCache } from './log-hash-cache.js'
 import { DEFAULT_RESIDENT_SHARE, LogNodeCache } from './log-node-cache.js'
 import { runLogSelfCheck, type LogSelfCheckResult } from './log-self-check.js'
@@ -324,7 +324,7 @@ export class TransparencyLog {
  * The log is registry-wide (one tree, every tenant's leaves): leaf hashes are served to everyone, but a leaf's
  * contents (its ctx_id and receipt fields) only to a reader of the same tenant who may retrieve the context.
  */
-function mayEchoLeaf(leaf: StoredLogLeaf, reader: Reader): boolean {
+function mayEchoLeaf(leaf: LogLeafFacts, reader: Reader): boolean {
   return leaf.tenantId === reader.tenant && canRetrieve(leaf, reader.did)
 }
 
@@ -332,8 +332,21 @@ function rangeCacheKey(range: { start: number; end: number }): string {
   return `${range.start}:${range.end}`
 }
 
+/**
+ * `["sha256:…",…]`: the hashes are hex-encoded in one pass over one buffer (a proof has up to ~64 of them; one
+ * `formatSha256` each cost ≈ 5 % of an inclusion proof over HTTP in buffer views and encoder calls).
+ */
 function hashList(hashes: readonly Uint8Array[]): string {
-  return `[${hashes.map((h) => `"${formatSha256(h)}"`).join(',')}]`
+  if (hashes.length === 0) return '[]'
+  const all = Buffer.allocUnsafe(hashes.length * 32)
+  hashes.forEach((hash, i) => {
+    if (hash.length !== 32) throw new TypeError(`a SHA-256 digest is 32 bytes, got ${hash.length}`)
+    all.set(hash, i * 32)
+  })
+  const hex = all.toString('hex')
+  let out = '["sha256:' + hex.slice(0, 64)
+  for (let i = 1; i < hashes.length; i++) out += '","sha256:' + hex.slice(i * 64, i * 64 + 64)
+  return out + '"]'
 }
 
 function schemaViolation(message: string): RegistryError {

@@ -6,6 +6,7 @@ import { migration0003RegistryLifecycle } from './0003-registry-lifecycle.js'
 import { migration0004RegistryAuth } from './0004-registry-auth.js'
 import { migration0005RegistryTenancy } from './0005-registry-tenancy.js'
 import { migration0006RegistryRateLimit } from './0006-registry-rate-limit.js'
+import { migration0008RegistryLogLeafFacts } from './0008-registry-log-leaf-facts.js'
 
 export const REGISTRY_MIGRATIONS: readonly Migration[] = [
   migration0001RegistryCore,
@@ -14,6 +15,7 @@ export const REGISTRY_MIGRATIONS: readonly Migration[] = [
   migration0004RegistryAuth,
   migration0005RegistryTenancy,
   migration0006RegistryRateLimit,
+  migration0008RegistryLogLeafFacts,
 ]
 
 /** Name of the registry's migration bookkeeping table. */
