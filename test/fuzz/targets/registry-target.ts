@@ -107,6 +107,8 @@ export async function startRegistryTarget(postgresUrl?: string): Promise<FuzzTar
     { route: 'GET /log/checkpoint', method: 'GET', path: '/log/checkpoint', headers: {} },
     { route: 'GET /log/proof', method: 'GET', path: `/log/proof?ctx_id=${encoded}`, headers: {} },
     { route: 'GET /log/proof', method: 'GET', path: '/log/proof?leaf_index=0&tree_size=2', headers: {} },
+    // No tree_size: the current size, which the SQLite store takes from its writer once a leaf has committed.
+    { route: 'GET /log/proof', method: 'GET', path: '/log/proof?leaf_index=1', headers: {} },
     { route: 'GET /log/proof', method: 'GET', path: '/log/proof?first=1&second=3', headers: {} },
     { route: 'GET /log/entries', method: 'GET', path: '/log/entries?start=0&end=3', headers: {} },
     { route: 'POST /admin/log/verify', method: 'POST', path: '/admin/log/verify', headers: admin },

@@ -36,6 +36,19 @@ describe('LogNodeCache', () => {
     expect(cache.get(0, 512)).toEqual(hash(3))
   })
 
+  it('reuses an evicted chunk without carrying over its nodes, and never changes a hash it returned', () => {
+    const cache = new LogNodeCache(CHUNK, 0)
+    cache.set(0, 7, hash(1))
+    const held = cache.get(0, 7) as Uint8Array
+    cache.get(0, 7) // referenced: the next set clears the flag, then evicts it anyway (only chunk)
+    cache.set(0, 256 + 8, hash(2)) // the one chunk's memory now holds level 0, chunk 1
+    expect(cache.get(0, 7)).toBeUndefined()
+    expect(cache.get(0, 256 + 7)).toBeUndefined() // slot 7 of the reused chunk was never stored
+    expect(cache.get(0, 256 + 8)).toEqual(hash(2))
+    cache.set(0, 256 + 7, hash(3)) // writes the memory slot `held` came from
+    expect(held).toEqual(hash(1))
+  })
+
   it('reports the memory of whole chunks, bounded by its budget', () => {
     const cache = new LogNodeCache(2 * CHUNK)
     expect(cache.bytes).toBe(0)

@@ -81,14 +81,17 @@ export class LogNodeCache {
     return this.#residentLevel
   }
 
-  /** The hash of node (`level`, `index`) if cached; a read-only view (callers copy or only read it). */
+  /**
+   * The hash of node (`level`, `index`) if cached, as a copy: an evicted chunk's memory is reused (set), so a
+   * view could change under a proof that holds it across an await.
+   */
   get(level: number, index: number): Uint8Array | undefined {
     const key = chunkKey(level, index)
     const chunk = level >= this.#residentLevel ? this.#resident.get(key) : this.#clock.get(key)
     const slot = index % CHUNK_NODES
     if (chunk === undefined || chunk.present[slot] === 0) return undefined
     chunk.referenced = true
-    return chunk.hashes.subarray(slot * HASH_BYTES, (slot + 1) * HASH_BYTES)
+    return chunk.hashes.slice(slot * HASH_BYTES, (slot + 1) * HASH_BYTES)
   }
 
   set(level: number, index: number, hash: Uint8Array): void {
@@ -97,11 +100,20 @@ export class LogNodeCache {
     const region = level >= this.#residentLevel ? this.#resident : this.#clock
     let chunk = region.get(key)
     if (chunk === undefined) {
-      if (this.#resident.size + this.#clock.size >= this.#maxChunks) this.#evictOne()
-      chunk = {
-        hashes: new Uint8Array(CHUNK_NODES * HASH_BYTES),
-        present: new Uint8Array(CHUNK_NODES),
-        referenced: false,
+      // A full cache reuses the chunk it evicts: at 1M+ leaves under random proofs almost every low-level miss
+      // claims a chunk, and a fresh 8 KB zeroed allocation per miss showed as ≈ 6 % of an inclusion proof's CPU.
+      const evicted = this.#resident.size + this.#clock.size >= this.#maxChunks ? this.#evictOne() : undefined
+      if (evicted !== undefined) {
+        evicted.present.fill(0)
+        evicted.referenced = false
+        chunk = evicted
+      } else {
+        const memory = new ArrayBuffer(CHUNK_BYTES)
+        chunk = {
+          hashes: new Uint8Array(memory, 0, CHUNK_NODES * HASH_BYTES),
+          present: new Uint8Array(memory, CHUNK_NODES * HASH_BYTES, CHUNK_NODES),
+          referenced: false,
+        }
       }
       region.set(key, chunk)
     }
@@ -113,20 +125,22 @@ export class LogNodeCache {
   /**
    * Drops the first clock chunk not hit since the last scan; terminates because every pass clears the flags. The
    * resident region is at most `residentShare` of the budget, so the clock is never empty when the cache is full
-   * unless the budget is a single chunk; then the oldest resident chunk goes.
+   * unless the budget is a single chunk; then the oldest resident chunk goes. Returns the chunk dropped, for reuse.
    */
-  #evictOne(): void {
+  #evictOne(): Chunk | undefined {
     if (this.#clock.size === 0) {
-      const oldest = this.#resident.keys().next()
-      if (oldest.done !== true) this.#resident.delete(oldest.value)
-      return
+      const oldest = this.#resident.entries().next()
+      if (oldest.done === true) return undefined
+      this.#resident.delete(oldest.value[0])
+      return oldest.value[1]
     }
     for (const [key, chunk] of this.#clock) {
       this.#clock.delete(key)
-      if (!chunk.referenced) return
+      if (!chunk.referenced) return chunk
       chunk.referenced = false
       this.#clock.set(key, chunk)
     }
+    return undefined
   }
 
   clear(): void {

@@ -162,26 +162,19 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>, kind: Dat
       const text = sqlOf('log-size', () => db.selectFrom('log_state').select('tree_size').where('id', '=', 1))
       return CompiledQuery.raw(text, [1])
     },
-    /** One leaf with its stored leaf hash and its context's visibility facts (no row when the context is gone). */
+    /**
+     * One leaf with its context's visibility facts, all from the leaf row (migration 0008): one primary-key
+     * read. No row for a leaf without facts (no context row), as the inner join on `context` answered before.
+     */
     findLogLeaf(leafIndex: number): CompiledQuery {
       const text = sqlOf('log-leaf', () =>
         db
-          .selectFrom('log_leaf as l')
-          .innerJoin('context as c', 'c.ctx_id', 'l.ctx_id')
-          .innerJoin('log_node as n', (join) => join.on('n.pos', '=', 0))
-          .select([
-            'l.leaf_index',
-            'l.ctx_id',
-            'l.leaf_json',
-            'n.hash',
-            'c.visibility',
-            'c.agent_id',
-            'c.audience_json',
-            'c.tenant_id',
-          ])
-          .where('l.leaf_index', '=', leafIndex),
+          .selectFrom('log_leaf')
+          .select(['leaf_index', 'ctx_id', 'leaf_json', 'visibility', 'agent_id', 'audience_json', 'tenant_id'])
+          .where('leaf_index', '=', leafIndex)
+          .where('tenant_id', 'is not', null),
       )
-      return CompiledQuery.raw(text, [logNodePosition(0, leafIndex), leafIndex])
+      return CompiledQuery.raw(text, [leafIndex])
     },
     findLogNode(level: number, index: number): CompiledQuery {
       const text = sqlOf('log-node', () => db.selectFrom('log_node').select('hash').where('pos', '=', 0))
@@ -197,7 +190,7 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>, kind: Dat
     insertLogLeaf(row: LogLeafTable): CompiledQuery {
       return CompiledQuery.raw(
         sqlOf('log-leaf-insert', () => db.insertInto('log_leaf').values(row)),
-        [row.leaf_index, row.ctx_id, row.leaf_json],
+        [row.leaf_index, row.ctx_id, row.leaf_json, row.tenant_id, row.visibility, row.agent_id, row.audience_json],
       )
     },
     insertAudience: (rows: Array<{ ctx_id: string; did: string }>) =>

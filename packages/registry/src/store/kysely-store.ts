@@ -203,7 +203,7 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
       return Number(result.numDeletedRows)
     },
 
-    log: createLogStore(db, statements, sqlite),
+    log: createLogStore(db, statements, sqlite, () => writer?.committedTreeSize),
 
     async countIdempotencyRecords(nowMs) {
       const row = await db
@@ -265,7 +265,7 @@ async function insertInTransaction(
         )
       }
       if (context.logLeaf !== null && leafIndex !== null) {
-        await appendLeaf(tx, statements, leafIndex, context.ctxId, context.logLeaf)
+        await appendLeaf(tx, statements, leafIndex, context, context.logLeaf)
       }
       return { ok: true, leafIndex } as const
     })

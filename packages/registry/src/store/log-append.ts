@@ -11,7 +11,8 @@ import type { Kysely } from 'kysely'
 import type { CompiledStatements } from './compiled-statements.js'
 import type { RegistryDatabase } from './schema.js'
 import type { SqliteStatements } from './sqlite-statements.js'
-import type { NewLogLeaf } from './store.js'
+import { toLogLeafRow } from './rows.js'
+import type { NewContext, NewLogLeaf } from './store.js'
 
 /**
  * The log's right edge as the SQLite group-commit writer keeps it between publishes: the committed tree size
@@ -50,11 +51,11 @@ export class SqliteLogFrontier {
   append(
     sqlite: SqliteStatements,
     statements: CompiledStatements,
-    ctxId: string,
+    context: NewContext,
     leaf: NewLogLeaf,
   ): StoredMerkleNode[] {
     const leafIndex = this.size
-    sqlite.run(statements.insertLogLeaf({ leaf_index: leafIndex, ctx_id: ctxId, leaf_json: leaf.leafJson }))
+    sqlite.run(statements.insertLogLeaf(toLogLeafRow(context, leafIndex, leaf.leafJson)))
     // planAppend lists the left siblings bottom-up: the frontier's smallest subtrees, right to left.
     const siblings = planAppend(leafIndex)
     const kept = this.#nodes.length - siblings.length
@@ -98,10 +99,10 @@ export async function appendLeaf(
   tx: Executor,
   statements: CompiledStatements,
   leafIndex: number,
-  ctxId: string,
+  context: NewContext,
   leaf: NewLogLeaf,
 ): Promise<void> {
-  await tx.executeQuery(statements.insertLogLeaf({ leaf_index: leafIndex, ctx_id: ctxId, leaf_json: leaf.leafJson }))
+  await tx.executeQuery(statements.insertLogLeaf(toLogLeafRow(context, leafIndex, leaf.leafJson)))
   const siblings: Uint8Array[] = []
   for (const { level, index } of planAppend(leafIndex)) {
     const { rows } = await tx.executeQuery<{ hash: Uint8Array }>(statements.findLogNode(level, index))

@@ -6,7 +6,7 @@
  * the parameter list of an INSERT compiled from a row of the same shape (publish-statements.ts relies on it).
  */
 import type { Insertable, Selectable } from 'kysely'
-import type { ContextTable, IdempotencyRecordTable } from './schema.js'
+import type { ContextTable, IdempotencyRecordTable, LogLeafTable } from './schema.js'
 import type { IdempotencyRecord, NewContext, StoredContext } from './store.js'
 
 /** The `context` columns a StoredContext is read from. */
@@ -65,6 +65,19 @@ export function toStoredContext(row: ContextRow): StoredContext {
  */
 export function searchable<T extends string | null>(value: T): T {
   return (value === null || !value.includes('\u0000') ? value : value.replaceAll('\u0000', '\ufffd')) as T
+}
+
+/** The `log_leaf` row of a new context's leaf: the leaf text plus the context's visibility facts (migration 0008). */
+export function toLogLeafRow(c: NewContext, leafIndex: number, leafJson: string): LogLeafTable {
+  return {
+    leaf_index: leafIndex,
+    ctx_id: c.ctxId,
+    leaf_json: leafJson,
+    tenant_id: c.tenantId,
+    visibility: c.visibility,
+    agent_id: c.agentId,
+    audience_json: JSON.stringify(c.audience),
+  }
 }
 
 /** The `context` row of a new context, search columns derived; `leafIndex` is assigned in the transaction, lifecycle columns take their defaults. */

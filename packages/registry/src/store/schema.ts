@@ -135,6 +135,14 @@ export interface LogLeafTable {
   ctx_id: string
   /** The leaf's JCS text (the leaf encoding of §4); its leaf hash is node (0, leaf_index). */
   leaf_json: string
+  /**
+   * Copies of the context's tenant_id, visibility, agent_id and audience_json (immutable there), so the leaf
+   * echo's visibility check reads no `context` row (migration 0008). NULL: no context row; never echoed.
+   */
+  tenant_id: string | null
+  visibility: string | null
+  agent_id: string | null
+  audience_json: string | null
 }
 
 /**

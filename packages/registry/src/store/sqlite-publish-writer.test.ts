@@ -272,13 +272,18 @@ describe('the SQLite group-commit writer', () => {
       const leafJson = JSON.stringify({ leaf: context.ctxId })
       return { ...context, logLeaf: { leafJson, leafHash: computeLeafHash(new TextEncoder().encode(leafJson)) } }
     }
+    expect(writer.committedTreeSize).toBeUndefined()
     expect(await writer.write(logged(), undefined)).toEqual({ ok: true, leafIndex: 0 })
+    expect(writer.committedTreeSize).toBe(1)
     const batch = [logged(), logged(), logged()]
     statements.failTransactionAt = batch[2]!.ctxId
     const settled = await Promise.allSettled(batch.map((ctx) => writer.write(ctx, undefined)))
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    // The batch's leaves were appended in memory before the transaction was lost: the size is unknown now.
+    expect(writer.committedTreeSize).toBeUndefined()
     statements.failTransactionAt = undefined
     expect(await writer.write(logged(), undefined)).toEqual({ ok: true, leafIndex: 1 })
+    expect(writer.committedTreeSize).toBe(2)
     const log = createKyselyStore(database!).log
     expect(await log.readTreeSize()).toBe(2)
     const check = await runLogSelfCheck(log, { logId: 'did:web:registry.example.com/log/1', checkpointKeys: new Map() })

@@ -47,11 +47,23 @@ export class SqlitePublishWriter {
   #scheduled = false
   /** The log's right edge, loaded on the first logged publish; dropped whenever a transaction fails. */
   #log: SqliteLogFrontier | undefined
+  /** The log's size as of this writer's last COMMIT; undefined until a logged publish commits or after a failure. */
+  #committedTreeSize: number | undefined
 
   /** `sqlite` wraps the connection the store's Kysely instance uses; `statements` are compiled for SQLite. */
   constructor(sqlite: SqliteStatements, statements: CompiledStatements) {
     this.#sqlite = sqlite
     this.#statements = statements
+  }
+
+  /**
+   * The transparency log's committed tree size, known without a read once a logged publish has committed: this
+   * writer is the only appender on a SQLite database (one instance per file; its frontier already relies on that),
+   * and it is set right after COMMIT, before any publish of the batch is acknowledged. Undefined when unknown:
+   * nothing logged since start, or the last transaction failed (the caller then reads the size from storage).
+   */
+  get committedTreeSize(): number | undefined {
+    return this.#committedTreeSize
   }
 
   /** Queues a publish for the next group commit (this event-loop turn's); same contract as insertContext. */
@@ -93,8 +105,10 @@ export class SqlitePublishWriter {
       this.#sqlite.statement('BEGIN IMMEDIATE').run()
       for (const pending of batch) outcomes.push(this.#writeOne(pending))
       this.#sqlite.statement('COMMIT').run()
+      this.#committedTreeSize = this.#log?.size
     } catch (error) {
       this.#log = undefined
+      this.#committedTreeSize = undefined
       // BEGIN or COMMIT failed, or an error ended the whole transaction: nothing of the batch is persisted.
       if (raw.isOpen && raw.isTransaction) {
         try {
@@ -155,7 +169,7 @@ export class SqlitePublishWriter {
     for (const tag of context.tags) this.#sqlite.run(s.insertTags([{ ctx_id, tag }]))
     for (const source_ctx_id of context.derivedFrom) this.#sqlite.run(s.insertDerivedFrom([{ ctx_id, source_ctx_id }]))
     if (log === undefined || context.logLeaf === null || leafIndex === null) return { outcome: WRITTEN }
-    const frontier = log.append(this.#sqlite, s, ctx_id, context.logLeaf)
+    const frontier = log.append(this.#sqlite, s, context, context.logLeaf)
     return { outcome: { ok: true, leafIndex }, frontier }
   }
 }

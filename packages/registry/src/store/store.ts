@@ -120,12 +120,16 @@ export interface NewLogLeaf {
 }
 
 /** A stored leaf with the visibility facts of its context (to decide whether `leaf` may be echoed). */
-export interface StoredLogLeaf {
+export interface StoredLogLeaf extends LogLeafFacts {
+  /** Stored level-0 node hash. */
+  leafHash: Uint8Array
+}
+
+/** A stored leaf's text and its context's visibility facts, without its hash (the inclusion proof's echo). */
+export interface LogLeafFacts {
   leafIndex: number
   ctxId: string
   leafJson: string
-  /** Stored level-0 node hash. */
-  leafHash: Uint8Array
   visibility: 'public' | 'restricted' | 'private'
   agentId: string
   audience: readonly string[]
@@ -242,8 +246,8 @@ export interface LogStore {
    * is not complete yet is a caller bug; a complete one that is missing is corruption).
    */
   readNodes(addresses: readonly { level: number; index: number }[]): Promise<Uint8Array[]>
-  /** One leaf with its context's visibility facts, or undefined. */
-  findLeaf(leafIndex: number): Promise<StoredLogLeaf | undefined>
+  /** One leaf with its context's visibility facts, or undefined (no such leaf, or no context row for it). */
+  findLeaf(leafIndex: number): Promise<LogLeafFacts | undefined>
   /** Leaves `[start, end)` in index order, each with its context's visibility facts. */
   listLeaves(start: number, end: number): Promise<StoredLogLeaf[]>
   /** Stored leaf texts `[start, end)` in index order, without any join (the self-check reads them raw). */

@@ -7,6 +7,7 @@ import { migration0004RegistryAuth } from './0004-registry-auth.js'
 import { migration0005RegistryTenancy } from './0005-registry-tenancy.js'
 import { migration0006RegistryRateLimit } from './0006-registry-rate-limit.js'
 import { migration0007RegistryWalPages } from './0007-registry-wal-pages.js'
+import { migration0008RegistryLogLeafFacts } from './0008-registry-log-leaf-facts.js'
 
 export const REGISTRY_MIGRATIONS: readonly Migration[] = [
   migration0001RegistryCore,
@@ -16,6 +17,7 @@ export const REGISTRY_MIGRATIONS: readonly Migration[] = [
   migration0005RegistryTenancy,
   migration0006RegistryRateLimit,
   migration0007RegistryWalPages,
+  migration0008RegistryLogLeafFacts,
 ]
 
 /** Name of the registry's migration bookkeeping table. */
