@@ -10,7 +10,7 @@
  *
  *   - the leaf lookup of an inclusion proof: before 0008 (`log_leaf` ⋈ `context` ⋈ `log_node`) and after
  *     (`log_leaf` alone);
- *   - the tree-size read every proof made before session 5 (one `log_state` statement);
+ *   - the tree-size read every proof made before session 5 (since migration 0007 on SQLite: the end of `log_leaf`);
  *   - the proof path's JSON: one `formatSha256` per hash joined, against one hex pass over one buffer.
  *
  * CPU per call is process.threadCpuUsage; the scratch directory is deleted at the end.
@@ -27,13 +27,13 @@ const CALLS = Number(process.env['BENCH_CALLS'] ?? 100_000)
 const LOADER_MODULE: string = './log-bulk-load.ts'
 
 const { formatSha256 } = await import('@acdp/protocol')
-const { openRegistryStore } = await import('@acdp/registry')
+const { logNodePosition, openRegistryStore } = await import('@acdp/registry')
 const { bulkLoadLog } = (await import(LOADER_MODULE)) as typeof import('./log-bulk-load.ts')
 
 const OLD_LEAF_SQL =
   'select "l"."leaf_index", "l"."ctx_id", "l"."leaf_json", "n"."hash", "c"."visibility", "c"."agent_id", ' +
   '"c"."audience_json", "c"."tenant_id" from "log_leaf" as "l" inner join "context" as "c" on "c"."ctx_id" = "l"."ctx_id" ' +
-  'inner join "log_node" as "n" on "n"."level" = ? and "n"."idx" = "l"."leaf_index" where "l"."leaf_index" = ?'
+  'inner join "log_node" as "n" on "n"."pos" = ? where "l"."leaf_index" = ?'
 const NEW_LEAF_SQL =
   'select "leaf_index", "ctx_id", "leaf_json", "visibility", "agent_id", "audience_json", "tenant_id" from "log_leaf" ' +
   'where "leaf_index" = ? and "tenant_id" is not null'
@@ -87,7 +87,7 @@ try {
 
   const oldLeaf = db.prepare(OLD_LEAF_SQL)
   const newLeaf = db.prepare(NEW_LEAF_SQL)
-  const size = db.prepare('select "tree_size" from "log_state" where "id" = ?')
+  const size = db.prepare('select coalesce(max("leaf_index") + 1, 0) as "tree_size" from "log_leaf" where ? = 1')
   const hashes = (n: number) =>
     Array.from({ length: n }, (_, i) => new Uint8Array(createHash('sha256').update(`${i}`).digest()))
   const path20 = hashes(20)
@@ -106,7 +106,10 @@ try {
   const parts: Record<string, () => number> = {
     'leaf lookup, before 0008 (join)': () =>
       micros(() => {
-        for (let k = 0; k < CALLS; k++) sink += (oldLeaf.get(0, index(pass, k)) as object | undefined) ? 1 : 0
+        for (let k = 0; k < CALLS; k++) {
+          const leafIndex = index(pass, k)
+          sink += (oldLeaf.get(logNodePosition(0, leafIndex), leafIndex) as object | undefined) ? 1 : 0
+        }
       }),
     'leaf lookup, after 0008 (leaf row)': () =>
       micros(() => {
