@@ -129,7 +129,9 @@ describe.each(testDatabaseTargets())('migration 0007 on $name', (target) => {
         .values({ tree_size: 256, checkpoint_json: JSON.stringify(checkpoint) })
         .execute()
 
-      expect((await migrateRegistryDatabase(database)).applied).toEqual(['0007_registry_wal_pages'])
+      expect((await migrateRegistryDatabase(database)).applied).toEqual(
+        REGISTRY_MIGRATIONS.filter((m) => m.name >= '0007').map((m) => m.name),
+      )
       // context_expires holds only contexts with an expiry; SQLite keeps no log_state row any more.
       const definition =
         target.name === 'sqlite'
@@ -230,7 +232,8 @@ describe.each(testDatabaseTargets())('migration 0007 on $name', (target) => {
       expect(await log.selfCheck('full')).toEqual({ ok: true, treeSize: size + 1, checkpointTreeSize: 256 })
       const [rootAfter] = await readProof(store.log, planTreeRoot(size + 1))
       expect(rootAfter).toEqual(reference.computeRoot())
-      expect(await store.log.findLeaf(size)).toMatchObject({ leafIndex: size, leafHash })
+      expect(await store.log.findLeaf(size)).toMatchObject({ leafIndex: size, leafJson })
+      expect(await store.log.readNodes([{ level: 0, index: size }])).toEqual([leafHash])
       expect((await store.log.listLeaves(size, size + 1)).map((l) => l.leafHash)).toEqual([leafHash])
     } finally {
       await database.close()
