@@ -88,10 +88,15 @@ export class SqlitePublishWriter {
       for (const pending of batch) pending.reject(error)
       return
     }
-    const outcomes: Outcome[] = []
+    let outcomes: Outcome[] | undefined
     try {
-      this.#sqlite.statement('BEGIN IMMEDIATE').run()
-      for (const pending of batch) outcomes.push(this.#writeOne(pending))
+      outcomes = this.#writeAll(batch)
+      if (outcomes === undefined) {
+        // One publish of the batch was refused or failed: redo it publish by publish, each in its savepoint.
+        outcomes = []
+        this.#sqlite.statement('BEGIN IMMEDIATE').run()
+        for (const pending of batch) outcomes.push(this.#writeOne(pending))
+      }
       this.#log?.flushSize(this.#sqlite, this.#statements)
       this.#sqlite.statement('COMMIT').run()
     } catch (error) {
@@ -107,11 +112,37 @@ export class SqlitePublishWriter {
       for (const pending of batch) pending.reject(error)
       return
     }
+    const written = outcomes
     batch.forEach((pending, i) => {
-      const outcome = outcomes[i] as Outcome
+      const outcome = written[i] as Outcome
       if ('error' in outcome) pending.reject(outcome.error)
       else pending.resolve(outcome)
     })
+  }
+
+  /**
+   * The common case, every publish of the batch written: the whole batch in one transaction without a savepoint
+   * per publish (a savepoint costs two statements and a copy of every page the publish touches first). Leaves the
+   * transaction open and returns the outcomes; on the first refusal or error rolls it all back, drops the log
+   * edge it advanced, and returns undefined so the caller redoes the batch with savepoints. Throws as BEGIN does.
+   */
+  #writeAll(batch: readonly PendingPublish[]): Outcome[] | undefined {
+    this.#sqlite.statement('BEGIN IMMEDIATE').run()
+    const outcomes: Outcome[] = []
+    try {
+      for (const pending of batch) {
+        const { outcome, frontier } = this.#apply(pending)
+        if (!outcome.ok) break
+        if (frontier) this.#log?.advance(frontier)
+        outcomes.push(outcome)
+      }
+    } catch {
+      // Redone below with savepoints, where the error fails its own publish only (or recurs and fails them all).
+    }
+    if (outcomes.length === batch.length) return outcomes
+    this.#log = undefined
+    if (this.#sqlite.raw.isTransaction) this.#sqlite.statement('ROLLBACK').run()
+    return undefined
   }
 
   /** One publish inside its savepoint. Throws only when the enclosing transaction itself is gone. */
