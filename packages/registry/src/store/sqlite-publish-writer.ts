@@ -3,10 +3,12 @@
  *
  * Every SQLite commit writes each page it dirtied to the WAL, and consecutive publishes dirty many of the same
  * pages (the `context` table's last page, the append-ordered indexes, the upper levels of every B-tree). So the
- * publishes that reach the store in one event-loop turn are written in ONE transaction, each inside its own
- * SAVEPOINT: a conflict or an error rolls back that publish alone and the others commit. Nothing resolves before
- * the COMMIT, so "durable once the promise resolves" holds for every publish of the batch. A publish's receipt
- * and transparency-log leaf are written inside its savepoint, so they commit or roll back with it.
+ * publishes that reach the store in one event-loop turn are written in ONE transaction. A conflict or an error
+ * fails its own publish only: the batch is first written straight through, and if any publish of it is refused
+ * or fails, that attempt is rolled back and the batch is redone with each publish inside its own SAVEPOINT, so
+ * the refused one rolls back alone and the others commit. Nothing resolves before the COMMIT, so "durable once
+ * the promise resolves" holds for every publish of the batch. A publish's receipt and transparency-log leaf are
+ * written with its context row (inside its savepoint on a redo), so they commit or roll back with it.
  *
  * The transaction runs as raw prepared statements on the connection Kysely also uses, from BEGIN IMMEDIATE to
  * COMMIT without an `await`: no other JavaScript can run a statement inside it. That is safe only because the
