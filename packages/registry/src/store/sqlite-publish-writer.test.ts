@@ -189,11 +189,15 @@ describe.each(testDatabaseTargets())('concurrent publishes on $name', (target) =
 /** Counts the transactions the writer begins and can make one chosen context insert fail. */
 class ObservedStatements extends SqliteStatements {
   begins = 0
+  savepoints = 0
+  rollbacks = 0
   /** The ctx_id whose context insert fails after SQLite ended the transaction (as on SQLITE_FULL or IOERR). */
   failTransactionAt: string | undefined
 
   override statement(text: string) {
     if (text === 'BEGIN IMMEDIATE') this.begins++
+    if (text === 'SAVEPOINT publish') this.savepoints++
+    if (text === 'ROLLBACK') this.rollbacks++
     return super.statement(text)
   }
 
@@ -231,6 +235,37 @@ describe('the SQLite group-commit writer', () => {
     await writer.write(newContext(), undefined)
     expect(statements.begins).toBe(3)
     expect(await countRows(database!, 'context')).toBe(12)
+  })
+
+  it('writes a batch without refusals without savepoints; one refusal redoes the batch publish by publish', async () => {
+    const { statements, writer } = await openWriter()
+    const logged = () => {
+      const context = newContext()
+      const leafJson = JSON.stringify({ leaf: context.ctxId })
+      return { ...context, logLeaf: { leafJson, leafHash: computeLeafHash(new TextEncoder().encode(leafJson)) } }
+    }
+    const clean = await Promise.all([logged(), logged(), logged()].map((ctx) => writer.write(ctx, undefined)))
+    expect(clean.map((o) => o.ok && o.leafIndex)).toEqual([0, 1, 2])
+    expect([statements.begins, statements.savepoints, statements.rollbacks]).toEqual([1, 0, 0])
+
+    const first = logged()
+    expect(await writer.write(first, keyRecord(first.ctxId, 'taken'))).toEqual({ ok: true, leafIndex: 3 })
+    const batch = [logged(), logged(), logged()]
+    const outcomes = await Promise.all(
+      batch.map((ctx, i) => writer.write(ctx, i === 1 ? keyRecord(ctx.ctxId, 'taken') : undefined)),
+    )
+    expect(outcomes).toEqual([
+      { ok: true, leafIndex: 4 },
+      { ok: false, conflict: 'idempotency_key' },
+      { ok: true, leafIndex: 5 },
+    ])
+    // The first attempt rolled back once; the redo ran one savepoint per publish.
+    expect([statements.begins, statements.savepoints, statements.rollbacks]).toEqual([4, 3, 1])
+    expect(await countRows(database!, 'context')).toBe(6)
+    const log = createKyselyStore(database!).log
+    expect(await log.readTreeSize()).toBe(6)
+    const check = await runLogSelfCheck(log, { logId: 'did:web:registry.example.com/log/1', checkpointKeys: new Map() })
+    expect(check).toEqual({ ok: true, treeSize: 6, checkpointTreeSize: null })
   })
 
   it(`splits a queue longer than ${MAX_PUBLISHES_PER_TRANSACTION} publishes over several transactions`, async () => {

@@ -3,10 +3,12 @@
  *
  * Every SQLite commit writes each page it dirtied to the WAL, and consecutive publishes dirty many of the same
  * pages (the `context` table's last page, the append-ordered indexes, the upper levels of every B-tree). So the
- * publishes that reach the store in one event-loop turn are written in ONE transaction, each inside its own
- * SAVEPOINT: a conflict or an error rolls back that publish alone and the others commit. Nothing resolves before
- * the COMMIT, so "durable once the promise resolves" holds for every publish of the batch. A publish's receipt
- * and transparency-log leaf are written inside its savepoint, so they commit or roll back with it.
+ * publishes that reach the store in one event-loop turn are written in ONE transaction. A conflict or an error
+ * fails its own publish only: the batch is first written straight through, and if any publish of it is refused
+ * or fails, that attempt is rolled back and the batch is redone with each publish inside its own SAVEPOINT, so
+ * the refused one rolls back alone and the others commit. Nothing resolves before the COMMIT, so "durable once
+ * the promise resolves" holds for every publish of the batch. A publish's receipt and transparency-log leaf are
+ * written with its context row (inside its savepoint on a redo), so they commit or roll back with it.
  *
  * The transaction runs as raw prepared statements on the connection Kysely also uses, from BEGIN IMMEDIATE to
  * COMMIT without an `await`: no other JavaScript can run a statement inside it. That is safe only because the
@@ -100,10 +102,15 @@ export class SqlitePublishWriter {
       for (const pending of batch) pending.reject(error)
       return
     }
-    const outcomes: Outcome[] = []
+    let outcomes: Outcome[] | undefined
     try {
-      this.#sqlite.statement('BEGIN IMMEDIATE').run()
-      for (const pending of batch) outcomes.push(this.#writeOne(pending))
+      outcomes = this.#writeAll(batch)
+      if (outcomes === undefined) {
+        // One publish of the batch was refused or failed: redo it publish by publish, each in its savepoint.
+        outcomes = []
+        this.#sqlite.statement('BEGIN IMMEDIATE').run()
+        for (const pending of batch) outcomes.push(this.#writeOne(pending))
+      }
       this.#sqlite.statement('COMMIT').run()
       this.#committedTreeSize = this.#log?.size
     } catch (error) {
@@ -120,11 +127,37 @@ export class SqlitePublishWriter {
       for (const pending of batch) pending.reject(error)
       return
     }
+    const written = outcomes
     batch.forEach((pending, i) => {
-      const outcome = outcomes[i] as Outcome
+      const outcome = written[i] as Outcome
       if ('error' in outcome) pending.reject(outcome.error)
       else pending.resolve(outcome)
     })
+  }
+
+  /**
+   * The common case, every publish of the batch written: the whole batch in one transaction without a savepoint
+   * per publish (a savepoint costs two statements and a copy of every page the publish touches first). Leaves the
+   * transaction open and returns the outcomes; on the first refusal or error rolls it all back, drops the log
+   * edge it advanced, and returns undefined so the caller redoes the batch with savepoints. Throws as BEGIN does.
+   */
+  #writeAll(batch: readonly PendingPublish[]): Outcome[] | undefined {
+    this.#sqlite.statement('BEGIN IMMEDIATE').run()
+    const outcomes: Outcome[] = []
+    try {
+      for (const pending of batch) {
+        const { outcome, frontier } = this.#apply(pending)
+        if (!outcome.ok) break
+        if (frontier) this.#log?.advance(frontier)
+        outcomes.push(outcome)
+      }
+    } catch {
+      // Redone below with savepoints, where the error fails its own publish only (or recurs and fails them all).
+    }
+    if (outcomes.length === batch.length) return outcomes
+    this.#log = undefined
+    if (this.#sqlite.raw.isTransaction) this.#sqlite.statement('ROLLBACK').run()
+    return undefined
   }
 
   /** One publish inside its savepoint. Throws only when the enclosing transaction itself is gone. */
