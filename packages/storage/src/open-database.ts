@@ -13,6 +13,7 @@ import {
   startWalCheckpointer,
   type WalCheckpointer,
   type WalCheckpointStats,
+  type WriterGate,
 } from './wal-checkpointer.js'
 
 export type DatabaseKind = 'sqlite' | 'postgres'
@@ -43,6 +44,11 @@ export interface Database<T> {
   sqlite?: NodeSqliteDatabase
   /** SQLite file databases only: WAL size and checkpoint counts of the checkpoint worker, for metrics. */
   walStats?: () => WalCheckpointStats
+  /**
+   * SQLite file databases only: lets a writer on `sqlite` step aside from the checkpoint worker's writer-lock
+   * holds without blocking the event loop (WriterGate).
+   */
+  writerGate?: WriterGate
   close(): Promise<void>
 }
 
@@ -100,6 +106,7 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
       kind: 'sqlite',
       sqlite,
       walStats: () => checkpointer.stats(),
+      writerGate: checkpointer.writerGate,
       async close() {
         await checkpointer.stop()
         await db.destroy()
