@@ -22,6 +22,11 @@
  * needed. Readers that outlast the wait make it `busy`; it is then retried after a doubling delay, so overlapping
  * readers cost writers a bounded share of time, and the TRUNCATE escalation above still bounds the file.
  *
+ * That RESTART is kept short (`catchUp`): more PASSIVEs first while the writer is still far ahead, a flush of the
+ * WAL outside any lock, then RESTARTs that never wait for the writer lock, tried only between two of the writer's transactions, which copy and
+ * sync one or two transactions' frames. The writer gate (GATE_*) lets the serving thread's writer wait for any
+ * checkpoint holding the writer lock asynchronously instead of in SQLite's busy handler.
+ *
  * This file must stay loadable by a bare worker thread: it imports only `node:` modules (no sibling imports), so
  * it runs both from `dist/` and, in tests, as TypeScript through Node's type stripping.
  */
@@ -210,6 +215,10 @@ function walFileBytes(path: string): number {
 /**
  * Flushes a file's dirty pages to disk from this thread, outside any SQLite lock (an extra flush: durability is
  * whatever SQLite's own syncs give). Errors are ignored: the file may be gone, and SQLite syncs again anyway.
+ *
+ * Only for the `-wal` file: closing a descriptor of a file drops every POSIX lock this process holds on it, and
+ * SQLite holds its locks on the database file (and the `-shm`), never on the `-wal`. So the database file, whose
+ * flush would shorten the RESTART most, is not flushed this way (docs/performance.md, session 5).
  */
 function flushFile(path: string): void {
   let fd: number | undefined
@@ -351,11 +360,8 @@ function runWorker(options: WorkerOptions): void {
       frames = next.frames
       if (grew <= CATCH_UP_SMALL_FRAMES) break
     }
-    // The PASSIVEs wrote pages to the database file but SQLite syncs it only when a checkpoint ends fully caught
-    // up, which under a steady writer is the RESTART below, under the writer lock: it would then flush all of
-    // this tick's pages (≈ 10–20 MB, 5–15 ms measured). Flushing them here, with no lock held, leaves that
-    // RESTART's syncs (database, then WAL for the frames written since) almost nothing to write.
-    flushFile(options.path)
+    // The RESTART below syncs the WAL first: flushing it here, with no lock held, leaves that sync only the frames
+    // written since.
     flushFile(`${options.path}-wal`)
     while (performance.now() < deadline) {
       const attempt = tryRestart(frames)
