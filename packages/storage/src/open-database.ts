@@ -1,7 +1,7 @@
 /**
  * Opens a Kysely database on either backend: embedded SQLite (node:sqlite) or PostgreSQL (pg).
  */
-import { mkdirSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import type pg from 'pg'
@@ -88,16 +88,22 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
       walAutoCheckpoint: false,
       journalSizeLimitBytes: journalSizeLimit(walMaxBytes),
     })
+    // For the checkpoint worker to flush the database file outside SQLite's locks. Closed only after the serving
+    // connection: closing a descriptor of the file drops every POSIX lock this process holds on it.
+    const databaseFd = openSync(options.path, 'r')
+    const closeDatabaseFd = () => closeSync(databaseFd)
     let checkpointer: WalCheckpointer
     try {
       checkpointer = await startWalCheckpointer(options.path, {
         walMaxBytes,
+        databaseFd,
         ...(options.checkpointWorkerStartBytes !== undefined
           ? { workerStartBytes: options.checkpointWorkerStartBytes }
           : {}),
       })
     } catch (error) {
       sqlite.close()
+      closeDatabaseFd()
       throw error
     }
     const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) })
@@ -110,6 +116,7 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
       async close() {
         await checkpointer.stop()
         await db.destroy()
+        closeDatabaseFd()
       },
     }
   }

@@ -58,6 +58,11 @@ export interface WalCheckpointerOptions {
   restartCatchUpMs?: number
   /** WAL size that starts the worker thread; 0 starts it at once. Default {@link DEFAULT_WORKER_START_BYTES}. */
   workerStartBytes?: number
+  /**
+   * A descriptor of the database file the worker may flush it through before a RESTART (shortening the RESTART's
+   * own sync under the writer lock). The caller keeps it open until its SQLite connections to the file are closed.
+   */
+  databaseFd?: number
 }
 
 /** What the checkpoint worker has done so far; read at scrape time. */
@@ -197,6 +202,7 @@ export async function startWalCheckpointer(
     restartCatchUpMs: options.restartCatchUpMs ?? 40,
     stats: shared,
     gate,
+    ...(options.databaseFd !== undefined ? { databaseFd: options.databaseFd } : {}),
   }
 
   let worker: Worker | undefined
