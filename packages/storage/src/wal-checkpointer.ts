@@ -150,9 +150,10 @@ export function journalSizeLimit(walMaxBytes: number): number {
 /**
  * Default RESTART threshold: a sixteenth of the TRUNCATE threshold (4 MiB for the default 64 MiB), at least
  * 256 KiB. Small enough that the file stays well below the TRUNCATE threshold: it holds this much plus one tick
- * of writes, which at 1,000 trust-layer publishes/s (≈ 12–22 MiB per tick) exceeds `journal_size_limit`, so
- * RESTARTs then run on almost every tick (≈ 4/s, each an fsync under the writer lock). Larger fractions were
- * measured and did not lower the publish p99 (docs/performance.md).
+ * of writes (≈ 12–22 MiB per tick at 1,000 trust-layer publishes/s, so the file then holds 20–35 MiB, around
+ * `journal_size_limit`), and RESTARTs run on almost every tick (≈ 4/s, each a short hold under the writer lock,
+ * kept off the serving thread's event loop by the writer gate). Larger fractions were measured and did not lower
+ * the publish p99 (docs/performance.md).
  */
 export function defaultRestartThreshold(walMaxBytes: number): number {
   return Math.max(256 * 1024, Math.floor(walMaxBytes / 16))
