@@ -23,4 +23,5 @@ export {
   MIN_WAL_MAX_BYTES,
   type WalCheckpointerOptions,
   type WalCheckpointStats,
+  WriterGate,
 } from './wal-checkpointer.js'

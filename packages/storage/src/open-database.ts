@@ -1,7 +1,7 @@
 /**
  * Opens a Kysely database on either backend: embedded SQLite (node:sqlite) or PostgreSQL (pg).
  */
-import { mkdirSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import type pg from 'pg'
@@ -13,6 +13,7 @@ import {
   startWalCheckpointer,
   type WalCheckpointer,
   type WalCheckpointStats,
+  type WriterGate,
 } from './wal-checkpointer.js'
 
 export type DatabaseKind = 'sqlite' | 'postgres'
@@ -43,6 +44,11 @@ export interface Database<T> {
   sqlite?: NodeSqliteDatabase
   /** SQLite file databases only: WAL size and checkpoint counts of the checkpoint worker, for metrics. */
   walStats?: () => WalCheckpointStats
+  /**
+   * SQLite file databases only: lets a writer on `sqlite` step aside from the checkpoint worker's writer-lock
+   * holds without blocking the event loop (WriterGate).
+   */
+  writerGate?: WriterGate
   close(): Promise<void>
 }
 
@@ -82,16 +88,22 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
       walAutoCheckpoint: false,
       journalSizeLimitBytes: journalSizeLimit(walMaxBytes),
     })
+    // For the checkpoint worker to flush the database file outside SQLite's locks. Closed only after the serving
+    // connection: closing a descriptor of the file drops every POSIX lock this process holds on it.
+    const databaseFd = openSync(options.path, 'r')
+    const closeDatabaseFd = () => closeSync(databaseFd)
     let checkpointer: WalCheckpointer
     try {
       checkpointer = await startWalCheckpointer(options.path, {
         walMaxBytes,
+        databaseFd,
         ...(options.checkpointWorkerStartBytes !== undefined
           ? { workerStartBytes: options.checkpointWorkerStartBytes }
           : {}),
       })
     } catch (error) {
       sqlite.close()
+      closeDatabaseFd()
       throw error
     }
     const db = new Kysely<T>({ dialect: new SqliteDialect({ database: sqlite }) })
@@ -100,9 +112,11 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
       kind: 'sqlite',
       sqlite,
       walStats: () => checkpointer.stats(),
+      writerGate: checkpointer.writerGate,
       async close() {
         await checkpointer.stop()
         await db.destroy()
+        closeDatabaseFd()
       },
     }
   }

@@ -18,6 +18,7 @@ describe('CheckpointPolicy', () => {
     maxRetryDelayMs: 2000,
     restartThresholdBytes: 100,
     restartWaitMs: 50,
+    restartCatchUpMs: 40,
   }
 
   /** Ticks without a TRUNCATE before the next one, and the wait that one gets. */

@@ -22,10 +22,15 @@
  * needed. Readers that outlast the wait make it `busy`; it is then retried after a doubling delay, so overlapping
  * readers cost writers a bounded share of time, and the TRUNCATE escalation above still bounds the file.
  *
+ * That RESTART is kept short (`catchUp`): more PASSIVEs first while the writer is still far ahead, a flush of the
+ * database file and the WAL outside any lock, then RESTARTs that never wait for the writer lock, tried only between two of the writer's transactions, which copy and
+ * sync one or two transactions' frames. The writer gate (GATE_*) lets the serving thread's writer wait for any
+ * checkpoint holding the writer lock asynchronously instead of in SQLite's busy handler.
+ *
  * This file must stay loadable by a bare worker thread: it imports only `node:` modules (no sibling imports), so
  * it runs both from `dist/` and, in tests, as TypeScript through Node's type stripping.
  */
-import { statSync } from 'node:fs'
+import { closeSync, fdatasyncSync, openSync, statSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { isMainThread, parentPort, workerData } from 'node:worker_threads'
 
@@ -44,6 +49,19 @@ export const STAT_TRUNCATE_MICROS = 1
 export const STAT_RESTART_MICROS = 2
 const STAT_COUNTERS = 3
 export const STAT_SLOTS = STAT_COUNTERS + CHECKPOINT_MODES.length * CHECKPOINT_OUTCOMES.length
+
+/**
+ * Slots of the writer gate (Int32, shared with the serving thread): the checkpointer and the serving connection's
+ * writer announce themselves there before the writer lock, so that a writer never meets a checkpoint's hold
+ * inside SQLite's busy handler, which sleeps in steps (1, 2, 5, 10 … ms) and, node:sqlite being synchronous,
+ * sleeps the event loop with it. Each side stores its own flag, then reads the other's (sequentially consistent
+ * Atomics, so at least one of the two sees the other): the checkpointer takes the lock only when the writer is
+ * outside a transaction, and the writer, seeing the checkpointer's flag, waits for it asynchronously and is woken
+ * the moment the hold ends.
+ */
+export const GATE_CHECKPOINT = 0
+export const GATE_WRITER = 1
+export const GATE_SLOTS = 2
 
 /** Index of the counter of `mode` checkpoints that ended with `outcome`. */
 export function counterSlot(mode: CheckpointMode, outcome: CheckpointOutcome): number {
@@ -67,6 +85,12 @@ export interface CheckpointPolicyOptions {
   restartThresholdBytes: number
   /** How long a RESTART waits for the writer lock and for readers (and so at most holds writers). */
   restartWaitMs: number
+  /**
+   * Time budget, per due RESTART, for catching up without holding the writer: further PASSIVEs while each still
+   * copies a lot, then RESTARTs that do not wait (they take the writer lock only in a gap between transactions).
+   * Only when that does not succeed within the budget does the RESTART wait (`restartWaitMs`). 0 disables it.
+   */
+  restartCatchUpMs: number
 }
 
 /**
@@ -153,6 +177,12 @@ export class RestartPolicy {
   }
 }
 
+/**
+ * Frames a catch-up PASSIVE may still find new before the worker tries the writer lock: about a transaction or
+ * two of the registry's publishes (4 KiB pages), so the RESTART that follows copies and fsyncs little.
+ */
+export const CATCH_UP_SMALL_FRAMES = 128
+
 /** The row `PRAGMA wal_checkpoint(...)` returns: busy flag, WAL frames, frames copied back. */
 interface CheckpointRow {
   busy: number
@@ -171,6 +201,13 @@ export interface WorkerOptions extends CheckpointPolicyOptions {
   path: string
   journalSizeLimitBytes: number
   stats: SharedArrayBuffer
+  gate: SharedArrayBuffer
+  /**
+   * A read descriptor of the database file, owned by whoever opened the serving connection (it closes it after
+   * that connection, since closing any descriptor of the file drops this process's POSIX locks on it, SQLite's
+   * included). The worker only flushes through it.
+   */
+  databaseFd?: number
 }
 
 function walFileBytes(path: string): number {
@@ -178,6 +215,26 @@ function walFileBytes(path: string): number {
     return statSync(`${path}-wal`).size
   } catch {
     return 0 // no WAL file (yet, or after the last connection closed)
+  }
+}
+
+/**
+ * Flushes a file's dirty pages to disk from this thread, outside any SQLite lock (an extra flush: durability is
+ * whatever SQLite's own syncs give). Errors are ignored: the file may be gone, and SQLite syncs again anyway.
+ *
+ * Only for the `-wal` file: closing a descriptor of a file drops every POSIX lock this process holds on it, and
+ * SQLite holds its locks on the database file (and the `-shm`), never on the `-wal`. The database file is flushed
+ * through `databaseFd` instead, which stays open as long as the serving connection.
+ */
+function flushFile(path: string): void {
+  let fd: number | undefined
+  try {
+    fd = openSync(path, 'r+')
+    fdatasyncSync(fd)
+  } catch {
+    // nothing to flush, or the next SQLite sync reports the problem
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
 
@@ -227,18 +284,129 @@ function runWorker(options: WorkerOptions): void {
     return { outcome, frames }
   }
 
+  /**
+   * A RESTART with no busy timeout: when the writer is inside a transaction SQLite does not wait for its lock but
+   * runs the checkpoint as a PASSIVE and reports busy, so this never holds the writer longer than it takes to copy
+   * and fsync what is new. Counted as a RESTART (its time as time in RESTARTs) only when it succeeded; otherwise
+   * it was a PASSIVE, or a RESTART that found a reader in the WAL after copying, counted as a PASSIVE.
+   */
+  const tryRestart = (lastFrames: number): { outcome: CheckpointOutcome; frames: number } => {
+    setBusyTimeout(0)
+    // Only while the writer is between transactions: otherwise there is no gap to rewind in, so try again later.
+    if (!holdWriters(1)) return { outcome: 'busy', frames: lastFrames }
+    const started = process.hrtime.bigint()
+    let row: CheckpointRow
+    try {
+      row = statements.restart.get() as unknown as CheckpointRow
+    } catch {
+      Atomics.add(stats, counterSlot('passive', 'error'), 1n)
+      return { outcome: 'error', frames: 0 }
+    } finally {
+      releaseWriters()
+    }
+    const outcome = checkpointOutcome(row)
+    if (outcome === 'complete') {
+      Atomics.add(stats, STAT_RESTART_MICROS, (process.hrtime.bigint() - started) / 1000n)
+      Atomics.add(stats, counterSlot('restart', 'complete'), 1n)
+    } else {
+      Atomics.add(stats, counterSlot('passive', row.checkpointed >= row.log ? 'complete' : 'partial'), 1n)
+    }
+    return { outcome, frames: Math.max(0, row.log) }
+  }
+
+  const gate = new Int32Array(options.gate)
+  /**
+   * Raises the checkpoint flag once no gated writer is inside a transaction (waiting at most `waitMs` for it to
+   * leave one); returns whether it did. Until `releaseWriters`, gated writers do not begin transactions.
+   */
+  const holdWriters = (waitMs: number): boolean => {
+    const deadline = performance.now() + waitMs
+    for (;;) {
+      Atomics.store(gate, GATE_CHECKPOINT, 1)
+      if (Atomics.load(gate, GATE_WRITER) === 0) return true
+      Atomics.store(gate, GATE_CHECKPOINT, 0)
+      Atomics.notify(gate, GATE_CHECKPOINT)
+      const left = deadline - performance.now()
+      if (left <= 0) return false
+      Atomics.wait(gate, GATE_WRITER, 1, Math.min(left, 5))
+    }
+  }
+  const releaseWriters = () => {
+    Atomics.store(gate, GATE_CHECKPOINT, 0)
+    Atomics.notify(gate, GATE_CHECKPOINT)
+  }
+  /** A checkpoint that takes the writer lock, run while gated writers stand aside (or, failing that, without). */
+  const runHolding = (mode: CheckpointMode, writerWaitMs: number) => {
+    const held = holdWriters(writerWaitMs)
+    try {
+      return run(mode)
+    } finally {
+      if (held) releaseWriters()
+    }
+  }
+
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  /**
+   * Lets the WAL rewind with as short a writer hold as it can, after the tick's PASSIVE found it due. That PASSIVE
+   * took tens of milliseconds at a high write rate and the writer kept appending, so a RESTART straight after
+   * would copy and fsync all of that under the writer lock. Instead: PASSIVEs again while each still finds more
+   * than a transaction or two of new frames (each copies only what came during the previous one); then RESTARTs
+   * that take the writer lock only if it is free, which then copy almost nothing. Either way ends early if the
+   * writer rewound the WAL itself (a PASSIVE caught up before its next transaction). Returns the outcome, or
+   * undefined when the budget ran out without success (the caller then runs a waiting RESTART).
+   */
+  const catchUp = (firstFrames: number): CheckpointOutcome | undefined => {
+    const deadline = performance.now() + options.restartCatchUpMs
+    let frames = firstFrames
+    while (performance.now() < deadline) {
+      const next = run('passive')
+      if (next.outcome !== 'complete') return undefined // a reader pins frames: only a waiting RESTART helps
+      if (next.frames < frames) return 'complete' // the writer rewound the WAL
+      const grew = next.frames - frames
+      frames = next.frames
+      if (grew <= CATCH_UP_SMALL_FRAMES) break
+    }
+    // The PASSIVEs wrote this tick's pages to the database file, but SQLite syncs it only when a checkpoint ends
+    // fully caught up, which under a steady writer is the RESTART below, under the writer lock: it would flush
+    // them all there (≈ 10–20 MB, 5–15 ms measured). Flushed here, with no lock held, that RESTART's syncs
+    // (WAL, then database) are left only what came since.
+    if (options.databaseFd !== undefined) {
+      try {
+        fdatasyncSync(options.databaseFd)
+      } catch {
+        // SQLite's own sync in the RESTART reports any real problem
+      }
+    }
+    flushFile(`${options.path}-wal`)
+    while (performance.now() < deadline) {
+      const attempt = tryRestart(frames)
+      if (attempt.outcome === 'complete' || attempt.frames < frames) return 'complete'
+      if (attempt.outcome === 'error') return undefined
+      frames = attempt.frames
+      // The writer is inside a transaction (or a reader is in the WAL): retry shortly, without spinning on a CPU
+      // the writer needs.
+      Atomics.wait(pause, 0, 0, 0.25)
+    }
+    return undefined
+  }
+
   const tick = () => {
     // PASSIVE first: it copies what it can without locks, leaving RESTART and TRUNCATE (which hold writers) only
     // what was appended since.
     const passive = run('passive')
     if (restartPolicy.due(passive.frames * pageBytes)) {
-      setBusyTimeout(options.restartWaitMs)
-      restartPolicy.afterRestart(run('restart').outcome)
+      // A reader pinning frames (partial) leaves nothing to catch up to: straight to the waiting RESTART.
+      let outcome = options.restartCatchUpMs > 0 && passive.outcome === 'complete' ? catchUp(passive.frames) : undefined
+      if (outcome === undefined) {
+        setBusyTimeout(options.restartWaitMs)
+        outcome = runHolding('restart', options.restartWaitMs).outcome
+      }
+      restartPolicy.afterRestart(outcome)
     }
     const waitMs = policy.truncateWait(walFileBytes(options.path))
     if (waitMs !== undefined) {
       setBusyTimeout(waitMs)
-      policy.afterTruncate(run('truncate').outcome)
+      policy.afterTruncate(runHolding('truncate', waitMs).outcome)
     }
     const walBytes = walFileBytes(options.path)
     if (walBytes <= options.truncateThresholdBytes) policy.settle()

@@ -6,7 +6,8 @@ import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from './open-database.js'
 import { type SnapshotReaders, startSnapshotReaders } from './snapshot-readers.js'
-import { startWalCheckpointer } from './wal-checkpointer.js'
+import { GATE_CHECKPOINT, GATE_SLOTS } from './wal-checkpoint-worker.js'
+import { startWalCheckpointer, WriterGate } from './wal-checkpointer.js'
 
 const MIB = 1024 * 1024
 
@@ -92,7 +93,7 @@ describe('file-backed SQLite', () => {
     const setting = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(database.db)
     expect(setting.rows[0]?.wal_autocheckpoint).toBe(0)
     const limit = await sql<{ journal_size_limit: number }>`PRAGMA journal_size_limit`.execute(database.db)
-    expect(limit.rows[0]?.journal_size_limit).toBe(16 * MIB)
+    expect(limit.rows[0]?.journal_size_limit).toBe(32 * MIB)
 
     await sql`CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`.execute(database.db)
     for (let i = 0; i < 20; i++) await sql`INSERT INTO t (v) VALUES (${'x'.repeat(500)})`.execute(database.db)
@@ -136,6 +137,70 @@ describe('file-backed SQLite', () => {
     },
     LOAD_TEST_TIMEOUT_MS,
   )
+
+  it(
+    'a writer that uses the writer gate never meets a checkpoint hold: with no busy timeout, no BEGIN is refused',
+    async () => {
+      const path = tempPath()
+      // RESTART above 1 MiB of frames (a sixteenth of 16 MiB); 24 MiB of rows written.
+      const database = await open(path, 16 * MIB)
+      const raw = database.sqlite!.raw
+      raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)')
+      // Any writer-lock hold the writer met would now fail its BEGIN with SQLITE_BUSY instead of waiting.
+      raw.exec('PRAGMA busy_timeout = 0')
+      const gate = database.writerGate!
+      const insert = raw.prepare('INSERT INTO t (v) VALUES (?)')
+      const row = 'x'.repeat(2048)
+      let written = 0
+      let refused = 0
+      let stoodAside = 0
+      while (written < 24 * MIB) {
+        if (!gate.enter()) {
+          stoodAside++
+          expect(await gate.released(5_000)).toBe(true)
+          continue
+        }
+        try {
+          raw.exec('BEGIN IMMEDIATE')
+          for (let i = 0; i < 8; i++) insert.run(row)
+          raw.exec('COMMIT')
+          written += 8 * row.length
+        } catch (error) {
+          if (!/busy|locked/i.test(String(error))) throw error
+          refused++
+        } finally {
+          gate.leave()
+        }
+        await sleep(1)
+      }
+      const stats = database.walStats!()
+      // The WAL was rewound under load by RESTARTs taken while the writer stood aside, never across its BEGIN.
+      expect(stats.checkpoints.restart.complete).toBeGreaterThan(0)
+      expect(refused).toBe(0)
+      expect(stoodAside).toBeGreaterThan(0)
+      expect(walBytes(path)).toBeLessThan(16 * MIB)
+    },
+    LOAD_TEST_TIMEOUT_MS,
+  )
+
+  it('the writer gate: enter() refuses while the checkpoint flag is up; released() wakes on its release or times out', async () => {
+    const buffer = new SharedArrayBuffer(GATE_SLOTS * Int32Array.BYTES_PER_ELEMENT)
+    const slots = new Int32Array(buffer)
+    const gate = new WriterGate(buffer)
+    expect(gate.enter()).toBe(true)
+    gate.leave()
+    Atomics.store(slots, GATE_CHECKPOINT, 1)
+    expect(gate.enter()).toBe(false)
+    expect(await gate.released(20)).toBe(false)
+    const woken = gate.released(5_000)
+    setTimeout(() => {
+      Atomics.store(slots, GATE_CHECKPOINT, 0)
+      Atomics.notify(slots, GATE_CHECKPOINT)
+    }, 10)
+    expect(await woken).toBe(true)
+    expect(gate.enter()).toBe(true)
+    gate.leave()
+  })
 
   it('closes cleanly when the worker never started, keeping every row', async () => {
     const path = tempPath()

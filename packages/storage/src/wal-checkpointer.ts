@@ -15,6 +15,9 @@ import {
   type CheckpointMode,
   type CheckpointOutcome,
   counterSlot,
+  GATE_CHECKPOINT,
+  GATE_SLOTS,
+  GATE_WRITER,
   STAT_RESTART_MICROS,
   STAT_SLOTS,
   STAT_TRUNCATE_MICROS,
@@ -48,8 +51,18 @@ export interface WalCheckpointerOptions {
   restartThresholdBytes?: number
   /** How long a RESTART may wait for the writer lock and for readers (so at most holds writers). Default 50 ms. */
   restartWaitMs?: number
+  /**
+   * Budget for letting the WAL rewind without a waiting RESTART (catch-up PASSIVEs, then RESTARTs that take the
+   * writer lock only between transactions) before falling back to one. Default 40 ms; 0 disables the catch-up.
+   */
+  restartCatchUpMs?: number
   /** WAL size that starts the worker thread; 0 starts it at once. Default {@link DEFAULT_WORKER_START_BYTES}. */
   workerStartBytes?: number
+  /**
+   * A descriptor of the database file the worker may flush it through before a RESTART (shortening the RESTART's
+   * own sync under the writer lock). The caller keeps it open until its SQLite connections to the file are closed.
+   */
+  databaseFd?: number
 }
 
 /** What the checkpoint worker has done so far; read at scrape time. */
@@ -66,7 +79,58 @@ export interface WalCheckpointStats {
   workerRunning: boolean
 }
 
+/** `Atomics.waitAsync` (Node ≥ 16), which the project's TypeScript lib (ES2022) does not declare yet. */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      array: Int32Array,
+      index: number,
+      value: number,
+      timeoutMs: number,
+    ): { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> }
+  }
+).waitAsync
+
+/**
+ * The serving connection's side of the writer gate (wal-checkpoint-worker.ts `GATE_CHECKPOINT`): a writer that
+ * brackets each write transaction with `enter()` / `leave()` never meets a checkpoint's writer-lock hold in SQLite's
+ * busy handler. When `enter()` returns false a checkpoint holds (or is about to hold) the lock: the caller waits
+ * for `released()` instead, which resolves as soon as the checkpoint is done, with the event loop free meanwhile.
+ */
+export class WriterGate {
+  readonly #slots: Int32Array
+
+  constructor(buffer: SharedArrayBuffer) {
+    this.#slots = new Int32Array(buffer)
+  }
+
+  /** Marks the writer as inside a transaction; false (and not marked) if a checkpoint holds the lock. */
+  enter(): boolean {
+    Atomics.store(this.#slots, GATE_WRITER, 1)
+    if (Atomics.load(this.#slots, GATE_CHECKPOINT) === 0) return true
+    this.leave()
+    return false
+  }
+
+  leave(): void {
+    Atomics.store(this.#slots, GATE_WRITER, 0)
+    Atomics.notify(this.#slots, GATE_WRITER)
+  }
+
+  /**
+   * Resolves once the checkpoint's hold ends, or after `timeoutMs` (a safety net: a gate left raised by a thread
+   * that died must not stop writes; a writer that goes ahead regardless still meets SQLite's busy handler).
+   * Returns false on that timeout.
+   */
+  async released(timeoutMs: number): Promise<boolean> {
+    const wait = waitAsync(this.#slots, GATE_CHECKPOINT, 1, timeoutMs)
+    return !wait.async || (await wait.value) !== 'timed-out'
+  }
+}
+
 export interface WalCheckpointer {
+  /** The gate the serving connection's writer may use to step aside from checkpoint holds. */
+  readonly writerGate: WriterGate
   stats(): WalCheckpointStats
   /** Runs a last checkpoint, closes the worker's connection and ends the thread. */
   stop(): Promise<void>
@@ -74,19 +138,22 @@ export interface WalCheckpointer {
 
 /**
  * `journal_size_limit` for every connection: after the WAL rewinds, a commit trims the file to this size, so a
- * burst that grew the file does not keep it large. A quarter of the TRUNCATE threshold keeps some preallocated
- * space for the next burst.
+ * burst that grew the file does not keep it large. Half the TRUNCATE threshold: the trim is an `ftruncate` in the
+ * writer's COMMIT, on the serving thread (2–13 ms measured), and the file regrows into fresh blocks after it; at
+ * 1,000 registry publishes/s the file holds 20–30 MiB between rewinds, so a quarter (16 MiB) made every rewind
+ * pay it (≈ 4 times a second, docs/performance.md "Checkpoint holds and the p99 at 1,000/s").
  */
 export function journalSizeLimit(walMaxBytes: number): number {
-  return Math.max(1024 * 1024, Math.floor(walMaxBytes / 4))
+  return Math.max(1024 * 1024, Math.floor(walMaxBytes / 2))
 }
 
 /**
  * Default RESTART threshold: a sixteenth of the TRUNCATE threshold (4 MiB for the default 64 MiB), at least
  * 256 KiB. Small enough that the file stays well below the TRUNCATE threshold: it holds this much plus one tick
- * of writes, which at 1,000 trust-layer publishes/s (≈ 12–22 MiB per tick) exceeds `journal_size_limit`, so
- * RESTARTs then run on almost every tick (≈ 4/s, each an fsync under the writer lock). Larger fractions were
- * measured and did not lower the publish p99 (docs/performance.md).
+ * of writes (≈ 12–22 MiB per tick at 1,000 trust-layer publishes/s, so the file then holds 20–35 MiB, around
+ * `journal_size_limit`), and RESTARTs run on almost every tick (≈ 4/s, each a short hold under the writer lock,
+ * kept off the serving thread's event loop by the writer gate). Larger fractions were measured and did not lower
+ * the publish p99 (docs/performance.md).
  */
 export function defaultRestartThreshold(walMaxBytes: number): number {
   return Math.max(256 * 1024, Math.floor(walMaxBytes / 16))
@@ -120,6 +187,8 @@ export async function startWalCheckpointer(
   const workerStartBytes = options.workerStartBytes ?? DEFAULT_WORKER_START_BYTES
   const shared = new SharedArrayBuffer(STAT_SLOTS * BigInt64Array.BYTES_PER_ELEMENT)
   const stats = new BigInt64Array(shared)
+  const gate = new SharedArrayBuffer(GATE_SLOTS * Int32Array.BYTES_PER_ELEMENT)
+  const writerGate = new WriterGate(gate)
   const workerOptions: WorkerOptions = {
     role: 'acdp-wal-checkpointer',
     path,
@@ -131,7 +200,10 @@ export async function startWalCheckpointer(
     journalSizeLimitBytes: journalSizeLimit(walMaxBytes),
     restartThresholdBytes: options.restartThresholdBytes ?? defaultRestartThreshold(walMaxBytes),
     restartWaitMs: options.restartWaitMs ?? 50,
+    restartCatchUpMs: options.restartCatchUpMs ?? 40,
     stats: shared,
+    gate,
+    ...(options.databaseFd !== undefined ? { databaseFd: options.databaseFd } : {}),
   }
 
   let worker: Worker | undefined
@@ -176,6 +248,7 @@ export async function startWalCheckpointer(
   if (workerStartBytes === 0) starting = startWorker()
 
   return {
+    writerGate,
     stats() {
       const checkpoints = {} as WalCheckpointStats['checkpoints']
       for (const mode of CHECKPOINT_MODES) {

@@ -52,7 +52,7 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
   const db: Kysely<RegistryDatabase> = database.db
   const statements = createCompiledStatements(db, database.kind)
   const sqlite = database.sqlite ? new SqliteStatements(database.sqlite.raw) : undefined
-  const writer = sqlite ? new SqlitePublishWriter(sqlite, statements) : undefined
+  const writer = sqlite ? new SqlitePublishWriter(sqlite, statements, database.writerGate) : undefined
   /** Rows of a compiled read: straight from node:sqlite on SQLite, through Kysely on PostgreSQL. */
   const readRows = async <Row>(query: CompiledQuery): Promise<Row[]> =>
     sqlite ? sqlite.all<Row>(query) : (await db.executeQuery<Row>(query)).rows

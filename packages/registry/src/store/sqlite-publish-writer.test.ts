@@ -4,7 +4,7 @@
  * transaction, a lost transaction failing the whole batch).
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import { type Database, openDatabase, testDatabaseTargets } from '@acdp/storage'
+import { type Database, openDatabase, testDatabaseTargets, WriterGate } from '@acdp/storage'
 import type { CompiledQuery } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { computeLeafHash } from '@acdp/protocol'
@@ -225,6 +225,33 @@ describe('the SQLite group-commit writer', () => {
     const statements = new ObservedStatements(database.sqlite!.raw)
     return { statements, writer: new SqlitePublishWriter(statements, createCompiledStatements(database.db, 'sqlite')) }
   }
+
+  it('waits, without blocking the event loop, while the checkpoint worker holds the writer gate; then writes the queue in one transaction', async () => {
+    database = await openDatabase<RegistryDatabase>({ kind: 'sqlite', path: ':memory:' })
+    await migrateRegistryDatabase(database)
+    const statements = new ObservedStatements(database.sqlite!.raw)
+    // The gate's two flags (checkpoint, writer), raised here as the checkpoint worker would.
+    const buffer = new SharedArrayBuffer(8)
+    const flags = new Int32Array(buffer)
+    const writer = new SqlitePublishWriter(statements, createCompiledStatements(database.db), new WriterGate(buffer))
+    Atomics.store(flags, 0, 1)
+    let settled = 0
+    const first = writer.write(newContext(), undefined).then((result) => (settled++, result))
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    // The event loop ran (this timer fired) and nothing was written while the flag was up.
+    expect(settled).toBe(0)
+    expect(statements.begins).toBe(0)
+    const second = writer.write(newContext(), undefined).then((result) => (settled++, result))
+    Atomics.store(flags, 0, 0)
+    Atomics.notify(flags, 0)
+    expect(await Promise.all([first, second])).toEqual([
+      { ok: true, leafIndex: null },
+      { ok: true, leafIndex: null },
+    ])
+    expect(statements.begins).toBe(1)
+    // The writer's own flag is down again between transactions.
+    expect(Atomics.load(flags, 1)).toBe(0)
+  })
 
   it('writes the publishes queued in one event-loop turn in one transaction', async () => {
     const { statements, writer } = await openWriter()

@@ -17,13 +17,20 @@
  * finish before the store is created. If a transaction is nevertheless open when a batch starts, the batch is
  * refused rather than mixed into it.
  */
-import { isUniqueViolation } from '@acdp/storage'
+import { isUniqueViolation, type WriterGate } from '@acdp/storage'
 import type { CompiledStatements } from './compiled-statements.js'
 import { SqliteLogFrontier } from './log-append.js'
 import type { StoredMerkleNode } from '@acdp/protocol'
 import { fromIdempotencyRecord, toContextRow } from './rows.js'
 import type { SqliteStatements } from './sqlite-statements.js'
 import type { IdempotencyRecord, InsertContextResult, NewContext } from './store.js'
+
+/**
+ * How long a batch waits for the WAL checkpoint worker to release the writer lock before going ahead anyway (and
+ * meeting SQLite's busy handler): longer than any hold the worker's policy allows (a TRUNCATE's reader wait is
+ * capped at 1 s), so it only matters if the worker died holding the gate.
+ */
+const GATE_TIMEOUT_MS = 5000
 
 /** Most publishes one transaction carries; the rest of a longer queue goes into the next one. */
 export const MAX_PUBLISHES_PER_TRANSACTION = 256
@@ -52,10 +59,17 @@ export class SqlitePublishWriter {
   /** The log's size as of this writer's last COMMIT; undefined until a logged publish commits or after a failure. */
   #committedTreeSize: number | undefined
 
-  /** `sqlite` wraps the connection the store's Kysely instance uses; `statements` are compiled for SQLite. */
-  constructor(sqlite: SqliteStatements, statements: CompiledStatements) {
+  readonly #gate: WriterGate | undefined
+
+  /**
+   * `sqlite` wraps the connection the store's Kysely instance uses; `statements` are compiled for SQLite; `gate`
+   * (file databases) is the checkpoint worker's writer gate, so a batch waits for a checkpoint's writer-lock hold
+   * with the event loop free instead of sleeping in SQLite's busy handler.
+   */
+  constructor(sqlite: SqliteStatements, statements: CompiledStatements, gate?: WriterGate) {
     this.#sqlite = sqlite
     this.#statements = statements
+    this.#gate = gate
   }
 
   /**
@@ -83,8 +97,26 @@ export class SqlitePublishWriter {
     setImmediate(() => this.#flush())
   }
 
-  #flush(): void {
+  /** `force`: go ahead without the gate (it stayed raised past GATE_TIMEOUT_MS). */
+  #flush(force = false): void {
+    const gate = force ? undefined : this.#gate
+    if (gate !== undefined && !gate.enter()) {
+      // A checkpoint holds the writer lock: publishes keep queueing meanwhile and go in the batch after the hold.
+      void gate.released(GATE_TIMEOUT_MS).then((released) => {
+        this.#scheduled = false
+        this.#flush(!released)
+      })
+      return
+    }
     this.#scheduled = false
+    try {
+      this.#commitBatch()
+    } finally {
+      gate?.leave()
+    }
+  }
+
+  #commitBatch(): void {
     const batch =
       this.#queue.length <= MAX_PUBLISHES_PER_TRANSACTION
         ? this.#queue
