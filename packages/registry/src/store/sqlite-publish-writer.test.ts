@@ -233,7 +233,11 @@ describe('the SQLite group-commit writer', () => {
     // The gate's two flags (checkpoint, writer), raised here as the checkpoint worker would.
     const buffer = new SharedArrayBuffer(8)
     const flags = new Int32Array(buffer)
-    const writer = new SqlitePublishWriter(statements, createCompiledStatements(database.db), new WriterGate(buffer))
+    const writer = new SqlitePublishWriter(
+      statements,
+      createCompiledStatements(database.db, 'sqlite'),
+      new WriterGate(buffer),
+    )
     Atomics.store(flags, 0, 1)
     let settled = 0
     const first = writer.write(newContext(), undefined).then((result) => (settled++, result))
