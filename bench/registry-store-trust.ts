@@ -11,15 +11,11 @@
  * 3000). The WAL checkpoint worker is held off (its start threshold is above anything written), so the WAL only
  * grows and its growth is what the commits wrote. Each variant runs twice, interleaved (A B C C B A).
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createKyselyStore, migrateRegistryDatabase, type RegistryDatabase } from '@acdp/registry'
-import { openDatabase } from '@acdp/storage'
+import { statSync } from 'node:fs'
 
 /** A variable specifier: Node runs the .ts file itself, which TypeScript only accepts in type positions. */
 const PUBLISHES_MODULE: string = './store-publishes.ts'
-const { publishOf } = (await import(PUBLISHES_MODULE)) as typeof import('./store-publishes.ts')
+const { measureScratchPublishes } = (await import(PUBLISHES_MODULE)) as typeof import('./store-publishes.ts')
 type Variant = import('./store-publishes.ts').TrustVariant
 
 const BATCHES = (process.env['BENCH_BATCHES'] ?? '1,8').split(',').map(Number)
@@ -27,37 +23,17 @@ const PUBLISHES = Number(process.env['BENCH_PUBLISHES'] ?? 3000)
 const WARM_UP = 200
 
 async function measure(variant: Variant, batch: number): Promise<{ cpuMicros: number; walKiB: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-store-'))
-  const path = join(dir, 'registry.db')
-  const database = await openDatabase<RegistryDatabase>({
-    kind: 'sqlite',
-    path,
-    walMaxBytes: 2 ** 30,
-    checkpointWorkerStartBytes: 2 ** 40,
-  })
-  try {
-    await migrateRegistryDatabase(database)
-    const store = createKyselyStore(database)
-    const publishes = Array.from({ length: PUBLISHES }, (_, i) => publishOf(i, variant))
-    const write = async (from: number, to: number) => {
-      for (let i = from; i < to; i += batch) {
-        await Promise.all(publishes.slice(i, Math.min(i + batch, to)).map(([c, r]) => store.insertContext(c, r)))
-      }
-    }
-    await write(0, WARM_UP)
+  return measureScratchPublishes(variant, { batch, count: PUBLISHES, warmUp: WARM_UP }, async (path, writeMeasured) => {
     const walBefore = statSync(`${path}-wal`).size
     const cpuBefore = process.threadCpuUsage()
-    await write(WARM_UP, PUBLISHES)
+    await writeMeasured()
     const cpu = process.threadCpuUsage(cpuBefore)
     const measured = PUBLISHES - WARM_UP
     return {
       cpuMicros: (cpu.user + cpu.system) / measured,
       walKiB: (statSync(`${path}-wal`).size - walBefore) / measured / 1024,
     }
-  } finally {
-    await database.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
 }
 
 const VARIANTS: Variant[] = ['off', 'receipt', 'receipt+log']

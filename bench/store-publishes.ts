@@ -3,8 +3,18 @@
  * (bench/registry-store-trust.ts, bench/wal-pages.ts). Sizes are close to bench/registry.ts's bodies.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { computeLeafHash, encodeMintedLogLeaf, mintRegistryReceipt, type SigningKey } from '@acdp/protocol'
-import type { IdempotencyRecord, NewContext } from '@acdp/registry'
+import {
+  createKyselyStore,
+  migrateRegistryDatabase,
+  type IdempotencyRecord,
+  type NewContext,
+  type RegistryDatabase,
+} from '@acdp/registry'
+import { openDatabase } from '@acdp/storage'
 
 const HOST = 'bench.registry.test'
 const AGENT = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'
@@ -83,4 +93,42 @@ export function publishOf(i: number, variant: TrustVariant): [NewContext, Idempo
     expiresAtMs: now + 86_400_000,
   }
   return [context, record]
+}
+
+/**
+ * Writes `count` publishes of `variant` through a scratch registry store (SQLite file, the real `insertContext`
+ * and group-commit writer) in batches of `batch`, with the WAL checkpoint worker held off so the `-wal` file keeps
+ * every frame the commits wrote. The first `warmUp` are written first; then `measure` gets the file's path and a
+ * function writing the rest, to take its readings around (the store is still open when it returns). The scratch
+ * directory is removed afterwards.
+ */
+export async function measureScratchPublishes<T>(
+  variant: TrustVariant,
+  options: { batch: number; count: number; warmUp: number },
+  measure: (path: string, writeMeasured: () => Promise<void>) => Promise<T> | T,
+): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-store-'))
+  const path = join(dir, 'registry.db')
+  const database = await openDatabase<RegistryDatabase>({
+    kind: 'sqlite',
+    path,
+    walMaxBytes: 2 ** 30,
+    checkpointWorkerStartBytes: 2 ** 40,
+  })
+  try {
+    await migrateRegistryDatabase(database)
+    const store = createKyselyStore(database)
+    const publishes = Array.from({ length: options.count }, (_, i) => publishOf(i, variant))
+    const write = async (from: number, to: number) => {
+      for (let i = from; i < to; i += options.batch) {
+        const group = publishes.slice(i, Math.min(i + options.batch, to))
+        await Promise.all(group.map(([context, record]) => store.insertContext(context, record)))
+      }
+    }
+    await write(0, options.warmUp)
+    return await measure(path, () => write(options.warmUp, options.count))
+  } finally {
+    await database.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
 }

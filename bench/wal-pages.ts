@@ -14,16 +14,12 @@
  * Environment: BENCH_BATCHES (default `1,8`), BENCH_PUBLISHES (per variant, default 2000; the first 200 are a
  * warm-up whose frames are not counted), BENCH_VARIANTS (default `off,receipt+log`).
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync, statSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
-import { createKyselyStore, migrateRegistryDatabase, type RegistryDatabase } from '@acdp/registry'
-import { openDatabase } from '@acdp/storage'
 
 /** A variable specifier: Node runs the .ts file itself, which TypeScript only accepts in type positions. */
 const PUBLISHES_MODULE: string = './store-publishes.ts'
-const { publishOf } = (await import(PUBLISHES_MODULE)) as typeof import('./store-publishes.ts')
+const { measureScratchPublishes } = (await import(PUBLISHES_MODULE)) as typeof import('./store-publishes.ts')
 type Variant = import('./store-publishes.ts').TrustVariant
 
 const BATCHES = (process.env['BENCH_BATCHES'] ?? '1,8').split(',').map(Number)
@@ -58,26 +54,9 @@ export function readWalFrames(wal: Buffer, from: number): Frames {
 }
 
 async function measure(variant: Variant, batch: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-wal-pages-'))
-  const path = join(dir, 'registry.db')
-  const database = await openDatabase<RegistryDatabase>({
-    kind: 'sqlite',
-    path,
-    walMaxBytes: 2 ** 30,
-    checkpointWorkerStartBytes: 2 ** 40,
-  })
-  try {
-    await migrateRegistryDatabase(database)
-    const store = createKyselyStore(database)
-    const publishes = Array.from({ length: PUBLISHES }, (_, i) => publishOf(i, variant))
-    const write = async (from: number, to: number) => {
-      for (let i = from; i < to; i += batch) {
-        await Promise.all(publishes.slice(i, Math.min(i + batch, to)).map(([c, r]) => store.insertContext(c, r)))
-      }
-    }
-    await write(0, WARM_UP)
+  return measureScratchPublishes(variant, { batch, count: PUBLISHES, warmUp: WARM_UP }, async (path, writeMeasured) => {
     const walBefore = statSync(`${path}-wal`).size
-    await write(WARM_UP, PUBLISHES)
+    await writeMeasured()
     const frames = readWalFrames(readFileSync(`${path}-wal`), walBefore)
     // A second, read-only connection sees the committed state through the same WAL.
     const reader = new DatabaseSync(path, { readOnly: true })
@@ -93,10 +72,7 @@ async function measure(variant: Variant, batch: number) {
       reader.close()
     }
     return { frames, owner, publishes: PUBLISHES - WARM_UP }
-  } finally {
-    await database.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
+  })
 }
 
 const nameOf = (owner: Map<number, string>, page: number) =>
