@@ -22,17 +22,24 @@ export function createLogStore(
   const readRows = async <Row>(query: CompiledQuery): Promise<Row[]> =>
     sqlite ? sqlite.all<Row>(query) : (await db.executeQuery<Row>(query)).rows
   /** Every stored node with position in [first, last], by position. */
-  const nodesInRange = async (first: number, last: number): Promise<Map<number, Uint8Array>> => {
-    const rows = sqlite
-      ? (sqlite.statement(NODE_RANGE_SQL).all(first, last) as unknown as NodeRow[])
-      : await db
-          .selectFrom('log_node')
-          .select(['pos', 'hash'])
-          .where('pos', '>=', first)
-          .where('pos', '<=', last)
-          .execute()
-    return new Map(rows.map((r) => [Number(r.pos), r.hash]))
-  }
+  const nodesInRange = async (first: number, last: number): Promise<Map<number, Uint8Array>> =>
+    byPosition(
+      sqlite
+        ? (sqlite.statement(NODE_RANGE_SQL).all(first, last) as unknown as NodeRow[])
+        : await db
+            .selectFrom('log_node')
+            .select(['pos', 'hash'])
+            .where('pos', '>=', first)
+            .where('pos', '<=', last)
+            .execute(),
+    )
+  /** The stored nodes at `positions` (one statement), by position; a position not stored is absent. */
+  const nodesAt = async (positions: readonly number[]): Promise<Map<number, Uint8Array>> =>
+    byPosition(
+      sqlite
+        ? (sqlite.statement(nodeBatchSql(positions.length)).all(...positions) as unknown as NodeRow[])
+        : await db.selectFrom('log_node').select(['pos', 'hash']).where('pos', 'in', positions).execute(),
+    )
   return {
     async readTreeSize() {
       // Every proof reads the size first: on SQLite the writer knows it once it has committed a leaf (a statement
@@ -51,12 +58,9 @@ export function createLogStore(
     async readNodes(addresses) {
       if (addresses.length === 0) return []
       const positions = addresses.map(({ level, index }) => logNodePosition(level, index))
-      const rows = sqlite
-        ? (sqlite.statement(nodeBatchSql(positions.length)).all(...positions) as unknown as NodeRow[])
-        : await db.selectFrom('log_node').select(['pos', 'hash']).where('pos', 'in', positions).execute()
-      const byPosition = new Map(rows.map((r) => [Number(r.pos), r.hash]))
+      const found = await nodesAt(positions)
       return addresses.map(({ level, index }, i) => {
-        const hash = byPosition.get(positions[i] as number)
+        const hash = found.get(positions[i] as number)
         if (hash === undefined) throw missingNode(level, index)
         return new Uint8Array(hash)
       })
@@ -64,38 +68,23 @@ export function createLogStore(
 
     async listLeaves(start, end) {
       if (end <= start) return []
-      const rows = await db
-        .selectFrom('log_leaf as l')
-        .innerJoin('context as c', 'c.ctx_id', 'l.ctx_id')
-        .select([
-          'l.leaf_index',
-          'l.ctx_id',
-          'l.leaf_json',
-          'c.visibility',
-          'c.agent_id',
-          'c.audience_json',
-          'c.tenant_id',
-        ])
-        .where('l.leaf_index', '>=', start)
-        .where('l.leaf_index', '<', end)
-        .orderBy('l.leaf_index')
-        .execute()
+      // The visibility facts are the leaf row's copies (migration 0008); NULL ones (no context row) are left out,
+      // as findLeaf leaves them out.
+      const rows = (await db
+        .selectFrom('log_leaf')
+        .select(['leaf_index', 'ctx_id', 'leaf_json', 'visibility', 'agent_id', 'audience_json', 'tenant_id'])
+        .where('leaf_index', '>=', start)
+        .where('leaf_index', '<', end)
+        .where('tenant_id', 'is not', null)
+        .orderBy('leaf_index')
+        .execute()) as LeafFactsRow[]
       // The leaf hashes of [start, end) lie within one run of ≈ 2·(end − start) positions.
       const hashes = await nodesInRange(logNodePosition(0, start), logNodePosition(0, end - 1))
       return rows.map((r): StoredLogLeaf => {
-        const leafIndex = Number(r.leaf_index)
-        const hash = hashes.get(logNodePosition(0, leafIndex))
-        if (hash === undefined) throw missingNode(0, leafIndex)
-        return {
-          leafIndex,
-          ctxId: r.ctx_id,
-          leafJson: r.leaf_json,
-          leafHash: new Uint8Array(hash),
-          visibility: r.visibility as StoredLogLeaf['visibility'],
-          agentId: r.agent_id,
-          audience: JSON.parse(r.audience_json) as string[],
-          tenantId: r.tenant_id,
-        }
+        const leaf = toLeafFacts(r)
+        const hash = hashes.get(logNodePosition(0, leaf.leafIndex))
+        if (hash === undefined) throw missingNode(0, leaf.leafIndex)
+        return { ...leaf, leafHash: new Uint8Array(hash) }
       })
     },
 
@@ -122,11 +111,7 @@ export function createLogStore(
       } else {
         found = new Map()
         for (let i = 0; i < wanted.length; i += LIST_CHUNK) {
-          const chunk = wanted.slice(i, i + LIST_CHUNK)
-          const rows = sqlite
-            ? (sqlite.statement(nodeBatchSql(chunk.length)).all(...chunk) as unknown as NodeRow[])
-            : await db.selectFrom('log_node').select(['pos', 'hash']).where('pos', 'in', chunk).execute()
-          for (const r of rows) found.set(Number(r.pos), r.hash)
+          for (const [position, hash] of await nodesAt(wanted.slice(i, i + LIST_CHUNK))) found.set(position, hash)
         }
       }
       const nodes: Array<{ index: number; hash: Uint8Array }> = []
@@ -191,6 +176,10 @@ function toLeafFacts(r: LeafFactsRow): LogLeafFacts {
 interface NodeRow {
   pos: number
   hash: Uint8Array
+}
+
+function byPosition(rows: ReadonlyArray<{ pos: number | string; hash: Uint8Array }>): Map<number, Uint8Array> {
+  return new Map(rows.map((r) => [Number(r.pos), r.hash]))
 }
 
 const NODE_RANGE_SQL = 'select pos, hash from log_node where pos between ? and ?'
