@@ -102,10 +102,8 @@ export class SqlitePublishWriter {
     const gate = force ? undefined : this.#gate
     if (gate !== undefined && !gate.enter()) {
       // A checkpoint holds the writer lock: publishes keep queueing meanwhile and go in the batch after the hold.
-      void gate.released(GATE_TIMEOUT_MS).then((released) => {
-        this.#scheduled = false
-        this.#flush(!released)
-      })
+      // `#scheduled` stays set while waiting, so the queue has one flush pending, never a second waiter.
+      void gate.released(GATE_TIMEOUT_MS).then((released) => this.#flush(!released))
       return
     }
     this.#scheduled = false
