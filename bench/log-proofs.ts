@@ -22,11 +22,15 @@
  * process, so the RSS reported is that of proof serving alone. The scratch directory is deleted after each size. BENCH_OUT=<file> writes the results as JSON.
  */
 import { randomBytes } from 'node:crypto'
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { fork } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+
+/** A variable specifier: Node runs the .ts file itself, which TypeScript only accepts in type positions. */
+const MACHINE_MODULE: string = './machine.ts'
+const { describeMachine, formatMachine } = (await import(MACHINE_MODULE)) as typeof import('./machine.ts')
 
 const SIZES = (process.env['BENCH_LOG_SIZES'] ?? '1000000,10000000').split(',').map(Number)
 const PROOFS = Number(process.env['BENCH_PROOFS'] ?? 20_000)
@@ -406,17 +410,8 @@ async function main(): Promise<void> {
     )
     results.push(result)
   }
-  const machine = {
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cores: cpus().length,
-    memoryGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    loadAverage1m: loadavg()[0],
-  }
-  console.log(
-    `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ` +
-      `load average ${machine.loadAverage1m?.toFixed(2)} (1 min)`,
-  )
+  const machine = describeMachine()
+  console.log(formatMachine(machine))
   for (const r of results.flatMap((s) => s.passes).filter((p) => p.pass !== 'warm-up')) {
     console.log(
       `target ≤ 1 ms per proof (${r.size.toLocaleString('en-US')}, ${r.kind}, ${r.pass}): ` +

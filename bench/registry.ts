@@ -38,9 +38,15 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+
+/** A variable specifier: Node runs the .ts file itself, which TypeScript only accepts in type positions. */
+const MACHINE_MODULE: string = './machine.ts'
+const { cpuSharesBetween, describeMachine, formatCpuShares, formatMachine, readCpuTimes } = (await import(
+  MACHINE_MODULE
+)) as typeof import('./machine.ts')
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
 const PUBLISH_CONNECTIONS = Number(process.env['BENCH_PUBLISH_CONNECTIONS'] ?? 16)
@@ -90,6 +96,8 @@ interface PhaseResult {
   serverMainThreadMicrosPerRequest: number
   /** CPU time of this process (the load generator) per request: its share of the machine's cores. */
   clientCpuMicrosPerRequest: number
+  /** How the machine's vCPU time split during the phase (bench/machine.ts): steal shows a contended host. */
+  vcpu: import('./machine.ts').CpuShares | undefined
   /** Registry-side latency (request start to response end, from its own histogram): bucket upper bounds in ms. */
   serverP50Ms: number | undefined
   serverP99Ms: number | undefined
@@ -348,8 +356,10 @@ async function main(): Promise<void> {
       const walBefore = await readWalTruncates(url)
       const usageBefore = await readChildUsage(child.process)
       const clientBefore = process.cpuUsage()
+      const vcpuBefore = readCpuTimes()
       const result = typeof load === 'function' ? await load() : await autocannon({ url, ...load })
       const client = process.cpuUsage(clientBefore)
+      const vcpu = cpuSharesBetween(vcpuBefore, readCpuTimes())
       const usageAfter = await readChildUsage(child.process)
       const cpuMicros = usageAfter.cpuMicros - usageBefore.cpuMicros
       const mainThreadMicros = usageAfter.mainThreadMicros - usageBefore.mainThreadMicros
@@ -367,6 +377,7 @@ async function main(): Promise<void> {
         serverMainThreadMicrosPerRequest: result.requests.total > 0 ? mainThreadMicros / result.requests.total : 0,
         clientCpuMicrosPerRequest:
           result.requests.total > 0 ? (client.user + client.system) / result.requests.total : 0,
+        vcpu,
         serverP50Ms: histogramQuantileMs(server, 0.5),
         serverP99Ms: histogramQuantileMs(server, 0.99),
         p50Ms: result.latency.p50,
@@ -392,7 +403,7 @@ async function main(): Promise<void> {
           `GC ${phase.tail.gcCount} pauses, ${phase.tail.gcTotalMs.toFixed(0)} ms (mark-compact ${phase.tail.majorGcMs.toFixed(0)} ms), ` +
           `max ${phase.tail.gcMaxMs.toFixed(1)} ms, heap ${phase.tail.heapUsedMiB.toFixed(0)} MiB; ` +
           `WAL TRUNCATE ${phase.walTruncates}× (${phase.walTruncateMs.toFixed(0)} ms holding writers), ` +
-          `RESTART ${phase.walRestarts}× (${phase.walRestartMs.toFixed(0)} ms in them)`,
+          `RESTART ${phase.walRestarts}× (${phase.walRestartMs.toFixed(0)} ms in them); ${formatCpuShares(phase.vcpu)}`,
       )
       return phase
     }
@@ -478,18 +489,8 @@ async function main(): Promise<void> {
       else console.log('proof answers not verified (the bench knows the leaves and roots only with BENCH_LOG_LEAVES)')
     }
 
-    const machine = {
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cores: cpus().length,
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      loadAverage1m: loadavg()[0],
-      loadAverage5m: loadavg()[1],
-    }
-    console.log(
-      `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ` +
-        `load average ${machine.loadAverage1m?.toFixed(2)} (1 min) ${machine.loadAverage5m?.toFixed(2)} (5 min)`,
-    )
+    const machine = describeMachine()
+    console.log(formatMachine(machine))
     const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED')
     if (publish)
       console.log(`target ≥ 1,500 publishes/s: ${verdict(publish.requestsPerSecond >= 1500 && publish.non2xx === 0)}`)
