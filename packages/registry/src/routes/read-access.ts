@@ -74,9 +74,11 @@ export function createRequestScopes(options: {
         throw new RegistryError('not_authorized', 'Publishing needs a bearer token issued to the agent_id.')
       }
       // The binding that applies is the signer's: a publish that does not verify as agentId stores nothing, and
-      // unless the credential already proved agentId, a refusal waits for the signature (WriteTenant).
+      // unless the credential already proved agentId (or no agent is bound at all), a refusal waits for the
+      // signature (WriteTenant).
       const resolve = () => tenantOf(request, caller, agentId)
-      return { did: caller.did, tenant: caller.did === agentId ? { tenant: resolve() } : holdRefusal(resolve) }
+      const proven = caller.did === agentId || !tenancy.hasBindings
+      return { did: caller.did, tenant: proven ? { tenant: resolve() } : holdRefusal(resolve) }
     },
     async lifecycleActor(request) {
       const caller = await identify(request)
