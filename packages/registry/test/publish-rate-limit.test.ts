@@ -1,7 +1,8 @@
 /**
  * The per-agent publish bucket on POST /contexts (`limits.publish_rate_per_minute`, RFC-ACDP-0008 §4.3, product
- * spec "Limits"; digest B6): peeked before any DID or signature work, charged only once the signer is proven,
- * shared with lifecycle events (tested in lifecycle.test.ts), 429 rate_limited with Retry-After, counted under `publish_per_agent`.
+ * spec "Limits"; digest B6): peeked before any DID or signature work, a token taken only once the signer is
+ * proven (atomically: agent-write-budget-concurrency.test.ts), shared with lifecycle events (tested in
+ * lifecycle.test.ts), 429 rate_limited with Retry-After, counted under `publish_per_agent`.
  */
 import { describe, expect, it } from 'vitest'
 import { createRegistryMetrics } from '../src/metrics.js'

@@ -62,7 +62,7 @@ export function registerContextRoutes(app: FastifyInstance, options: ContextRout
       const writer = await options.scopes.publisher(request, body.agent_id)
       const result = await publishContext(deps, options.publish, cache, {
         request: body,
-        tenantId: writer.tenant,
+        tenant: writer.tenant,
         requestText: request.acdpRawBody as string,
         idempotencyKey: singleHeader(request.headers['idempotency-key'], IDEMPOTENCY_KEY),
         runId: singleHeader(request.headers['x-run-id'], RUN_ID),

@@ -12,7 +12,6 @@ import { createAdminGuard } from '../http/admin-bearer.js'
 import { requireJsonMediaType } from '../http/json-body.js'
 import { parseCtxIdPath } from '../services/context-id.js'
 import {
-  claimedActor,
   type LifecycleAction,
   type LifecycleDeps,
   type LifecycleResult,
@@ -67,9 +66,9 @@ export function registerLifecycleRoutes(app: FastifyInstance, options: Lifecycle
           'Retraction is not offered by this registry (acdp-registry-lifecycle is not advertised).',
         )
       }
-      const reader = await options.scopes.lifecycleActor(request, claimedActor(request.body))
+      const caller = await options.scopes.lifecycleActor(request)
       const result = await observed(lifecycle, action, () =>
-        submitProducerEvent(lifecycle, { ctxId: parseCtxIdPath(ctxId), action, request: request.body, reader }),
+        submitProducerEvent(lifecycle, { ctxId: parseCtxIdPath(ctxId), action, request: request.body, caller }),
       )
       return sendResult(reply, result)
     },

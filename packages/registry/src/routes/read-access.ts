@@ -6,8 +6,9 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { RegistryError } from '../errors.js'
+import type { LifecycleCaller } from '../services/lifecycle.js'
 import type { Reader } from '../services/retrieval.js'
-import { type TenancyPolicy, tenantOfRequest } from '../services/tenancy.js'
+import { holdRefusal, type TenancyPolicy, tenantOfRequest, type WriteTenant } from '../services/tenancy.js'
 
 /** What a request's credential says: its DID (null for none) and, for a registry bearer JWT, its tenant claim. */
 export interface CallerIdentity {
@@ -21,10 +22,13 @@ export interface CallerIdentity {
  */
 export type CallerIdentifier = (request: FastifyRequest) => Promise<CallerIdentity>
 
-/** A writer: the bearer's DID (null without one) and the tenant the write lands in. */
+/**
+ * A publisher: the bearer's DID (null without one) and the tenant the write lands in, or the tenancy refusal
+ * held back until the signature proves the signer (services/tenancy.ts WriteTenant).
+ */
 export interface Writer {
   did: string | null
-  tenant: string
+  tenant: WriteTenant
 }
 
 export interface RequestScopes {
@@ -37,8 +41,8 @@ export interface RequestScopes {
    * (`auth.enabled`) the bearer's agent must be `agentId`, else 403 before anything is verified or stored.
    */
   publisher(request: FastifyRequest, agentId: string): Promise<Writer>
-  /** A lifecycle event by `actorDid` (the event's claimed actor; its signature is the authentication). */
-  lifecycleActor(request: FastifyRequest, actorDid: string | undefined): Promise<Reader>
+  /** A lifecycle event's caller (the event's actor is claimed; its signature is the authentication). */
+  lifecycleActor(request: FastifyRequest): Promise<LifecycleCaller>
   /** An admin caller (admin bearer already checked): X-Tenant-Id is honoured in every trust mode. */
   adminTenant(request: FastifyRequest): string
 }
@@ -69,12 +73,21 @@ export function createRequestScopes(options: {
       if (options.requireBearer && caller.did !== agentId) {
         throw new RegistryError('not_authorized', 'Publishing needs a bearer token issued to the agent_id.')
       }
-      // The binding that applies is the signer's: a publish that does not verify as agentId stores nothing.
-      return { did: caller.did, tenant: tenantOf(request, caller, agentId) }
+      // The binding that applies is the signer's: a publish that does not verify as agentId stores nothing, and
+      // unless the credential already proved agentId (or no agent is bound at all), a refusal waits for the
+      // signature (WriteTenant).
+      const resolve = () => tenantOf(request, caller, agentId)
+      const proven = caller.did === agentId || !tenancy.hasBindings
+      return { did: caller.did, tenant: proven ? { tenant: resolve() } : holdRefusal(resolve) }
     },
-    async lifecycleActor(request, actorDid) {
+    async lifecycleActor(request) {
       const caller = await identify(request)
-      return { did: caller.did, tenant: tenantOf(request, caller, caller.did ?? actorDid ?? null) }
+      if (caller.did !== null || !tenancy.hasBindings) {
+        const tenant = tenantOf(request, caller, caller.did)
+        return { did: caller.did, tenant, settled: true, tenantOf: () => tenant }
+      }
+      const before = holdRefusal(() => tenantOf(request, caller, null))
+      return { did: null, tenant: before.tenant, settled: false, tenantOf: (actor) => tenantOf(request, caller, actor) }
     },
     adminTenant(request) {
       return tenantOfRequest(tenancy, request, { agentDid: null, admin: true })

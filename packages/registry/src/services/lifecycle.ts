@@ -15,10 +15,17 @@
  *    else with `schema_violation` — before any verification, so a timed-out producer never sees a spurious 409;
  * 5. an actor already over its per-agent budget gets `rate_limited` (before any DID work);
  * 6. the signature is verified through the publish pipeline (key_id under actor, assertionMethod, strict
- *    Ed25519) and the key must not be revoked (RFC-ACDP-0014); from here the event is provably the producer's and
- *    is charged to its budget on every outcome;
+ *    Ed25519) and the key must not be revoked (RFC-ACDP-0014); from here the event is provably the producer's: a
+ *    token is TAKEN from its budget atomically (`rate_limited` when concurrent events spent the last one), so it
+ *    is charged on every later outcome;
  * 7. strict alternation (`invalid_lifecycle_transition`, 409), then the append: one compare-and-swap statement
  *    on the event count, retried against fresh state when a concurrent append won.
+ *
+ * Tenancy (LifecycleCaller below; built by routes/read-access.ts): an anonymous caller's claimed actor may not
+ * choose the tenant before step 6. The context is first looked up in the tenant the other signals tell; when it
+ * is not there (or those signals alone are refused) and an actor's binding could place it elsewhere, nothing is
+ * told before the proof — every refusal but `rate_limited` is `not_found` — and the context is looked up again,
+ * in the proven actor's tenant, once the signature verifies.
  */
 import {
   canonicalize,
@@ -42,7 +49,7 @@ import type { ContextCache } from './context-cache.js'
 import { authorityOf, formatUuidV4 } from './context-id.js'
 import { type ContextStatus, deriveStatus } from './context-status.js'
 import { verifyProducerSignature } from './producer-signature.js'
-import { loadContext, type Reader } from './retrieval.js'
+import { loadContext } from './retrieval.js'
 import { assertKeyNotRevoked, type RevocationSigners } from './revoked-keys.js'
 import { formatTimestamp } from './timestamps.js'
 import { canRetrieve } from './visibility.js'
@@ -72,6 +79,23 @@ export interface LifecycleDeps {
   settings: LifecycleSettings
 }
 
+/**
+ * A lifecycle caller. An anonymous caller only claims its actor (the event signature is the authentication), so
+ * the actor's `[[auth.tenant_agents]]` binding may choose the tenant only once that signature verifies: before,
+ * the context is looked up in `tenant`, the tenant told by the signals that are not the actor's (a trusted
+ * X-Tenant-Id, else `default`); afterwards in `tenantOf(actor)`. Otherwise whether an unauthenticated request
+ * finds a context, or is refused, would tell whether the actor is bound to that context's tenant.
+ */
+export interface LifecycleCaller {
+  did: string | null
+  /** The tenant before the actor is proven; undefined when those signals alone are refused (held back). */
+  tenant: string | undefined
+  /** True when the actor cannot change the tenant (a credential, or no bindings): `tenant` is final. */
+  settled: boolean
+  /** The tenant once `actor` is proven. @throws RegistryError the tenancy refusals (services/tenancy.ts). */
+  tenantOf(actor: string): string
+}
+
 /** A context after an accepted (or idempotently retried) event, ready to render. */
 export interface LifecycleResult {
   context: StoredContext
@@ -90,13 +114,25 @@ export interface LifecycleResult {
  */
 export async function submitProducerEvent(
   ld: LifecycleDeps,
-  input: { ctxId: string; action: LifecycleAction; request: unknown; reader: Reader },
+  input: { ctxId: string; action: LifecycleAction; request: unknown; caller: LifecycleCaller },
 ): Promise<LifecycleResult> {
-  const { deps, cache, limiter } = ld
-  const context = await findLocalContext(ld, input.ctxId, input.reader.tenant)
-  const visible = context !== undefined && canRetrieve(context, input.reader.did)
-  const provisional = context !== undefined && !visible && claimedActor(input.request) === context.agentId
-  if (context === undefined || (!visible && !provisional)) throw notFound()
+  const { caller } = input
+  const context = caller.tenant === undefined ? undefined : await findLocalContext(ld, input.ctxId, caller.tenant)
+  if (context !== undefined) return submitLocated(ld, input, context)
+  if (caller.settled) throw notFound()
+  return submitUnlocated(ld, input)
+}
+
+/** The context was found in the caller's tenant before any proof: steps 1–7 as the file comment orders them. */
+async function submitLocated(
+  ld: LifecycleDeps,
+  input: { ctxId: string; action: LifecycleAction; request: unknown; caller: LifecycleCaller },
+  context: StoredContext,
+): Promise<LifecycleResult> {
+  const { deps, limiter } = ld
+  const visible = canRetrieve(context, input.caller.did)
+  const provisional = !visible && claimedActor(input.request) === context.agentId
+  if (!visible && !provisional) throw notFound()
 
   let verified = false
   try {
@@ -105,26 +141,90 @@ export async function submitProducerEvent(
       throw new RegistryError('not_authorized', 'Only the producer of a context may retract or republish it.')
     }
     const nowMs = deps.clock().getTime()
-    const retry = findRetry(context, event)
-    if (retry === 'identical') {
+    if (findRetry(context, event) === 'identical') {
       await limiter.charge(event.actor, nowMs)
       return { context, status: deriveStatus(context, nowMs), appended: false }
     }
-    const wait = await limiter.retryAfterSeconds(event.actor, nowMs)
-    if (wait > 0) {
-      deps.metrics?.recordRateLimitRejection('lifecycle_per_agent')
-      throw new RegistryError('rate_limited', 'This agent has used its write budget; retry later.', {
-        retryAfterSeconds: wait,
-      })
-    }
+    await refuseOverBudget(ld, event.actor)
     await verifyEventSignature(ld, event)
     verified = true
-    await limiter.charge(event.actor, deps.clock().getTime())
-    return await appendEvent(deps, cache, context, event)
+    return await settleProven(ld, input, context, event)
   } catch (error) {
     if (provisional && !verified) throw notFound()
     throw error
   }
+}
+
+/**
+ * The context is not in the tenant told without the actor, and the proven actor's binding might place it in
+ * another: until the signature verifies, every refusal but the budget's is `not_found` (what a missing context
+ * answers), so the answer cannot depend on whether the claimed actor is bound anywhere.
+ */
+async function submitUnlocated(
+  ld: LifecycleDeps,
+  input: { ctxId: string; action: LifecycleAction; request: unknown; caller: LifecycleCaller },
+): Promise<LifecycleResult> {
+  let event: LifecycleEvent
+  try {
+    event = readEnvelope(input.request, input.ctxId, input.action, ld.deps.clock())
+  } catch (error) {
+    throw asNotFound(error)
+  }
+  // The budget is the actor's whatever its tenant: 429 tells nothing of a context or a binding.
+  await refuseOverBudget(ld, event.actor)
+  try {
+    await verifyEventSignature(ld, event)
+  } catch (error) {
+    throw asNotFound(error)
+  }
+  const context = await findLocalContext(ld, input.ctxId, input.caller.tenantOf(event.actor))
+  if (context === undefined) throw notFound()
+  return settleProven(ld, input, context, event)
+}
+
+/**
+ * After the proof: the proven actor's tenant (when it was not settled before), the visibility and producer rules
+ * on the context found there, the idempotent retry, then the token and the append.
+ */
+async function settleProven(
+  ld: LifecycleDeps,
+  input: { ctxId: string; caller: LifecycleCaller },
+  found: StoredContext,
+  event: LifecycleEvent,
+): Promise<LifecycleResult> {
+  const { deps, cache, limiter } = ld
+  let context: StoredContext | undefined = found
+  if (!input.caller.settled) {
+    const tenant = input.caller.tenantOf(event.actor)
+    if (tenant !== context.tenantId) context = await findLocalContext(ld, input.ctxId, tenant)
+    if (context === undefined || (!canRetrieve(context, input.caller.did) && context.agentId !== event.actor)) {
+      throw notFound()
+    }
+    if (event.actor !== context.agentId) {
+      throw new RegistryError('not_authorized', 'Only the producer of a context may retract or republish it.')
+    }
+    if (findRetry(context, event) === 'identical') {
+      const nowMs = deps.clock().getTime()
+      await limiter.charge(event.actor, nowMs)
+      return { context, status: deriveStatus(context, nowMs), appended: false }
+    }
+  }
+  const wait = await limiter.take(event.actor, deps.clock().getTime())
+  if (wait > 0) throw lifecycleRateLimited(deps, wait)
+  return appendEvent(deps, cache, context, event)
+}
+
+/** Step 5: an actor already over its budget is refused before any DID work. */
+async function refuseOverBudget(ld: LifecycleDeps, actor: string): Promise<void> {
+  const wait = await ld.limiter.retryAfterSeconds(actor, ld.deps.clock().getTime())
+  if (wait > 0) throw lifecycleRateLimited(ld.deps, wait)
+}
+
+function lifecycleRateLimited(deps: RegistryDeps, wait: number): RegistryError {
+  deps.metrics?.recordRateLimitRejection('lifecycle_per_agent')
+  return new RegistryError('rate_limited', 'This agent has used its write budget; retry later.', {
+    retryAfterSeconds: wait,
+  })
 }
 
 /**
@@ -334,6 +434,11 @@ function schemaViolation(path: string, message: string): RegistryError {
 
 function notFound(): RegistryError {
   return new RegistryError('not_found', 'No such context.')
+}
+
+/** A refusal answered as `not_found` (what a missing context answers); an unexpected error stays itself. */
+function asNotFound(error: unknown): unknown {
+  return error instanceof RegistryError ? notFound() : error
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -5,7 +5,7 @@
  *
  * Order: schema (route) → signer identity (key_id/agent_id binding, DID method) → runtime body rules →
  * embedded data → content_hash → idempotency lookup → per-agent budget peek → algorithm, key resolution,
- * signature → budget charge → key-revocation
+ * signature → a tenancy refusal held back until now → budget take → key-revocation
  * self-signature → signing key not revoked (RFC-ACDP-0014 §7) → supersession checks → ids, lineage, body text →
  * one transaction.
  *
@@ -31,6 +31,7 @@ import type { RegistryDeps } from '../deps.js'
 import { fromProtocolError, RegistryError } from '../errors.js'
 import type { IdempotencyRecord, NewContext, NewLogLeaf, StoredContext } from '../store/store.js'
 import type { RateBudget } from './rate-budget.js'
+import type { WriteTenant } from './tenancy.js'
 import type { ContextCache } from './context-cache.js'
 import { authorityOf, contextLocation, mintCtxId } from './context-id.js'
 import { verifyProducerSignature } from './producer-signature.js'
@@ -54,7 +55,7 @@ export interface PublishSettings {
   revocationSigners?: RevocationSigners
   /**
    * The per-agent write budget (`limits.publish_rate_per_minute`, RFC-ACDP-0008 §4.3), shared with lifecycle
-   * events. Peeked before any DID or signature work, charged once the signer is proven.
+   * events. Peeked before any DID or signature work, a token taken atomically once the signer is proven.
    */
   limiter?: RateBudget
 }
@@ -70,9 +71,11 @@ export interface PublishInput {
   runId?: string
   /**
    * The tenant the request acts in (services/tenancy.ts): the context is stored in it, and idempotency records and
-   * the supersedes target are looked up only inside it.
+   * the supersedes target are looked up only inside it. A refusal that rests on the unproven signer's
+   * `[[auth.tenant_agents]]` binding is thrown only once the signature verifies (before any charge), so a forged
+   * request cannot tell a bound agent from an unbound one; until then no idempotency record is looked up.
    */
-  tenantId: string
+  tenant: WriteTenant
 }
 
 export interface PublishResult {
@@ -108,20 +111,23 @@ export async function publishContext(
     throw new RegistryError('hash_mismatch', 'content_hash does not match the canonicalized request body.')
   }
 
-  if (idempotencyKey !== undefined) {
+  const pending = input.tenant
+  if (idempotencyKey !== undefined && pending.tenant !== undefined) {
     const record = await deps.store.findIdempotencyRecord(
       request.agent_id,
       idempotencyKey,
       deps.clock().getTime(),
-      input.tenantId,
+      pending.tenant,
     )
     if (record) {
       if (record.contentHash === contentHash && isSameSignature(record, request)) return replay(record)
-      await verifyAndCharge(deps, settings, request, contentHash)
+      await verifyAndCharge(deps, settings, request, contentHash, pending)
       return answerExistingRecord(record, contentHash, idempotencyKey)
     }
   }
-  const signingKey = await verifyAndCharge(deps, settings, request, contentHash)
+  const signingKey = await verifyAndCharge(deps, settings, request, contentHash, pending)
+  // verifyAndCharge threw any held-back refusal: the tenant is known from here on.
+  const tenantId = pending.tenant as string
   const keyFingerprint = computeKeyFingerprint(signingKey)
   if (request.type === 'key-revocation') {
     // RFC-ACDP-0014 §5 step 2: a revocation signed by the key it revokes proves nothing.
@@ -139,7 +145,7 @@ export async function publishContext(
   )
 
   const predecessor =
-    request.supersedes === null ? undefined : await checkSupersession(deps, settings, cache, request, input.tenantId)
+    request.supersedes === null ? undefined : await checkSupersession(deps, settings, cache, request, tenantId)
 
   const createdAt = formatTimestamp(now)
   const ctxId = mintCtxId(settings.authority, deps.random)
@@ -174,7 +180,7 @@ export async function publishContext(
   })
   const context: NewContext = {
     ctxId,
-    tenantId: input.tenantId,
+    tenantId,
     lineageId,
     version: request.version,
     supersedes: request.supersedes,
@@ -203,7 +209,7 @@ export async function publishContext(
     idempotencyKey === undefined
       ? undefined
       : {
-          tenantId: input.tenantId,
+          tenantId,
           agentId: request.agent_id,
           idempotencyKey,
           contentHash,
@@ -224,12 +230,7 @@ export async function publishContext(
     }
     // Lost the race for this (agent, key): the winner's record decides (idem-006: one ctx_id, never 409 for
     // the same hash). The signer is verified at this point.
-    const winner = await deps.store.findIdempotencyRecord(
-      request.agent_id,
-      idempotencyKey as string,
-      nowMs,
-      input.tenantId,
-    )
+    const winner = await deps.store.findIdempotencyRecord(request.agent_id, idempotencyKey as string, nowMs, tenantId)
     if (!winner) throw new RegistryError('internal_error', 'An unexpected error occurred.')
     return answerExistingRecord(winner, contentHash, idempotencyKey as string)
   }
@@ -250,7 +251,7 @@ export async function publishContext(
       version: request.version,
       created_at: createdAt,
       derived_from: request.derived_from,
-      tenant_id: input.tenantId,
+      tenant_id: tenantId,
       ...(input.runId === undefined ? {} : { run_id: input.runId }),
       ...(receipt === undefined ? {} : { key_fingerprint: keyFingerprint, registry_receipt: receipt }),
     })
@@ -261,29 +262,40 @@ export async function publishContext(
 /**
  * The per-agent budget around signer verification (digest B6, finding A1 of the reference implementation): an
  * agent already over budget gets 429 before any DID fetch, and a token is taken only once the signature proves
- * the request is the agent's own — a forged request naming a victim costs the victim nothing. Everything after
- * the proof (revoked key, supersession refusals, 409, store errors) has been charged.
+ * the request is the agent's own — a forged request naming a victim costs the victim nothing. The take is atomic
+ * (one synchronous step in memory, one statement on the shared PostgreSQL budget): many requests of one agent
+ * pass the peek together while their DID fetches are in flight, and only as many as the budget holds go on.
+ * Everything after the take (revoked key, supersession refusals, 409, store errors) has been charged. A tenancy
+ * refusal held back for the proof is thrown between the proof and the take, so it charges nothing.
  */
 async function verifyAndCharge(
   deps: RegistryDeps,
   settings: PublishSettings,
   request: PublishRequest,
   contentHash: string,
+  tenant: WriteTenant,
 ) {
   const limiter = settings.limiter
   if (limiter?.enabled) {
     const wait = await limiter.retryAfterSeconds(request.agent_id, deps.clock().getTime())
-    if (wait > 0) {
-      deps.metrics?.recordRateLimitRejection('publish_per_agent')
-      throw new RegistryError('rate_limited', 'Per-agent publish rate limit exceeded; retry after Retry-After.', {
-        retryAfterSeconds: wait,
-        details: { agent_id: request.agent_id, scope: 'publish_per_agent', retry_after_seconds: wait },
-      })
-    }
+    if (wait > 0) throw publishRateLimited(deps, request.agent_id, wait)
   }
   const signingKey = await verifyProducerSignature(deps.resolver, request.signature, contentHash)
-  if (limiter?.enabled) await limiter.charge(request.agent_id, deps.clock().getTime())
+  if (tenant.refusal !== undefined) throw tenant.refusal
+  if (limiter?.enabled) {
+    const wait = await limiter.take(request.agent_id, deps.clock().getTime())
+    if (wait > 0) throw publishRateLimited(deps, request.agent_id, wait)
+  }
   return signingKey
+}
+
+/** 429 for an agent without a token (the peek before verification and the take after it answer alike). */
+function publishRateLimited(deps: RegistryDeps, agentId: string, wait: number): RegistryError {
+  deps.metrics?.recordRateLimitRejection('publish_per_agent')
+  return new RegistryError('rate_limited', 'Per-agent publish rate limit exceeded; retry after Retry-After.', {
+    retryAfterSeconds: wait,
+    details: { agent_id: agentId, scope: 'publish_per_agent', retry_after_seconds: wait },
+  })
 }
 
 function isSameSignature(record: IdempotencyRecord, request: PublishRequest): boolean {

@@ -12,9 +12,12 @@ export interface RateBudget {
   readonly enabled: boolean
   /** Seconds until `key` may act (0: now). Takes nothing: the peek before verification. */
   retryAfterSeconds(key: string, nowMs: number): Promise<number>
-  /** Takes one token when there is one: resolves to 0, else to the seconds to wait (nothing taken). */
+  /**
+   * Takes one token when there is one: resolves to 0, else to the seconds to wait (nothing taken). Atomic per key:
+   * concurrent takes never hand out more tokens than the bucket holds (the take after proof).
+   */
   take(key: string, nowMs: number): Promise<number>
-  /** Takes one token, never below zero: the key acted, whatever the outcome (the charge after proof). */
+  /** Takes one token, never below zero: the key acted, whatever the outcome (an idempotent lifecycle retry). */
   charge(key: string, nowMs: number): Promise<void>
 }
 
@@ -35,6 +38,7 @@ export class MemoryRateBudget implements RateBudget {
   }
 
   async take(key: string, nowMs: number): Promise<number> {
+    // The look and the charge run in one synchronous step: no other take of this key can come between them.
     const wait = this.#limiter.retryAfterSeconds(key, nowMs)
     if (wait === 0) this.#limiter.charge(key, nowMs)
     return wait

@@ -76,8 +76,11 @@ export class SharedRateBudget implements RateBudget {
     )
     if (taken === undefined) {
       if (this.#o.unavailable === 'deny') return 1
-      this.#local.charge(key, nowMs)
-      return 0
+      // The pre-filter alone decides: look again now, in the same synchronous step as the charge, because other
+      // takes of this key ran while the database was being waited for.
+      const wait = this.#local.retryAfterSeconds(key, nowMs)
+      if (wait === 0) this.#local.charge(key, nowMs)
+      return wait
     }
     if (!taken.admitted) return secondsUntilToken(taken.tokens, this.#o.perMinute)
     this.#local.charge(key, nowMs)

@@ -31,6 +31,8 @@ export interface TenancyPolicy {
   isTrustedProxy(address: string): boolean
   /** The `[[auth.tenant_agents]]` tenant of an agent DID, or undefined. */
   bindingOf(agentDid: string): string | undefined
+  /** False when `[[auth.tenant_agents]]` is empty: no agent's binding can change a tenant. */
+  hasBindings: boolean
 }
 
 export function createTenancyPolicy(config: RegistryConfig): TenancyPolicy {
@@ -40,6 +42,26 @@ export function createTenancyPolicy(config: RegistryConfig): TenancyPolicy {
     headerTrust: config.auth.tenant_header_trust,
     isTrustedProxy: createProxyMatcher(config.rate_limit.trusted_proxies),
     bindingOf: (agentDid) => bindings.get(agentDid),
+    hasBindings: bindings.size > 0,
+  }
+}
+
+/**
+ * A write's tenant as far as it may be told before the signature of its claimed signer is verified: the tenant,
+ * or the refusal to answer once that signature verifies. A refusal can rest on the `[[auth.tenant_agents]]`
+ * binding of a signer nobody has proven yet (a header that contradicts it, or a header only a binding would
+ * have allowed); answered at once, it would tell an unauthenticated caller whether that agent is bound to that
+ * tenant. Held back, a mis-signed request gets the same answer either way.
+ */
+export type WriteTenant = { tenant: string; refusal?: undefined } | { tenant?: undefined; refusal: RegistryError }
+
+/** `resolve()`'s tenant, or its tenancy refusal held back (see WriteTenant). */
+export function holdRefusal(resolve: () => string): WriteTenant {
+  try {
+    return { tenant: resolve() }
+  } catch (error) {
+    if (error instanceof RegistryError) return { refusal: error }
+    throw error
   }
 }
 
