@@ -286,6 +286,8 @@ interface NodeContext {
 
 /** Fetches and verifies one reference. Never throws for bad data or a bad registry; throws only on walk abort. */
 async function resolveNode(pending: Pending, context: NodeContext): Promise<Resolution> {
+  // A worker still holding queued references after the walk was aborted starts no new fetch.
+  context.throwIfAborted()
   const fail = (outcome: WalkFailure['outcome'], reason: string, detail: string, report?: VerificationReport) => ({
     failure: {
       ...pending,
