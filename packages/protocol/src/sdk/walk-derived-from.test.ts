@@ -362,6 +362,31 @@ describe('walkDerivedFrom', () => {
     expect(net.requests.some((url) => url.includes('/contexts/') && url.includes(B))).toBe(false)
   })
 
+  it('reports a host that is no registry, an unreachable one and a non-capabilities answer as unresolvable', async () => {
+    const net = new FakeNetwork()
+    const [onC, onD, onE] = ['registry-c.example', 'registry-d.example', 'registry-e.example'].map((host) =>
+      net.add(host),
+    )
+    const root = net.add(A, [onC!, onD!, onE!])
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const url = new URL(String(input))
+      if (url.host === 'registry-c.example') return new Response('not here', { status: 404 })
+      if (url.host === 'registry-d.example') throw new TypeError('fetch failed')
+      if (url.host === 'registry-e.example' && url.pathname.endsWith('acdp.json')) return Response.json({ a: 1 })
+      return net.fetch(input, init)
+    }
+    const result = await walkDerivedFrom(root, { fetch })
+    expect(result.complete).toBe(true)
+    expect(result.failures.map((failure) => [failure.ctxId, failure.outcome, failure.reason])).toEqual([
+      [onC, 'unresolvable', 'capabilities_unavailable'],
+      [onD, 'unresolvable', 'outbound_failed'],
+      [onE, 'unresolvable', 'capabilities_invalid'],
+    ])
+    // checkRegistries: false goes straight to the context (registry-e serves it).
+    const unchecked = await walkDerivedFrom(root, { fetch, checkRegistries: false })
+    expect(unchecked.nodes.map((node) => node.ctxId)).toEqual([root, onE])
+  })
+
   it('caches capabilities within one walk only', async () => {
     const net = new FakeNetwork()
     const root = net.add(A)
