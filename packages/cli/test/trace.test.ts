@@ -3,7 +3,7 @@
  * HTTP: output lines, the final complete / TRUNCATED line, --json, and the exit codes.
  */
 import { mkdtempSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
@@ -150,12 +150,25 @@ describe('acdp trace', () => {
     expect(code).toBe(1)
   })
 
+  it('reports an unreachable root registry as a FAIL line, not as an empty clean walk (exit 1)', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const root = `acdp://${A}/0b9d6c3e-2f1a-4c5d-9e8f-7a6b5c4d3e2f`
+    const { code, out } = await trace([root, '--registry', `http://127.0.0.1:${port}`])
+    expect(out).toContain(`FAIL  depth  0  ${root}  unresolvable: outbound_failed`)
+    expect(out.trimEnd().split('\n').at(-1)).toBe('complete: 0 verified, 1 failed')
+    expect(code).toBe(1)
+  })
+
   it.each([
     [['--max-depth', '-1']],
     [['--max-fanout', '0']],
     [['--timeout-seconds', 'soon']],
     [['--authority-url', 'http://127.0.0.1:1']],
     [['--authority-url', `${B}=ftp://x`]],
+    [['--registry', 'localhost:3000']],
   ])('refuses %j as a usage error (exit 2)', async (flags) => {
     const { code, err } = await trace([`acdp://${A}/0b9d6c3e-2f1a-4c5d-9e8f-7a6b5c4d3e2f`, ...flags])
     expect(err).toMatch(/^acdp trace: usage: /)

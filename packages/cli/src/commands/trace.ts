@@ -51,7 +51,8 @@ Where registries are:
   --json                print { complete, truncatedBy?, nodes, failures, truncations?, unwalkedFrontier? }
 
 Exit 0 when the walk is complete and every context verified; 1 when it was truncated, a context failed or
-the walk failed (cross_registry_resolution_failed: too many nodes, fanout, timeout, cycle); 3 unreachable.`,
+the walk failed (cross_registry_resolution_failed: too many nodes, fanout, timeout, cycle). An
+unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(
       'trace',
@@ -74,12 +75,13 @@ the walk failed (cross_registry_resolution_failed: too many nodes, fanout, timeo
     const maxTotalNodes = parseIntegerFlag('max-nodes', values['max-nodes'], 1, 1_000_000)
     const maxFanoutPerContext = parseIntegerFlag('max-fanout', values['max-fanout'], 1, 1000)
     const timeoutSeconds = parseIntegerFlag('timeout-seconds', values['timeout-seconds'], 1, 3600)
+    const registryFlag = checkBaseUrl('registry', values.registry)
     const mapped = parseAuthorityUrls(values['authority-url'] ?? [])
     const rootAuthority = authorityOfCtxId(ctxId)
     if (rootAuthority === undefined) throw usageError(`expected an acdp://<authority>/<uuid> ctx_id, got "${ctxId}"`)
     if (!mapped.has(rootAuthority)) {
       const target = resolveStackTarget(io, {
-        registry: checkBaseUrl('registry', values.registry),
+        registry: registryFlag,
         dataDir: values['data-dir'],
       })
       mapped.set(rootAuthority, target.registryUrl)
