@@ -22,22 +22,16 @@
  * used as evidence nor walked through.
  */
 import { DidResolver, type FetchDidDocument } from '../did/resolver.js'
-import { isProtocolError } from '../errors.js'
-import { authorityOfCtxId } from '../receipt/registry-binding.js'
-import { CTX_ID_PATTERN } from '../wire/common.js'
-import { fetchContext } from './fetch-context.js'
-import { DEFAULT_SDK_TIMEOUT_MS, type SdkRequestOptions, sendRegistryRequest } from './registry-http.js'
+import { DEFAULT_SDK_TIMEOUT_MS, type SdkRequestOptions } from './registry-http.js'
 import type { EvidenceOptions } from './verify-evidence.js'
-import { type EnvelopeCheck, type KeyResolver, type VerificationReport, verifyContext } from './verify-context.js'
+import type { EnvelopeCheck, KeyResolver } from './verify-context.js'
 import { WalkAuthorities } from './walk-authorities.js'
-import {
-  resolveWalkControls,
-  walkAborted,
-  type WalkAbortReason,
-  type WalkControl,
-  type WalkControls,
-} from './walk-controls.js'
+import { resolveWalkControls, walkAborted, type WalkAbortReason, type WalkControls } from './walk-controls.js'
 import { WalkEdges } from './walk-cycles.js'
+import { didDocumentFetcher, type Pending, resolveNode } from './walk-node.js'
+import type { WalkedNode, WalkFailure, WalkResult, WalkTruncation } from './walk-result.js'
+
+export type { CompleteWalk, TruncatedWalk, WalkedNode, WalkFailure, WalkResult, WalkTruncation } from './walk-result.js'
 
 /** Timer functions of the walk deadline (injectable: tests drive the 30 s budget without sleeping). */
 export interface WalkTimers {
@@ -84,71 +78,6 @@ export interface WalkDerivedFromOptions {
   timers?: WalkTimers
 }
 
-/** A fetched context that verified: usable as evidence. */
-export interface WalkedNode {
-  ctxId: string
-  /** `derived_from` hops from the root (root 0). */
-  depth: number
-  authority: string
-  /** The context whose `derived_from` led here first (`null` for the root). */
-  referencedBy: string | null
-  envelope: Record<string, unknown> & { body: Record<string, unknown> }
-  verification: VerificationReport
-}
-
-/**
- * A reference that could not be used (§5): `unresolvable` (404 — not "never existed" —, transport failure,
- * unusable registry) or `untrustworthy` (the body failed verification; it is never used as evidence).
- */
-export interface WalkFailure {
-  ctxId: string
-  depth: number
-  referencedBy: string | null
-  outcome: 'unresolvable' | 'untrustworthy'
-  reason: string
-  detail: string
-  verification?: VerificationReport
-}
-
-/** Where a control cut the walk: the context whose `derived_from` entries were not followed. */
-export interface WalkTruncation {
-  control: Extract<WalkControl, 'max_depth' | 'max_fanout_per_context'>
-  ctxId: string
-  depth: number
-  unwalked: string[]
-}
-
-/** A walk that exhausted the graph: every reachable reference was fetched. */
-export interface CompleteWalk {
-  complete: true
-  nodes: WalkedNode[]
-  failures: WalkFailure[]
-}
-
-/** A walk a control cut short: the nodes are NOT the whole evidence set (§4.1 "Partial-walk reporting"). */
-export interface TruncatedWalk {
-  complete: false
-  /** The first control that fired. */
-  truncatedBy: WalkTruncation['control']
-  truncations: WalkTruncation[]
-  nodes: WalkedNode[]
-  failures: WalkFailure[]
-  /** ctx_ids whose subtrees were not walked (each once, in the order the walk met them). */
-  unwalkedFrontier: string[]
-}
-
-export type WalkResult = CompleteWalk | TruncatedWalk
-
-interface Pending {
-  ctxId: string
-  depth: number
-  referencedBy: string | null
-}
-
-type Resolution = { node: WalkedNode } | { failure: WalkFailure }
-
-const CTX_ID = new RegExp(CTX_ID_PATTERN)
-
 /**
  * Walks the `derived_from` graph below `rootCtxId`.
  *
@@ -190,7 +119,16 @@ export async function walkDerivedFrom(rootCtxId: string, options: WalkDerivedFro
       failureCacheMs: 0,
     })
   const resolve = (pending: Pending) =>
-    resolveNode(pending, { request, registryUrlOf, authorities, resolver, options, throwIfAborted })
+    resolveNode(pending, {
+      request,
+      registryUrlOf,
+      authorities,
+      resolver,
+      checkRegistries: options.checkRegistries !== false,
+      evidence: options.evidence,
+      envelopeChecks: options.envelopeChecks,
+      throwIfAborted,
+    })
 
   try {
     const visited = new Map<string, Pending>()
@@ -275,63 +213,6 @@ export async function walkDerivedFrom(rootCtxId: string, options: WalkDerivedFro
   }
 }
 
-interface NodeContext {
-  request: SdkRequestOptions
-  registryUrlOf: (authority: string) => string
-  authorities: WalkAuthorities
-  resolver: KeyResolver
-  options: WalkDerivedFromOptions
-  throwIfAborted: () => void
-}
-
-/** Fetches and verifies one reference. Never throws for bad data or a bad registry; throws only on walk abort. */
-async function resolveNode(pending: Pending, context: NodeContext): Promise<Resolution> {
-  // A worker still holding queued references after the walk was aborted starts no new fetch.
-  context.throwIfAborted()
-  const fail = (outcome: WalkFailure['outcome'], reason: string, detail: string, report?: VerificationReport) => ({
-    failure: {
-      ...pending,
-      outcome,
-      reason,
-      detail,
-      ...(report === undefined ? {} : { verification: report }),
-    },
-  })
-  const authority = CTX_ID.test(pending.ctxId) ? authorityOfCtxId(pending.ctxId) : undefined
-  if (authority === undefined) return fail('unresolvable', 'invalid_ctx_id', 'not an acdp://<authority>/<uuid> ctx_id')
-  let envelope: WalkedNode['envelope']
-  try {
-    if (context.options.checkRegistries !== false) {
-      const registry = await context.authorities.check(authority)
-      if (!registry.ok) return fail('unresolvable', registry.reason, registry.detail)
-    }
-    envelope = (await fetchContext(context.registryUrlOf(authority), pending.ctxId, context.request)).envelope
-  } catch (error) {
-    context.throwIfAborted()
-    return fail('unresolvable', transportReason(error), describe(error))
-  }
-  const body = envelope.body
-  // Registry-assigned members are not covered by the producer signature (RFC-ACDP-0008 §9.1): a registry could
-  // answer with another (valid) context than the one cited, so the answer must be the one asked for.
-  if (body['ctx_id'] !== pending.ctxId) {
-    return fail('untrustworthy', 'ctx_id_mismatch', `asked for ${pending.ctxId}, served ${String(body['ctx_id'])}`)
-  }
-  if (body['origin_registry'] !== authority) {
-    return fail('untrustworthy', 'origin_mismatch', `origin_registry ${String(body['origin_registry'])} ≠ ${authority}`)
-  }
-  const report = await verifyContext(envelope, {
-    resolver: context.resolver,
-    ...(context.options.evidence ? { evidence: context.options.evidence } : {}),
-    ...(context.options.envelopeChecks ? { envelopeChecks: context.options.envelopeChecks } : {}),
-  })
-  context.throwIfAborted()
-  if (!report.ok) {
-    const failed = report.checks.find((check) => !check.ok)
-    return fail('untrustworthy', failed?.name ?? 'verification', failed?.detail ?? 'verification failed', report)
-  }
-  return { node: { ...pending, authority, envelope, verification: report } }
-}
-
 function derivedFromOf(node: WalkedNode): string[] {
   const refs = node.envelope.body['derived_from']
   // Schema-checked by verifyContext: an array of unique ctx_id strings.
@@ -354,39 +235,6 @@ function cycleError(cycle: string[]) {
   return walkAborted('cycle', `derived_from cycle (tampered body or forging registry): ${cycle.join(' -> ')}`, {
     cycle,
   })
-}
-
-/** did:web documents through the walk's transport; a walked authority's own DID is read from its registry URL. */
-function didDocumentFetcher(
-  registryUrlOf: (authority: string) => string,
-  request: SdkRequestOptions,
-): FetchDidDocument {
-  return async (url) => {
-    const target =
-      url.pathname === '/.well-known/did.json' && url.protocol === 'https:' && url.port === ''
-        ? `${registryUrlOf(url.hostname).replace(/\/+$/, '')}/.well-known/did.json`
-        : url.href
-    const response = await sendRegistryRequest(
-      target,
-      { headers: { accept: 'application/did+json, application/json' } },
-      request,
-    )
-    return { status: response.status, body: new TextEncoder().encode(response.text) }
-  }
-}
-
-function transportReason(error: unknown): string {
-  if (!isProtocolError(error)) return 'transport'
-  if (error.code === 'request_rejected') {
-    return error.details?.['status'] === 404 ? 'not_found' : 'upstream_status'
-  }
-  if (error.code === 'malformed_input' || error.code === 'too_deep') return 'malformed_document'
-  return error.code
-}
-
-function describe(error: unknown): string {
-  if (isProtocolError(error)) return `${error.code}: ${error.message}`
-  return error instanceof Error ? error.message : String(error)
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
