@@ -14,6 +14,7 @@ import { publishCommand } from './commands/publish.js'
 import { registriesCommand } from './commands/registries.js'
 import { runCommand } from './commands/run.js'
 import { runsCommand } from './commands/runs.js'
+import { traceCommand } from './commands/trace.js'
 import { watchCommand } from './commands/watch.js'
 import { CliError, EXIT, type ExitCode } from './exit-codes.js'
 
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   keygenCommand,
   publishCommand,
   getCommand,
+  traceCommand,
   logCommand,
   runsCommand,
   runCommand,

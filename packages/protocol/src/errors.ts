@@ -37,6 +37,11 @@ export const PROTOCOL_ERROR_CODES = [
   'invalid_structure',
   /** SDK client: a server answered with an error envelope; `details` carries `status` and the server's `code`. */
   'request_rejected',
+  /**
+   * SDK consumer: a `derived_from` walk was aborted as a whole (RFC-ACDP-0006 §4.1 step 7: total-node cap, walk
+   * timeout, refused fanout, cycle); `details.reason` names the control. Servers: 502 cross_registry_resolution_failed.
+   */
+  'cross_registry_resolution_failed',
 ] as const
 
 export type ProtocolErrorCode = (typeof PROTOCOL_ERROR_CODES)[number]

@@ -29,3 +29,22 @@ export {
   type VerifyContextOptions,
   verifyContext,
 } from './verify-context.js'
+export { fetchThroughOutbound } from './outbound-fetch.js'
+export {
+  type CompleteWalk,
+  type TruncatedWalk,
+  type WalkDerivedFromOptions,
+  type WalkedNode,
+  type WalkFailure,
+  type WalkResult,
+  type WalkTimers,
+  type WalkTruncation,
+  walkDerivedFrom,
+} from './walk-derived-from.js'
+export {
+  resolveWalkControls,
+  WALK_DEFAULTS,
+  type WalkAbortReason,
+  type WalkControl,
+  type WalkControls,
+} from './walk-controls.js'

@@ -3,7 +3,7 @@
  * by default), a capped body read, and the registry's error envelope (RFC-ACDP-0007 §4) turned into a
  * ProtocolError. Client side only: this package holds no server code.
  */
-import { ProtocolError } from '../errors.js'
+import { isProtocolError, ProtocolError } from '../errors.js'
 
 /** Deadline of one SDK request unless the caller passes another, in milliseconds. */
 export const DEFAULT_SDK_TIMEOUT_MS = 10_000
@@ -33,6 +33,7 @@ export interface RegistryHttpResponse {
  *
  * @throws ProtocolError `outbound_failed` when no answer arrives (transport error, deadline, abort).
  * @throws ProtocolError `outbound_too_large` when the body exceeds {@link MAX_SDK_RESPONSE_BYTES}.
+ * @throws ProtocolError thrown by the caller's `fetch` itself, unchanged (e.g. `outbound_refused`).
  */
 export async function sendRegistryRequest(
   url: string,
@@ -46,6 +47,8 @@ export async function sendRegistryRequest(
   try {
     response = await fetchFn(url, { ...init, signal })
   } catch (cause) {
+    // A policy-enforcing fetch (fetchThroughOutbound) already says what went wrong: refused, too large, failed.
+    if (isProtocolError(cause)) throw cause
     throw transportError(url, cause)
   }
   let text: string

@@ -1,0 +1,143 @@
+/**
+ * `acdp trace <ctx_id>`: assembles the evidence chain behind a context (RFC-ACDP-0006 §2) with the SDK's
+ * derived_from walker: the root and every predecessor fetched from its own authority's registry and verified
+ * locally, under the four §4.1 traversal controls. A walk a control cut short says so, with the control and the
+ * unwalked frontier (fixture fed-010); it never prints as complete.
+ */
+import {
+  authorityOfCtxId,
+  type WalkedNode,
+  type WalkFailure,
+  type WalkResult,
+  WALK_DEFAULTS,
+  walkDerivedFrom,
+} from '@acdp/protocol'
+import { type Command, parseCommandArgs } from '../command.js'
+import { EXIT, usageError } from '../exit-codes.js'
+import { sanitizeTerminalText } from '../render/text-table.js'
+import { resolveStackTarget } from '../stack-target.js'
+import { createWalkTransport, parseAuthorityUrls } from '../verify/walk-transport.js'
+import { checkBaseUrl, JSON_OPTION, parseIntegerFlag } from './shared-options.js'
+
+/** `acdp trace` (help text below is what `acdp trace --help` prints). */
+export const traceCommand: Command = {
+  name: 'trace',
+  summary: "walk a context's derived_from chain across registries, verifying every node",
+  help: `Usage: acdp trace <ctx_id> [--max-depth N] [--max-nodes N] [--max-fanout N] [--timeout-seconds N]
+                  [--partial] [--authority-url AUTHORITY=URL]... [--registry URL] [--json]
+
+Walks the derived_from graph below <ctx_id> breadth first (RFC-ACDP-0006 §4.1). Each context is fetched from
+the registry of ITS OWN authority (acdp://<authority>/...) and verified locally: the registry's capabilities
+name that authority, then schema, producer_content_hash, key_binding, did_resolution, signature and the
+registry's receipt when one is served. Prints one line per context with its depth (ok: verified; FAIL: not
+found, unreachable or failing verification — never used as evidence, never walked through), then a final line:
+"complete", or "TRUNCATED by <control>" with the unwalked frontier (the ctx_ids whose subtrees were not walked).
+
+Traversal controls (RFC-ACDP-0006 §4.1 defaults):
+  --max-depth N         derived_from hops below the root (default ${WALK_DEFAULTS.maxDepth}); deeper: truncated
+  --max-nodes N         contexts fetched, root included (default ${WALK_DEFAULTS.maxTotalNodes}); more: the walk fails
+  --max-fanout N        derived_from entries followed per context (default ${WALK_DEFAULTS.maxFanoutPerContext}); more: the walk
+                        fails, or with --partial the first N are walked and the rest reported as unwalked
+  --timeout-seconds N   budget of the whole walk, end to end (default ${WALK_DEFAULTS.totalWalkTimeoutMs / 1000}); over: the walk fails
+  --partial             surface a fanout overrun as a truncated result instead of failing
+
+Where registries are:
+  --registry URL        base URL of the root's authority (default: ACDP_REGISTRY_URL, the running dev stack,
+                        http://127.0.0.1:3000), as for acdp get
+  --authority-url AUTHORITY=URL
+                        base URL of another authority (repeatable), e.g. a local registry in a test setup
+  Any other authority is https://<authority>, through the SSRF-safe client (public addresses only).
+  --data-dir DIR        dev-stack data directory to read the registry URL from (default ./data)
+  --json                print { complete, truncatedBy?, nodes, failures, truncations?, unwalkedFrontier? }
+
+Exit 0 when the walk is complete and every context verified; 1 when it was truncated, a context failed or
+the walk failed (cross_registry_resolution_failed: too many nodes, fanout, timeout, cycle). An
+unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.`,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(
+      'trace',
+      args,
+      {
+        ...JSON_OPTION,
+        'max-depth': { type: 'string' },
+        'max-nodes': { type: 'string' },
+        'max-fanout': { type: 'string' },
+        'timeout-seconds': { type: 'string' },
+        partial: { type: 'boolean' },
+        'authority-url': { type: 'string', multiple: true },
+        registry: { type: 'string' },
+        'data-dir': { type: 'string' },
+      },
+      { min: 1, max: 1, names: 'one ctx_id' },
+    )
+    const ctxId = positionals[0]!
+    const maxDepth = parseIntegerFlag('max-depth', values['max-depth'], 0, 1000)
+    const maxTotalNodes = parseIntegerFlag('max-nodes', values['max-nodes'], 1, 1_000_000)
+    const maxFanoutPerContext = parseIntegerFlag('max-fanout', values['max-fanout'], 1, 1000)
+    const timeoutSeconds = parseIntegerFlag('timeout-seconds', values['timeout-seconds'], 1, 3600)
+    const registryFlag = checkBaseUrl('registry', values.registry)
+    const mapped = parseAuthorityUrls(values['authority-url'] ?? [])
+    const rootAuthority = authorityOfCtxId(ctxId)
+    if (rootAuthority === undefined) throw usageError(`expected an acdp://<authority>/<uuid> ctx_id, got "${ctxId}"`)
+    if (!mapped.has(rootAuthority)) {
+      const target = resolveStackTarget(io, {
+        registry: registryFlag,
+        dataDir: values['data-dir'],
+      })
+      mapped.set(rootAuthority, target.registryUrl)
+    }
+    const transport = createWalkTransport(io, mapped)
+    let result: WalkResult
+    try {
+      result = await walkDerivedFrom(ctxId, {
+        controls: {
+          ...(maxDepth === undefined ? {} : { maxDepth }),
+          ...(maxTotalNodes === undefined ? {} : { maxTotalNodes }),
+          ...(maxFanoutPerContext === undefined ? {} : { maxFanoutPerContext }),
+          ...(timeoutSeconds === undefined ? {} : { totalWalkTimeoutMs: timeoutSeconds * 1000 }),
+        },
+        onOverrun: values.partial ? 'surface-partial-result' : 'abort',
+        registryUrlOf: transport.registryUrlOf,
+        fetch: transport.fetch,
+        signal: io.signal,
+        evidence: { now: new Date() },
+      })
+    } finally {
+      await transport.close()
+    }
+    io.stdout(values.json ? `${JSON.stringify(toJson(result), null, 2)}\n` : `${renderWalk(result)}\n`)
+    return result.complete && result.failures.length === 0 ? EXIT.ok : EXIT.failure
+  },
+}
+
+/** The --json document: the walk without the fetched envelopes (ask acdp get for one). */
+function toJson(result: WalkResult): Record<string, unknown> {
+  return {
+    ...result,
+    nodes: result.nodes.map(({ envelope, ...node }) => ({ ...node, title: envelope.body['title'] })),
+  }
+}
+
+function renderWalk(result: WalkResult): string {
+  type Row = { depth: number; line: string }
+  const rows: Row[] = [
+    ...result.nodes.map((node) => ({ depth: node.depth, line: nodeLine(node) })),
+    ...result.failures.map((failure) => ({ depth: failure.depth, line: failureLine(failure) })),
+  ]
+  // Stable sort: breadth-first order within a depth, verified contexts before failed ones.
+  rows.sort((left, right) => left.depth - right.depth)
+  const counts = `${result.nodes.length} verified, ${result.failures.length} failed`
+  const verdict = result.complete
+    ? `complete: ${counts}`
+    : `TRUNCATED by ${result.truncatedBy}: ${counts}; unwalked frontier (${result.unwalkedFrontier.length}): ${result.unwalkedFrontier.join(' ')}`
+  return [...rows.map((row) => row.line), '', verdict].map(sanitizeTerminalText).join('\n')
+}
+
+function nodeLine(node: WalkedNode): string {
+  const title = typeof node.envelope.body['title'] === 'string' ? node.envelope.body['title'] : ''
+  return `ok    depth ${String(node.depth).padStart(2)}  ${node.ctxId}  ${title}`
+}
+
+function failureLine(failure: WalkFailure): string {
+  return `FAIL  depth ${String(failure.depth).padStart(2)}  ${failure.ctxId}  ${failure.outcome}: ${failure.reason} (${failure.detail})`
+}

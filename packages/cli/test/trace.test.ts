@@ -1,0 +1,186 @@
+/**
+ * `acdp trace` against two live registries on loopback sockets (registry-a and registry-b authorities), over real
+ * HTTP: output lines, the final complete / TRUNCATED line, --json, and the exit codes.
+ */
+import { mkdtempSync } from 'node:fs'
+import { type AddressInfo, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  createTestRegistry,
+  didKeyProducer,
+  minimalUnsigned,
+  publish,
+  signRequest,
+  type TestRegistry,
+} from '../../registry/test/support/registry-harness.js'
+import { TRUST_CONFIG } from '../../registry/test/support/trust.js'
+import { runCli } from '../src/cli.js'
+import { captureIo } from '../src/test-io.js'
+
+const A = 'registry-a.example'
+const B = 'registry-b.example'
+const producer = didKeyProducer()
+let a: TestRegistry
+let b: TestRegistry
+let mapArgs: string[]
+let outbound: OutboundClient
+
+async function live(authority: string): Promise<{ r: TestRegistry; url: string }> {
+  const r = await createTestRegistry({ config: { ...TRUST_CONFIG, registry: { authority } } })
+  await r.app.listen({ host: '127.0.0.1', port: 0 })
+  return { r, url: `http://127.0.0.1:${(r.app.server.address() as AddressInfo).port}` }
+}
+
+async function publishOn(r: TestRegistry, title: string, derivedFrom: string[] = []): Promise<string> {
+  const res = await publish(
+    r.app,
+    signRequest(producer, minimalUnsigned(producer, { title, derived_from: derivedFrom })),
+  )
+  expect(res.statusCode).toBe(201)
+  return (res.json() as { ctx_id: string }).ctx_id
+}
+
+async function trace(args: string[]) {
+  const io = captureIo({ cwd: mkdtempSync(join(tmpdir(), 'acdp-trace-')), outbound })
+  const code = await runCli(['trace', ...args], io)
+  return { code, out: io.out(), err: io.err() }
+}
+
+beforeAll(async () => {
+  const liveA = await live(A)
+  const liveB = await live(B)
+  a = liveA.r
+  b = liveB.r
+  mapArgs = ['--registry', liveA.url, '--authority-url', `${B}=${liveB.url}`]
+  // Any authority nobody mapped goes through the SSRF-safe client; its DNS answers loopback, which it refuses.
+  outbound = createOutboundClient({ allowCidrs: [], lookup: async () => [{ address: '127.0.0.1', family: 4 }] })
+})
+
+afterAll(async () => {
+  await outbound?.close()
+  await a?.close()
+  await b?.close()
+})
+
+describe('acdp trace', () => {
+  it('prints every verified context with its depth and "complete", and exits 0', async () => {
+    const oldest = await publishOn(a, 'oldest')
+    const middle = await publishOn(b, 'middle', [oldest])
+    const side = await publishOn(b, 'side')
+    const root = await publishOn(a, 'root', [middle, side])
+    const { code, out, err } = await trace([root, ...mapArgs])
+    expect(err).toBe('')
+    const lines = out.trimEnd().split('\n')
+    expect(lines.slice(0, 4)).toEqual([
+      `ok    depth  0  ${root}  root`,
+      `ok    depth  1  ${middle}  middle`,
+      `ok    depth  1  ${side}  side`,
+      `ok    depth  2  ${oldest}  oldest`,
+    ])
+    expect(lines.at(-1)).toBe('complete: 4 verified, 0 failed')
+    expect(code).toBe(0)
+  })
+
+  it('fails a fanout overrun by default and, with --partial, prints TRUNCATED with the frontier (exit 1)', async () => {
+    const parents = [await publishOn(b, 'p1'), await publishOn(b, 'p2'), await publishOn(b, 'p3')]
+    const root = await publishOn(a, 'wide', parents)
+    const refused = await trace([root, ...mapArgs, '--max-fanout', '2'])
+    expect(refused.code).toBe(1)
+    expect(refused.out).toBe('')
+    expect(refused.err).toMatch(/^acdp trace: cross_registry_resolution_failed: .*more than max_fanout_per_context 2/)
+
+    const partial = await trace([root, ...mapArgs, '--max-fanout', '2', '--partial'])
+    expect(partial.code).toBe(1)
+    expect(partial.out).toContain(`ok    depth  1  ${parents[1]}  p2`)
+    expect(partial.out.trimEnd().split('\n').at(-1)).toBe(
+      `TRUNCATED by max_fanout_per_context: 3 verified, 0 failed; unwalked frontier (1): ${parents[2]}`,
+    )
+
+    const json = await trace([root, ...mapArgs, '--max-fanout', '2', '--partial', '--json'])
+    const document = JSON.parse(json.out) as Record<string, unknown>
+    expect(document).toMatchObject({
+      complete: false,
+      truncatedBy: 'max_fanout_per_context',
+      unwalkedFrontier: [parents[2]],
+      failures: [],
+    })
+    expect((document['nodes'] as Array<Record<string, unknown>>).map((node) => [node['depth'], node['title']])).toEqual(
+      [
+        [0, 'wide'],
+        [1, 'p1'],
+        [1, 'p2'],
+      ],
+    )
+    expect(json.code).toBe(1)
+
+    const full = await trace([root, ...mapArgs, '--json'])
+    expect(JSON.parse(full.out)).toMatchObject({ complete: true })
+    expect(JSON.parse(full.out)).not.toHaveProperty('unwalkedFrontier')
+    expect(full.code).toBe(0)
+  })
+
+  it('truncates at --max-depth and fails a walk over --max-nodes', async () => {
+    const first = await publishOn(b, 'c0')
+    const second = await publishOn(b, 'c1', [first])
+    const root = await publishOn(a, 'deep', [second])
+    const cut = await trace([root, ...mapArgs, '--max-depth', '1'])
+    expect(cut.out.trimEnd().split('\n').at(-1)).toBe(
+      `TRUNCATED by max_depth: 2 verified, 0 failed; unwalked frontier (1): ${first}`,
+    )
+    expect(cut.code).toBe(1)
+    const tooMany = await trace([root, ...mapArgs, '--max-nodes', '2'])
+    expect(tooMany.err).toMatch(/cross_registry_resolution_failed: .*max_total_nodes 2/)
+    expect(tooMany.code).toBe(1)
+  })
+
+  it('reports a missing predecessor and one on an authority nobody mapped as FAIL lines (exit 1)', async () => {
+    const missing = `acdp://${B}/0b9d6c3e-2f1a-4c5d-9e8f-7a6b5c4d3e2f`
+    const unmapped = 'acdp://registry-c.example/1b9d6c3e-2f1a-4c5d-9e8f-7a6b5c4d3e2f'
+    const present = await publishOn(b, 'present')
+    const root = await publishOn(a, 'gappy', [missing, unmapped, present])
+    const { code, out } = await trace([root, ...mapArgs])
+    expect(out).toContain(`ok    depth  1  ${present}  present`)
+    expect(out).toContain(`FAIL  depth  1  ${missing}  unresolvable: not_found`)
+    // https://registry-c.example through the SSRF-safe client, refused there: never a plain-HTTP fallback.
+    expect(out).toContain(`FAIL  depth  1  ${unmapped}  unresolvable: outbound_refused`)
+    expect(out.trimEnd().split('\n').at(-1)).toBe('complete: 2 verified, 2 failed')
+    expect(code).toBe(1)
+  })
+
+  it('reports an unreachable root registry as a FAIL line, not as an empty clean walk (exit 1)', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const root = `acdp://${A}/0b9d6c3e-2f1a-4c5d-9e8f-7a6b5c4d3e2f`
+    const { code, out } = await trace([root, '--registry', `http://127.0.0.1:${port}`])
+    expect(out).toContain(`FAIL  depth  0  ${root}  unresolvable: outbound_failed`)
+    expect(out.trimEnd().split('\n').at(-1)).toBe('complete: 0 verified, 1 failed')
+    expect(code).toBe(1)
+  })
+
+  it.each([
+    [['--max-depth', '-1']],
+    [['--max-fanout', '0']],
+    [['--timeout-seconds', 'soon']],
+    [['--authority-url', 'http://127.0.0.1:1']],
+    [['--authority-url', `${B}=ftp://x`]],
+    [['--registry', 'localhost:3000']],
+  ])('refuses %j as a usage error (exit 2)', async (flags) => {
+    const { code, err } = await trace([`acdp://${A}/0b9d6c3e-2f1a-4c5d-9e8f-7a6b5c4d3e2f`, ...flags])
+    expect(err).toMatch(/^acdp trace: usage: /)
+    expect(code).toBe(2)
+  })
+
+  it('is listed in the main help and has its own', async () => {
+    const io = captureIo({ cwd: tmpdir() })
+    await runCli(['--help'], io)
+    expect(io.out()).toMatch(/\n {2}trace +walk a context's derived_from chain/)
+    const help = captureIo({ cwd: tmpdir() })
+    expect(await runCli(['trace', '--help'], help)).toBe(0)
+    expect(help.out()).toContain('Usage: acdp trace <ctx_id>')
+  })
+})
