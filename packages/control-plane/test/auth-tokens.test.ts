@@ -550,6 +550,22 @@ describe.each(testDatabaseTargets())('agent tokens on $name', (target) => {
         headers: bearer(ADMIN_KEY),
       })
       expect(tooMany.statusCode).toBe(400)
+      // A cursor past every representable instant (found by the fuzzer: PostgreSQL's bigint refused it, a 500).
+      for (const since of ['99999999999999999999', String(Number.MAX_SAFE_INTEGER + 2)]) {
+        const beyond = await t.app.inject({
+          method: 'GET',
+          url: `/auth/revocations?since=${since}`,
+          headers: bearer(ADMIN_KEY),
+        })
+        expect(beyond.statusCode).toBe(400)
+        expect(beyond.json()).toMatchObject({ errorCode: 'VALIDATION_ERROR' })
+      }
+      const latest = await t.app.inject({
+        method: 'GET',
+        url: `/auth/revocations?since=${Number.MAX_SAFE_INTEGER}`,
+        headers: bearer(ADMIN_KEY),
+      })
+      expect(latest.json()).toEqual({ entries: [], next_cursor: null })
     })
   })
 

@@ -70,7 +70,9 @@ const JwksShape = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type
 
 const FeedQuery = Type.Object(
   {
-    since: Type.Optional(Type.Integer({ minimum: 0 })),
+    // Bounded like every instant this service stores: beyond 2^53 − 1 a number is no longer exact in JavaScript,
+    // and PostgreSQL's bigint column refuses values past 2^63 (the fuzzer found that as a 500).
+    since: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
   },
   { additionalProperties: false },
