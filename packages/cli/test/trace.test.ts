@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   computeKeyFingerprint,
+  cosignCheckpoint,
   createOutboundClient,
   ed25519PublicKeyFromSeed,
+  type LogCheckpoint,
   type OutboundClient,
 } from '@acdp/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -260,6 +262,38 @@ describe('acdp trace: every node gets the evidence of acdp get --verify, from it
     const searches = asked.filter((url) => url.includes('/contexts/search') && url.includes('key-revocation'))
     expect(searches.some((url) => url.startsWith(`${urlB}/`))).toBe(true)
     expect(searches.some((url) => url.startsWith(`${urlA}/`))).toBe(true)
+  })
+
+  it("checks the witness cosignatures beside a node's own registry's checkpoint against --trust-witness", async () => {
+    const oldest = await publishOn(b, 'witnessed-on-b')
+    const root = await publishOn(a, 'cites-witnessed', [oldest])
+    // B's newest checkpoint, as a registry aggregating cosignatures would serve it, cosigned by a did:key witness.
+    const witness = didKeyProducer()
+    const cosigning: typeof globalThis.fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input)
+      const response = await fetch(input, init)
+      if (url !== `${urlB}/log/checkpoint`) return response
+      const served = (await response.json()) as { log_checkpoint?: LogCheckpoint } & LogCheckpoint
+      const checkpoint = served.log_checkpoint ?? served
+      const cosignature = cosignCheckpoint({
+        checkpoint,
+        witnessId: witness.did,
+        witnessedAt: new Date(),
+        key: { algorithm: 'ed25519', keyId: witness.keyId, privateKey: witness.privateKey },
+      })
+      return Response.json({ log_checkpoint: checkpoint, witness_signatures: [cosignature] })
+    }
+    const trusted = await trace([root, ...mapArgs, '--json', '--trust-witness', witness.did], cosigning)
+    const stage = (out: string) =>
+      jsonNodes(out)
+        .get(oldest)!
+        .verification.checks.find((check) => check.name === 'witness_signatures')
+    expect(stage(trusted.out)).toMatchObject({ ok: true, detail: expect.stringContaining(witness.did) })
+    expect(trusted.code).toBe(0)
+    const other = didKeyProducer().did
+    const untrusted = await trace([root, ...mapArgs, '--trust-witness', other], cosigning)
+    expect(untrusted.out).toContain(`FAIL  depth  1  ${oldest}  witnessed-on-b  failed: witness_signatures`)
+    expect(untrusted.code).toBe(1)
   })
 
   it('fails a node whose key was revoked before its created_at (key_revocation, never walked through, exit 1)', async () => {
