@@ -296,6 +296,31 @@ describe('acdp trace: every node gets the evidence of acdp get --verify, from it
     expect(untrusted.code).toBe(1)
   })
 
+  it("keeps a node's evidence lookups inside the walk's total timeout (a hanging proof fails the walk)", async () => {
+    const stuck = await publishOn(b, 'proof-hangs')
+    const root = await publishOn(a, 'cites-hanging', [stuck])
+    let abortedLookup = false
+    const hanging: typeof globalThis.fetch = (input, init) => {
+      const url = input instanceof Request ? input.url : String(input)
+      if (!url.startsWith(`${urlB}/log/proof`)) return fetch(input, init)
+      return new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener(
+          'abort',
+          () => {
+            abortedLookup = true
+            reject(init.signal?.reason)
+          },
+          { once: true },
+        )
+      })
+    }
+    const { code, out, err } = await trace([root, ...mapArgs, '--timeout-seconds', '1'], hanging)
+    expect(out).toBe('')
+    expect(err).toMatch(/^acdp trace: cross_registry_resolution_failed: .*exceeded its 1000 ms budget/)
+    expect(abortedLookup).toBe(true)
+    expect(code).toBe(1)
+  })
+
   it('fails a node whose key was revoked before its created_at (key_revocation, never walked through, exit 1)', async () => {
     // Its own producer: the revocation below must not touch the other tests' contexts.
     const victim = didKeyProducer()
