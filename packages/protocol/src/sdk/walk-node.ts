@@ -108,25 +108,26 @@ export async function resolveNode(pending: Pending, context: NodeContext): Promi
     return fail('untrustworthy', 'origin_mismatch', `origin_registry ${String(body['origin_registry'])} ≠ ${authority}`)
   }
   let report: VerificationReport
-  try {
-    report =
-      context.verifyNode === undefined
-        ? await verifyContext(envelope, {
-            resolver: context.resolver,
-            ...(context.evidence ? { evidence: context.evidence } : {}),
-            ...(context.envelopeChecks ? { envelopeChecks: context.envelopeChecks } : {}),
-          })
-        : await context.verifyNode(envelope, {
-            ctxId: pending.ctxId,
-            authority,
-            registryUrl: context.registryUrlOf(authority),
-            resolver: context.resolver,
-            signal: context.signal,
-          })
-  } catch (error) {
-    // A caller's verification that could not reach the node's registry (evidence lookups) leaves it unresolvable.
-    context.throwIfAborted()
-    return fail('unresolvable', 'evidence_unavailable', describe(error))
+  if (context.verifyNode === undefined) {
+    report = await verifyContext(envelope, {
+      resolver: context.resolver,
+      ...(context.evidence ? { evidence: context.evidence } : {}),
+      ...(context.envelopeChecks ? { envelopeChecks: context.envelopeChecks } : {}),
+    })
+  } else {
+    try {
+      report = await context.verifyNode(envelope, {
+        ctxId: pending.ctxId,
+        authority,
+        registryUrl: context.registryUrlOf(authority),
+        resolver: context.resolver,
+        signal: context.signal,
+      })
+    } catch (error) {
+      // The caller's verification could not get its evidence (e.g. the node's registry stopped answering).
+      context.throwIfAborted()
+      return fail('unresolvable', 'evidence_unavailable', describe(error))
+    }
   }
   context.throwIfAborted()
   const authorship = report.checks.find((check) => !check.ok && AUTHORSHIP_STAGES.has(check.name))
