@@ -1,17 +1,26 @@
 /**
- * `acdp trace` against two live registries on loopback sockets (registry-a and registry-b authorities), over real
- * HTTP: output lines, the final complete / TRUNCATED line, --json, and the exit codes.
+ * `acdp trace` against two live registries on loopback sockets (registry-a and registry-b authorities, trust layer
+ * on), over real HTTP: output lines, the final complete / TRUNCATED line, --json, the exit codes, and every node's
+ * evidence (receipt, inclusion proof, revocations) checked against ITS OWN registry.
  */
 import { mkdtempSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
+import {
+  computeKeyFingerprint,
+  cosignCheckpoint,
+  createOutboundClient,
+  ed25519PublicKeyFromSeed,
+  type LogCheckpoint,
+  type OutboundClient,
+} from '@acdp/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createTestRegistry,
   didKeyProducer,
   minimalUnsigned,
+  type Producer,
   publish,
   signRequest,
   type TestRegistry,
@@ -26,6 +35,8 @@ const producer = didKeyProducer()
 let a: TestRegistry
 let b: TestRegistry
 let mapArgs: string[]
+let urlA: string
+let urlB: string
 let outbound: OutboundClient
 
 async function live(authority: string): Promise<{ r: TestRegistry; url: string }> {
@@ -34,19 +45,29 @@ async function live(authority: string): Promise<{ r: TestRegistry; url: string }
   return { r, url: `http://127.0.0.1:${(r.app.server.address() as AddressInfo).port}` }
 }
 
-async function publishOn(r: TestRegistry, title: string, derivedFrom: string[] = []): Promise<string> {
-  const res = await publish(
-    r.app,
-    signRequest(producer, minimalUnsigned(producer, { title, derived_from: derivedFrom })),
-  )
+async function publishOn(r: TestRegistry, title: string, derivedFrom: string[] = [], by = producer): Promise<string> {
+  const res = await publish(r.app, signRequest(by, minimalUnsigned(by, { title, derived_from: derivedFrom })))
   expect(res.statusCode).toBe(201)
   return (res.json() as { ctx_id: string }).ctx_id
 }
 
-async function trace(args: string[]) {
-  const io = captureIo({ cwd: mkdtempSync(join(tmpdir(), 'acdp-trace-')), outbound })
+async function trace(args: string[], fetch?: typeof globalThis.fetch) {
+  const io = captureIo({
+    cwd: mkdtempSync(join(tmpdir(), 'acdp-trace-')),
+    outbound,
+    ...(fetch === undefined ? {} : { fetch }),
+  })
   const code = await runCli(['trace', ...args], io)
   return { code, out: io.out(), err: io.err() }
+}
+
+type Check = { name: string; ok: boolean; detail: string }
+type JsonNode = { ctxId: string; depth: number; verification: { ok: boolean; checks: Check[]; notes: string[] } }
+
+/** The --json document's nodes by ctx_id. */
+function jsonNodes(out: string): Map<string, JsonNode> {
+  const document = JSON.parse(out) as { nodes: JsonNode[] }
+  return new Map(document.nodes.map((node) => [node.ctxId, node]))
 }
 
 beforeAll(async () => {
@@ -54,6 +75,8 @@ beforeAll(async () => {
   const liveB = await live(B)
   a = liveA.r
   b = liveB.r
+  urlA = liveA.url
+  urlB = liveB.url
   mapArgs = ['--registry', liveA.url, '--authority-url', `${B}=${liveB.url}`]
   // Any authority nobody mapped goes through the SSRF-safe client; its DNS answers loopback, which it refuses.
   outbound = createOutboundClient({ allowCidrs: [], lookup: async () => [{ address: '127.0.0.1', family: 4 }] })
@@ -182,5 +205,194 @@ describe('acdp trace', () => {
     const help = captureIo({ cwd: tmpdir() })
     expect(await runCli(['trace', '--help'], help)).toBe(0)
     expect(help.out()).toContain('Usage: acdp trace <ctx_id>')
+  })
+})
+
+describe('acdp trace: every node gets the evidence of acdp get --verify, from its own registry', () => {
+  const EVERY_STAGE = [
+    'schema',
+    'producer_content_hash',
+    'key_binding',
+    'did_resolution',
+    'signature',
+    'registry_receipt',
+    'log_inclusion',
+    'key_revocation',
+  ]
+
+  it('passes a chain across two registries on every stage (exit 0) and lists the stages in --json', async () => {
+    const oldest = await publishOn(b, 'e-oldest')
+    const root = await publishOn(a, 'e-root', [oldest])
+    const text = await trace([root, ...mapArgs])
+    expect(text.out.trimEnd().split('\n')).toEqual([
+      `ok    depth  0  ${root}  e-root`,
+      `ok    depth  1  ${oldest}  e-oldest`,
+      '',
+      'complete: 2 verified, 0 failed',
+    ])
+    expect(text.code).toBe(0)
+    const json = await trace([root, ...mapArgs, '--json'])
+    expect(json.code).toBe(0)
+    for (const node of jsonNodes(json.out).values()) {
+      expect(node.verification.ok).toBe(true)
+      expect(node.verification.checks.map((check) => check.name)).toEqual(EVERY_STAGE)
+      expect(node.verification.checks.every((check) => check.ok)).toBe(true)
+      expect(node.verification.notes).toContain('inclusion proof fetched from GET /log/proof')
+    }
+  })
+
+  it("fetches a node's inclusion proof and revocations from ITS registry, never from the root's", async () => {
+    const predecessor = await publishOn(b, 'proved-on-b')
+    const root = await publishOn(a, 'root-on-a', [predecessor])
+    // The root's registry does not know the predecessor's leaf: asked there, the proof would be a 404.
+    const onA = await fetch(`${urlA}/log/proof?ctx_id=${encodeURIComponent(predecessor)}`)
+    expect(onA.status).toBe(404)
+    const asked: string[] = []
+    const recording: typeof globalThis.fetch = (input, init) => {
+      asked.push(input instanceof Request ? input.url : String(input))
+      return fetch(input, init)
+    }
+    const { code, out } = await trace([root, ...mapArgs, '--json'], recording)
+    expect(code).toBe(0)
+    const node = jsonNodes(out).get(predecessor)!
+    expect(node.verification.checks.find((check) => check.name === 'log_inclusion')).toMatchObject({ ok: true })
+    const proofs = asked.filter((url) => url.includes('/log/proof') && url.includes(encodeURIComponent(predecessor)))
+    expect(proofs.length).toBeGreaterThan(0)
+    expect(proofs.every((url) => url.startsWith(`${urlB}/`))).toBe(true)
+    const searches = asked.filter((url) => url.includes('/contexts/search') && url.includes('key-revocation'))
+    expect(searches.some((url) => url.startsWith(`${urlB}/`))).toBe(true)
+    expect(searches.some((url) => url.startsWith(`${urlA}/`))).toBe(true)
+  })
+
+  it("checks the witness cosignatures beside a node's own registry's checkpoint against --trust-witness", async () => {
+    const oldest = await publishOn(b, 'witnessed-on-b')
+    const root = await publishOn(a, 'cites-witnessed', [oldest])
+    // B's newest checkpoint, as a registry aggregating cosignatures would serve it, cosigned by a did:key witness.
+    const witness = didKeyProducer()
+    const cosigning: typeof globalThis.fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input)
+      const response = await fetch(input, init)
+      if (url !== `${urlB}/log/checkpoint`) return response
+      const served = (await response.json()) as { log_checkpoint?: LogCheckpoint } & LogCheckpoint
+      const checkpoint = served.log_checkpoint ?? served
+      const cosignature = cosignCheckpoint({
+        checkpoint,
+        witnessId: witness.did,
+        witnessedAt: new Date(),
+        key: { algorithm: 'ed25519', keyId: witness.keyId, privateKey: witness.privateKey },
+      })
+      return Response.json({ log_checkpoint: checkpoint, witness_signatures: [cosignature] })
+    }
+    const trusted = await trace([root, ...mapArgs, '--json', '--trust-witness', witness.did], cosigning)
+    const stage = (out: string) =>
+      jsonNodes(out)
+        .get(oldest)!
+        .verification.checks.find((check) => check.name === 'witness_signatures')
+    expect(stage(trusted.out)).toMatchObject({ ok: true, detail: expect.stringContaining(witness.did) })
+    expect(trusted.code).toBe(0)
+    const other = didKeyProducer().did
+    const untrusted = await trace([root, ...mapArgs, '--trust-witness', other], cosigning)
+    expect(untrusted.out).toContain(`FAIL  depth  1  ${oldest}  witnessed-on-b  failed: witness_signatures`)
+    expect(untrusted.code).toBe(1)
+  })
+
+  it("keeps a node's evidence lookups inside the walk's total timeout (a hanging proof fails the walk)", async () => {
+    const stuck = await publishOn(b, 'proof-hangs')
+    const root = await publishOn(a, 'cites-hanging', [stuck])
+    let abortedLookup = false
+    const hanging: typeof globalThis.fetch = (input, init) => {
+      const url = input instanceof Request ? input.url : String(input)
+      if (!url.startsWith(`${urlB}/log/proof`)) return fetch(input, init)
+      return new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener(
+          'abort',
+          () => {
+            abortedLookup = true
+            reject(init.signal?.reason)
+          },
+          { once: true },
+        )
+      })
+    }
+    const { code, out, err } = await trace([root, ...mapArgs, '--timeout-seconds', '1'], hanging)
+    expect(out).toBe('')
+    expect(err).toMatch(/^acdp trace: cross_registry_resolution_failed: .*exceeded its 1000 ms budget/)
+    expect(abortedLookup).toBe(true)
+    expect(code).toBe(1)
+  })
+
+  it('fails a node whose key was revoked before its created_at (key_revocation, never walked through, exit 1)', async () => {
+    // Its own producer: the revocation below must not touch the other tests' contexts.
+    const victim = didKeyProducer()
+    const hidden = await publishOn(b, 'behind-revoked', [], victim)
+    const signed = await publishOn(b, 'signed-by-revoked', [hidden], victim)
+    const root = await publishOn(a, 'cites-revoked', [signed])
+    const createdAt = (await b.app.inject({ method: 'GET', url: `/contexts/${encodeURIComponent(signed)}` })).json()
+      .body.created_at as string
+    // Registry-attested (RFC-ACDP-0014 §6; a did:key producer has no second key), compromised since before the
+    // node was published: the rev-001 "at or after T" case, found on the node's own registry (B).
+    const seed = new Uint8Array(Buffer.alloc(32, 0x11))
+    const registryB: Producer = {
+      did: `did:web:${B}`,
+      keyId: `did:web:${B}#receipt-key-1`,
+      algorithm: 'ed25519',
+      privateKey: seed,
+      publicKey: ed25519PublicKeyFromSeed(seed),
+    }
+    b.dids.host([registryB])
+    const metadata = {
+      revoked_key_fingerprint: computeKeyFingerprint({ algorithm: 'ed25519', publicKey: victim.publicKey }),
+      compromised_since: new Date(Date.parse(createdAt) - 60_000).toISOString(),
+      revoked_key_controller: victim.did,
+    }
+    const revocation = await publish(
+      b.app,
+      signRequest(registryB, minimalUnsigned(registryB, { type: 'key-revocation', metadata })),
+    )
+    expect(revocation.statusCode).toBe(201)
+
+    const { code, out } = await trace([root, ...mapArgs])
+    const lines = out.trimEnd().split('\n')
+    expect(lines[0]).toBe(`ok    depth  0  ${root}  cites-revoked`)
+    expect(lines[1]).toMatch(
+      new RegExp(`^FAIL  depth  1  ${signed}  untrustworthy: key_revocation \\(.*at or after the boundary`),
+    )
+    expect(out).not.toContain(hidden)
+    expect(lines.at(-1)).toBe('complete: 1 verified, 1 failed')
+    expect(code).toBe(1)
+  })
+
+  it('fails a node whose receipt was tampered with, names its failed stages, and still walks through it', async () => {
+    const oldest = await publishOn(a, 'behind-tampered')
+    const tampered = await publishOn(b, 'tampered-receipt', [oldest])
+    const root = await publishOn(a, 'cites-tampered', [tampered])
+    // B's answer for that one context carries a receipt whose signature was altered in transit.
+    const tampering: typeof globalThis.fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input)
+      const response = await fetch(input, init)
+      if (url !== `${urlB}/contexts/${encodeURIComponent(tampered)}`) return response
+      const envelope = (await response.json()) as { registry_receipt: { signature: { value: string } } }
+      const value = envelope.registry_receipt.signature.value
+      envelope.registry_receipt.signature.value = `${value[0] === 'A' ? 'B' : 'A'}${value.slice(1)}`
+      return new Response(JSON.stringify(envelope), { status: 200, headers: response.headers })
+    }
+    const { code, out } = await trace([root, ...mapArgs], tampering)
+    expect(out.trimEnd().split('\n')).toEqual([
+      `ok    depth  0  ${root}  cites-tampered`,
+      `FAIL  depth  1  ${tampered}  tampered-receipt  failed: registry_receipt, log_inclusion`,
+      // The body is still the producer's (RFC-ACDP-0010 §8): its derived_from is walked.
+      `ok    depth  2  ${oldest}  behind-tampered`,
+      '',
+      'complete: 2 verified, 1 failed',
+    ])
+    expect(code).toBe(1)
+    const json = await trace([root, ...mapArgs, '--json'], tampering)
+    const node = jsonNodes(json.out).get(tampered)!
+    expect(node.verification.ok).toBe(false)
+    expect(node.verification.checks.filter((check) => !check.ok).map((check) => check.name)).toEqual([
+      'registry_receipt',
+      'log_inclusion',
+    ])
+    expect(json.code).toBe(1)
   })
 })

@@ -6,6 +6,7 @@
  */
 import {
   authorityOfCtxId,
+  type VerificationReport,
   type WalkedNode,
   type WalkFailure,
   type WalkResult,
@@ -16,6 +17,7 @@ import { type Command, parseCommandArgs } from '../command.js'
 import { EXIT, usageError } from '../exit-codes.js'
 import { sanitizeTerminalText } from '../render/text-table.js'
 import { resolveStackTarget } from '../stack-target.js'
+import { verifyWithEvidence } from '../verify/verify-with-evidence.js'
 import { createWalkTransport, parseAuthorityUrls } from '../verify/walk-transport.js'
 import { checkBaseUrl, JSON_OPTION, parseIntegerFlag } from './shared-options.js'
 
@@ -24,14 +26,22 @@ export const traceCommand: Command = {
   name: 'trace',
   summary: "walk a context's derived_from chain across registries, verifying every node",
   help: `Usage: acdp trace <ctx_id> [--max-depth N] [--max-nodes N] [--max-fanout N] [--timeout-seconds N]
-                  [--partial] [--authority-url AUTHORITY=URL]... [--registry URL] [--json]
+                  [--partial] [--authority-url AUTHORITY=URL]... [--trust-witness DID]... [--registry URL] [--json]
 
 Walks the derived_from graph below <ctx_id> breadth first (RFC-ACDP-0006 §4.1). Each context is fetched from
-the registry of ITS OWN authority (acdp://<authority>/...) and verified locally: the registry's capabilities
-name that authority, then schema, producer_content_hash, key_binding, did_resolution, signature and the
-registry's receipt when one is served. Prints one line per context with its depth (ok: verified; FAIL: not
-found, unreachable or failing verification — never used as evidence, never walked through), then a final line:
-"complete", or "TRUNCATED by <control>" with the unwalked frontier (the ctx_ids whose subtrees were not walked).
+the registry of ITS OWN authority (acdp://<authority>/...) and verified locally as acdp get --verify does, every
+lookup on that same registry: the registry's capabilities name that authority, then schema,
+producer_content_hash, key_binding, did_resolution, signature, registry_receipt, log_inclusion (the proof
+fetched from GET /log/proof when not served), witness_signatures and key_revocation (the producer's revocations
+on that registry). Prints one line per context with its depth:
+  ok    every stage passed
+  FAIL  <title> failed: <stages>       the body verified but the registry's evidence did not (receipt, log
+                                       inclusion, cosignatures): still the producer's content, walked through
+  FAIL  untrustworthy: <stage> (...)   the body or key failed (hash, signature, revoked key, retired key
+                                       without receipt): never used as evidence, never walked through
+  FAIL  unresolvable: <reason> (...)   not found, unreachable, unusable registry: not walked through
+then a final line: "complete", or "TRUNCATED by <control>" with the unwalked frontier (the ctx_ids whose
+subtrees were not walked).
 
 Traversal controls (RFC-ACDP-0006 §4.1 defaults):
   --max-depth N         derived_from hops below the root (default ${WALK_DEFAULTS.maxDepth}); deeper: truncated
@@ -48,9 +58,13 @@ Where registries are:
                         base URL of another authority (repeatable), e.g. a local registry in a test setup
   Any other authority is https://<authority>, through the SSRF-safe client (public addresses only).
   --data-dir DIR        dev-stack data directory to read the registry URL from (default ./data)
-  --json                print { complete, truncatedBy?, nodes, failures, truncations?, unwalkedFrontier? }
 
-Exit 0 when the walk is complete and every context verified; 1 when it was truncated, a context failed or
+Evidence:
+  --trust-witness DID   count only this witness's cosignatures (repeatable; default: any that verifies)
+  --json                print { complete, truncatedBy?, nodes, failures, truncations?, unwalkedFrontier? }, each
+                        node with its stage report (verification: { ok, checks, unchecked, notes })
+
+Exit 0 when the walk is complete and every context passed every stage; 1 when it was truncated, a context failed or
 the walk failed (cross_registry_resolution_failed: too many nodes, fanout, timeout, cycle). An
 unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.`,
   async run(args, io) {
@@ -65,6 +79,7 @@ unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.
         'timeout-seconds': { type: 'string' },
         partial: { type: 'boolean' },
         'authority-url': { type: 'string', multiple: true },
+        'trust-witness': { type: 'string', multiple: true },
         registry: { type: 'string' },
         'data-dir': { type: 'string' },
       },
@@ -87,6 +102,8 @@ unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.
       mapped.set(rootAuthority, target.registryUrl)
     }
     const transport = createWalkTransport(io, mapped)
+    const trustedWitnesses = values['trust-witness'] ?? []
+    const notes = new Map<string, string[]>()
     let result: WalkResult
     try {
       result = await walkDerivedFrom(ctxId, {
@@ -100,21 +117,37 @@ unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.
         registryUrlOf: transport.registryUrlOf,
         fetch: transport.fetch,
         signal: io.signal,
-        evidence: { now: new Date() },
+        // acdp get --verify's pipeline per node, every lookup on the node's own registry, under the walk's deadline.
+        verifyNode: async (envelope, node) => {
+          const verified = await verifyWithEvidence(
+            { fetch: transport.fetch, signal: node.signal },
+            node.registryUrl,
+            envelope,
+            { resolver: node.resolver, trustedWitnesses },
+          )
+          notes.set(node.ctxId, verified.notes)
+          return verified.report
+        },
       })
     } finally {
       await transport.close()
     }
-    io.stdout(values.json ? `${JSON.stringify(toJson(result), null, 2)}\n` : `${renderWalk(result)}\n`)
-    return result.complete && result.failures.length === 0 ? EXIT.ok : EXIT.failure
+    io.stdout(values.json ? `${JSON.stringify(toJson(result, notes), null, 2)}\n` : `${renderWalk(result)}\n`)
+    const everyStagePassed = result.nodes.every((node) => node.verification.ok)
+    return result.complete && result.failures.length === 0 && everyStagePassed ? EXIT.ok : EXIT.failure
   },
 }
 
-/** The --json document: the walk without the fetched envelopes (ask acdp get for one). */
-function toJson(result: WalkResult): Record<string, unknown> {
+/** The --json document: the walk without the fetched envelopes (ask acdp get for one), each stage report with its notes. */
+function toJson(result: WalkResult, notes: ReadonlyMap<string, string[]>): Record<string, unknown> {
+  const withNotes = <T extends { ctxId: string; verification?: VerificationReport }>(entry: T) =>
+    entry.verification === undefined
+      ? entry
+      : { ...entry, verification: { ...entry.verification, notes: notes.get(entry.ctxId) ?? [] } }
   return {
     ...result,
-    nodes: result.nodes.map(({ envelope, ...node }) => ({ ...node, title: envelope.body['title'] })),
+    nodes: result.nodes.map(({ envelope, ...node }) => ({ ...withNotes(node), title: envelope.body['title'] })),
+    failures: result.failures.map(withNotes),
   }
 }
 
@@ -126,18 +159,31 @@ function renderWalk(result: WalkResult): string {
   ]
   // Stable sort: breadth-first order within a depth, verified contexts before failed ones.
   rows.sort((left, right) => left.depth - right.depth)
-  const counts = `${result.nodes.length} verified, ${result.failures.length} failed`
+  const verified = result.nodes.filter((node) => node.verification.ok).length
+  const counts = `${verified} verified, ${result.nodes.length - verified + result.failures.length} failed`
   const verdict = result.complete
     ? `complete: ${counts}`
     : `TRUNCATED by ${result.truncatedBy}: ${counts}; unwalked frontier (${result.unwalkedFrontier.length}): ${result.unwalkedFrontier.join(' ')}`
   return [...rows.map((row) => row.line), '', verdict].map(sanitizeTerminalText).join('\n')
 }
 
+/** A node whose body verified: ok, or FAIL with the evidence stages that failed (it was still walked through). */
 function nodeLine(node: WalkedNode): string {
   const title = typeof node.envelope.body['title'] === 'string' ? node.envelope.body['title'] : ''
-  return `ok    depth ${String(node.depth).padStart(2)}  ${node.ctxId}  ${title}`
+  const depth = `depth ${String(node.depth).padStart(2)}`
+  if (node.verification.ok) return `ok    ${depth}  ${node.ctxId}  ${title}`
+  return `FAIL  ${depth}  ${node.ctxId}  ${title}  failed: ${failedStages(node.verification).join(', ')}`
 }
 
 function failureLine(failure: WalkFailure): string {
-  return `FAIL  depth ${String(failure.depth).padStart(2)}  ${failure.ctxId}  ${failure.outcome}: ${failure.reason} (${failure.detail})`
+  const others =
+    failure.verification === undefined ? [] : failedStages(failure.verification).filter((n) => n !== failure.reason)
+  return (
+    `FAIL  depth ${String(failure.depth).padStart(2)}  ${failure.ctxId}  ${failure.outcome}: ${failure.reason} (${failure.detail})` +
+    (others.length > 0 ? `; also failed: ${others.join(', ')}` : '')
+  )
+}
+
+function failedStages(report: VerificationReport): string[] {
+  return report.checks.filter((check) => !check.ok).map((check) => check.name)
 }

@@ -6,7 +6,7 @@
  */
 import {
   assertRevocationNotSelfSigned,
-  type DidResolver,
+  type KeyResolver,
   isProtocolError,
   type KeyRevocation,
   type KeyRevocationBody,
@@ -32,7 +32,7 @@ export async function findProducerRevocations(
   registryUrl: string,
   agentId: string,
   registryAuthority: string | undefined,
-  resolver: DidResolver,
+  resolver: KeyResolver,
 ): Promise<RevocationLookup> {
   // Producer-signed revocations, then registry-attested ones (signed by this registry, naming the producer).
   const signers = [agentId, ...(registryAuthority === undefined ? [] : [registryDidForAuthority(registryAuthority)])]
@@ -68,7 +68,7 @@ async function verifiedRevocation(
   registryUrl: string,
   ctxId: string,
   registryAuthority: string | undefined,
-  resolver: DidResolver,
+  resolver: KeyResolver,
 ): Promise<KeyRevocation | undefined> {
   const answer = await getRegistryJson(io, registryUrl, `/contexts/${encodeURIComponent(ctxId)}`)
   if (answer.status !== 200 || typeof answer.body !== 'object' || answer.body === null) return undefined

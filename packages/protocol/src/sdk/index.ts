@@ -32,7 +32,9 @@ export {
 export { fetchThroughOutbound } from './outbound-fetch.js'
 export {
   type CompleteWalk,
+  type NodeTarget,
   type TruncatedWalk,
+  type VerifyNode,
   type WalkDerivedFromOptions,
   type WalkedNode,
   type WalkFailure,

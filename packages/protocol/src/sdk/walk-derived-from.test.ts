@@ -5,7 +5,8 @@ import { createProducerKey } from './create-producer-key.js'
 import { completeProducerContent } from './producer.js'
 import { buildPublishRequest } from './publish-request.js'
 import { WALK_DEFAULTS } from './walk-controls.js'
-import { type WalkDerivedFromOptions, type WalkResult, walkDerivedFrom } from './walk-derived-from.js'
+import { verifyContext } from './verify-context.js'
+import { type NodeTarget, type WalkDerivedFromOptions, type WalkResult, walkDerivedFrom } from './walk-derived-from.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read and tamper with untyped JSON documents
 type Json = Record<string, any>
@@ -409,5 +410,63 @@ describe('walkDerivedFrom', () => {
     await expect(walkDerivedFrom(`acdp://${A}/${randomUUID()}`, { controls: { maxTotalNodes: 0 } })).rejects.toThrow(
       TypeError,
     )
+  })
+})
+
+describe('walkDerivedFrom with a verifyNode hook', () => {
+  // The walk's own verification of every node, plus one failed stage `name` on the node `failed`.
+  const failing = (name: string) => async (envelope: Json, target: NodeTarget) => {
+    const report = await verifyContext(envelope, { resolver: target.resolver })
+    if (target.ctxId !== failed) return report
+    return { ...report, ok: false, checks: [...report.checks, { name, ok: false, detail: 'tampered' }] }
+  }
+  let failed = ''
+
+  it('walks through a node whose body verified but whose registry evidence failed (RFC-ACDP-0010 §8)', async () => {
+    const net = new FakeNetwork()
+    const behind = net.add(A)
+    failed = net.add(B, [behind])
+    const root = net.add(A, [failed])
+    const targets: Array<[string, string, string]> = []
+    const result = await net.walk(root, {
+      verifyNode: async (envelope, target) => {
+        targets.push([target.ctxId, target.authority, target.registryUrl])
+        expect(target.signal.aborted).toBe(false)
+        return failing('registry_receipt')(envelope, target)
+      },
+    })
+    expect(result.failures).toEqual([])
+    expect(ids(result)).toEqual([root, failed, behind])
+    expect(result.nodes.map((node) => node.verification.ok)).toEqual([true, false, true])
+    expect(targets).toContainEqual([failed, B, `https://${B}`])
+  })
+
+  it.each(['key_revocation', 'historical_key', 'signature'])(
+    'treats a failed %s as untrustworthy and never walks through it',
+    async (stage) => {
+      const net = new FakeNetwork()
+      const behind = net.add(A)
+      failed = net.add(B, [behind])
+      const root = net.add(A, [failed])
+      const result = await net.walk(root, { verifyNode: failing(stage) })
+      expect(ids(result)).toEqual([root])
+      expect(result.failures).toEqual([
+        expect.objectContaining({ ctxId: failed, outcome: 'untrustworthy', reason: stage }),
+      ])
+    },
+  )
+
+  it('reports a node whose hook throws as unresolvable (evidence_unavailable)', async () => {
+    const net = new FakeNetwork()
+    const root = net.add(A)
+    const result = await net.walk(root, {
+      verifyNode: async () => {
+        throw new Error('registry went away')
+      },
+    })
+    expect(result.nodes).toEqual([])
+    expect(result.failures).toEqual([
+      expect.objectContaining({ ctxId: root, outcome: 'unresolvable', reason: 'evidence_unavailable' }),
+    ])
   })
 })

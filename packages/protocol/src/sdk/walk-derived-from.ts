@@ -18,8 +18,10 @@
  * A partial result has another shape than a complete one (`complete: false`, `truncatedBy`,
  * `unwalkedFrontier`): a truncated evidence set is never presented as exhaustive (§4.1 "Partial-walk
  * reporting"). A cycle aborts the walk (typed error carrying the cycle). A reference that does not resolve (404,
- * transport, unusable registry) or whose body fails verification is reported in `failures` (§5) and never
- * used as evidence nor walked through.
+ * transport, unusable registry) or whose body fails verification (or whose key is revoked for it) is reported
+ * in `failures` (§5) and never used as evidence nor walked through. A node whose body verifies but whose registry
+ * evidence fails (receipt, log inclusion, cosignatures) is still the producer's content (RFC-ACDP-0010 §8,
+ * RFC-ACDP-0012 §9.3): it is a node with `verification.ok` false, and it is walked through.
  */
 import { DidResolver, type FetchDidDocument } from '../did/resolver.js'
 import { DEFAULT_SDK_TIMEOUT_MS, type SdkRequestOptions } from './registry-http.js'
@@ -28,9 +30,10 @@ import type { EnvelopeCheck, KeyResolver } from './verify-context.js'
 import { WalkAuthorities } from './walk-authorities.js'
 import { resolveWalkControls, walkAborted, type WalkAbortReason, type WalkControls } from './walk-controls.js'
 import { WalkEdges } from './walk-cycles.js'
-import { didDocumentFetcher, type Pending, resolveNode } from './walk-node.js'
+import { didDocumentFetcher, type Pending, resolveNode, type VerifyNode } from './walk-node.js'
 import type { WalkedNode, WalkFailure, WalkResult, WalkTruncation } from './walk-result.js'
 
+export type { NodeTarget, VerifyNode } from './walk-node.js'
 export type { CompleteWalk, TruncatedWalk, WalkedNode, WalkFailure, WalkResult, WalkTruncation } from './walk-result.js'
 
 /** Timer functions of the walk deadline (injectable: tests drive the 30 s budget without sleeping). */
@@ -70,6 +73,12 @@ export interface WalkDerivedFromOptions {
   fetchDidDocument?: FetchDidDocument
   /** Also verify each node's registry evidence (receipt, log inclusion, cosignatures); see verifyContext. */
   evidence?: EvidenceOptions
+  /**
+   * Verifies each fetched node instead of the walk's verifyContext call (`evidence` and `envelopeChecks` are then
+   * the hook's business), given the node's own registry URL, the walk's resolver and signal. Throwing (other than
+   * for the walk's abort) makes the node unresolvable (`evidence_unavailable`).
+   */
+  verifyNode?: VerifyNode
   envelopeChecks?: readonly EnvelopeCheck[]
   /** Fetch and check each authority's `/.well-known/acdp.json` once per walk (§4.1 steps 2–3). Default true. */
   checkRegistries?: boolean
@@ -127,6 +136,8 @@ export async function walkDerivedFrom(rootCtxId: string, options: WalkDerivedFro
       checkRegistries: options.checkRegistries !== false,
       evidence: options.evidence,
       envelopeChecks: options.envelopeChecks,
+      verifyNode: options.verifyNode,
+      signal,
       throwIfAborted,
     })
 

@@ -26,6 +26,37 @@ export type Resolution = { node: WalkedNode } | { failure: WalkFailure }
 
 const CTX_ID = new RegExp(CTX_ID_PATTERN)
 
+/** Where a fetched node came from, for a caller's own verification of it ({@link NodeContext.verifyNode}). */
+export interface NodeTarget {
+  ctxId: string
+  authority: string
+  /** Base URL of the node's OWN authority's registry (the one that served it). */
+  registryUrl: string
+  resolver: KeyResolver
+  /** The walk's signal: aborts at the walk's total deadline or with the caller's signal. */
+  signal: AbortSignal
+}
+
+/** Replaces the walk's verifyContext call for one node, e.g. to fetch more evidence from its registry first. */
+export type VerifyNode = (envelope: WalkedNode['envelope'], target: NodeTarget) => Promise<VerificationReport>
+
+/**
+ * Stages whose failure means the signature is not the producer's (RFC-ACDP-0006 §5 untrustworthy): the body
+ * stages, a retired key without a verified receipt (RFC-ACDP-0010 §10) and a revoked key (RFC-ACDP-0014 §7,
+ * "not attributable to the producer"). Any other stage (receipt, log inclusion, cosignatures, lifecycle events)
+ * judges the registry's evidence only: its failure does not invalidate the body (RFC-ACDP-0010 §8, RFC-ACDP-0012
+ * §9.3), so such a node is reported with its failed stages and still walked through.
+ */
+const AUTHORSHIP_STAGES = new Set([
+  'schema',
+  'producer_content_hash',
+  'key_binding',
+  'did_resolution',
+  'signature',
+  'historical_key',
+  'key_revocation',
+])
+
 /** What resolving a node needs from the walk. */
 export interface NodeContext {
   request: SdkRequestOptions
@@ -35,6 +66,8 @@ export interface NodeContext {
   checkRegistries: boolean
   evidence: EvidenceOptions | undefined
   envelopeChecks: readonly EnvelopeCheck[] | undefined
+  verifyNode: VerifyNode | undefined
+  signal: AbortSignal
   /** Throws the walk's abort error once the walk is aborted (deadline or caller). */
   throwIfAborted: () => void
 }
@@ -74,15 +107,32 @@ export async function resolveNode(pending: Pending, context: NodeContext): Promi
   if (body['origin_registry'] !== authority) {
     return fail('untrustworthy', 'origin_mismatch', `origin_registry ${String(body['origin_registry'])} ≠ ${authority}`)
   }
-  const report = await verifyContext(envelope, {
-    resolver: context.resolver,
-    ...(context.evidence ? { evidence: context.evidence } : {}),
-    ...(context.envelopeChecks ? { envelopeChecks: context.envelopeChecks } : {}),
-  })
+  let report: VerificationReport
+  if (context.verifyNode === undefined) {
+    report = await verifyContext(envelope, {
+      resolver: context.resolver,
+      ...(context.evidence ? { evidence: context.evidence } : {}),
+      ...(context.envelopeChecks ? { envelopeChecks: context.envelopeChecks } : {}),
+    })
+  } else {
+    try {
+      report = await context.verifyNode(envelope, {
+        ctxId: pending.ctxId,
+        authority,
+        registryUrl: context.registryUrlOf(authority),
+        resolver: context.resolver,
+        signal: context.signal,
+      })
+    } catch (error) {
+      // The caller's verification could not get its evidence (e.g. the node's registry stopped answering).
+      context.throwIfAborted()
+      return fail('unresolvable', 'evidence_unavailable', describe(error))
+    }
+  }
   context.throwIfAborted()
-  if (!report.ok) {
-    const failed = report.checks.find((check) => !check.ok)
-    return fail('untrustworthy', failed?.name ?? 'verification', failed?.detail ?? 'verification failed', report)
+  const authorship = report.checks.find((check) => !check.ok && AUTHORSHIP_STAGES.has(check.name))
+  if (authorship !== undefined) {
+    return fail('untrustworthy', authorship.name, authorship.detail, report)
   }
   return { node: { ...pending, authority, envelope, verification: report } }
 }

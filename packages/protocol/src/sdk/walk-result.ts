@@ -6,7 +6,11 @@
 import type { VerificationReport } from './verify-context.js'
 import type { WalkControl } from './walk-controls.js'
 
-/** A fetched context that verified: usable as evidence. */
+/**
+ * A fetched context whose body verified (the producer's signed content). `verification.ok` is false when only
+ * registry-evidence stages failed (receipt, log inclusion, cosignatures, lifecycle events): the body stands, the
+ * registry's attestation of it does not (RFC-ACDP-0010 §8); the caller decides what that is worth.
+ */
 export interface WalkedNode {
   ctxId: string
   /** `derived_from` hops from the root (root 0). */
