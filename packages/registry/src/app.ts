@@ -44,7 +44,6 @@ import { BearerTokens, loadTokenSigningKeys } from './services/bearer-tokens.js'
 import { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
 import { ContextCache } from './services/context-cache.js'
 import { buildRegistryDidDocument, loadReceiptKeyring } from './services/receipt-keyring.js'
-import { startReceiptBatchSigner } from './services/receipt-batch-signer.js'
 import { RateLimits } from './services/rate-limits.js'
 import { RevocationFeedPoller } from './services/revocation-feed-poller.js'
 import { TransparencyLog } from './services/transparency-log.js'
@@ -226,12 +225,6 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
         })
       : undefined
 
-  // Receipts of one event-loop turn are signed together on a worker thread holding the receipt key.
-  const receiptSigner =
-    keyring && keyring.signingKey.algorithm === 'ed25519'
-      ? startReceiptBatchSigner(keyring.signingKey.privateKey)
-      : undefined
-
   // RFC-ACDP-0015 §6.1: cosignatures polled from [[witnesses]], verified, served beside matching checkpoints.
   const witnesses =
     transparencyLog && config.witnesses.length > 0 && deps.outbound
@@ -262,7 +255,6 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
       acceptedDidMethods: config.auth.did_methods,
       idempotencyTtlMs: config.limits.idempotency_key_ttl_seconds * 1000,
       ...(keyring ? { receiptKey: keyring.signingKey, transparencyLog: transparencyLog !== undefined } : {}),
-      ...(receiptSigner ? { receiptSigner: receiptSigner.sign } : {}),
       revocationSigners,
       limiter: agentWrites,
     },
@@ -431,7 +423,6 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
     await feedPoller?.stop()
     witnesses?.stop()
     if (sweepTimer) clearInterval(sweepTimer)
-    await receiptSigner?.close()
   })
 
   return app

@@ -6,12 +6,7 @@
 import { isProtocolError, ProtocolError } from '../errors.js'
 import type { PublicKeyMaterial } from '../keys/index.js'
 import type { SignatureAlgorithm } from '../signature/algorithm.js'
-import {
-  type Ed25519MessageSigner,
-  signContentHash,
-  signContentHashAsync,
-  verifyContentSignature,
-} from '../signature/content-signature.js'
+import { signContentHash, signContentHashAsync, verifyContentSignature } from '../signature/content-signature.js'
 import type { Signature } from '../wire/common.js'
 
 /**
@@ -44,19 +39,13 @@ export function signReceiptHash(receiptHash: string, key: SigningKey): Signature
   return { algorithm: key.algorithm, key_id: key.keyId, value }
 }
 
-/**
- * {@link signReceiptHash} with Ed25519 signing on libuv's thread pool, or by `ed25519Signer` (holding
- * `key.privateKey`) when given; same signature object.
- */
-export async function signReceiptHashAsync(
-  receiptHash: string,
-  key: SigningKey,
-  ed25519Signer?: Ed25519MessageSigner,
-): Promise<Signature> {
-  const value = await signContentHashAsync(
-    { algorithm: key.algorithm, privateKey: key.privateKey, contentHash: receiptHash },
-    ed25519Signer,
-  )
+/** {@link signReceiptHash} with Ed25519 signing on libuv's thread pool; same signature object. */
+export async function signReceiptHashAsync(receiptHash: string, key: SigningKey): Promise<Signature> {
+  const value = await signContentHashAsync({
+    algorithm: key.algorithm,
+    privateKey: key.privateKey,
+    contentHash: receiptHash,
+  })
   return { algorithm: key.algorithm, key_id: key.keyId, value }
 }
 

@@ -2,7 +2,6 @@
  * RFC-ACDP-0010 registry receipts: minting (§5, §7) and the consumer verification procedure (§8).
  */
 import { ProtocolError } from '../errors.js'
-import type { Ed25519MessageSigner } from '../signature/content-signature.js'
 import { computeKeyFingerprint, type PublicKeyMaterial } from '../keys/index.js'
 import { assertWireShape, RegistryReceipt } from '../wire/log.js'
 import { computeReceiptHash } from './receipt-hash.js'
@@ -58,19 +57,14 @@ export function mintRegistryReceipt(unsigned: UnsignedRegistryReceipt, key: Sign
   return { receipt: checkMinted({ ...unsigned, signature: signReceiptHash(receiptHash, key) }), receiptHash }
 }
 
-/**
- * {@link signRegistryReceiptAsync}, also returning the receipt hash. Same checks and errors (rejections). An Ed25519
- * key's signature is made by `ed25519Signer` when given (it must hold `key.privateKey`: a registry's batch signer),
- * else on libuv's thread pool; a signer's rejection rejects this receipt's minting.
- */
+/** {@link signRegistryReceiptAsync}, also returning the receipt hash. Same checks and errors (rejections). */
 export async function mintRegistryReceiptAsync(
   unsigned: UnsignedRegistryReceipt,
   key: SigningKey,
-  ed25519Signer?: Ed25519MessageSigner,
 ): Promise<MintedRegistryReceipt> {
   assertReceiptKey(unsigned, key)
   const receiptHash = computeReceiptHash(unsigned)
-  const signature = await signReceiptHashAsync(receiptHash, key, ed25519Signer)
+  const signature = await signReceiptHashAsync(receiptHash, key)
   return { receipt: checkMinted({ ...unsigned, signature }), receiptHash }
 }
 

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { signContentHash, signContentHashAsync, signEd25519 } from '../signature/index.js'
-import {
-  mintRegistryReceipt,
-  mintRegistryReceiptAsync,
-  signRegistryReceipt,
-  signRegistryReceiptAsync,
-} from './registry-receipt.js'
+import { signContentHash, signContentHashAsync } from '../signature/index.js'
+import { signRegistryReceipt, signRegistryReceiptAsync } from './registry-receipt.js'
 
 const unsigned = {
   registry_did: 'did:web:registry.example.com',
@@ -38,35 +33,5 @@ describe('asynchronous signing (libuv pool) produces exactly the synchronous byt
     expect(() => signContentHashAsync(bad)).toThrow(expect.objectContaining({ code: 'invalid_hash_format' }))
     const odd = { algorithm: 'rsa' as never, privateKey: new Uint8Array(32), contentHash: `sha256:${'c'.repeat(64)}` }
     expect(() => signContentHashAsync(odd)).toThrow(expect.objectContaining({ code: 'unsupported_algorithm' }))
-  })
-})
-
-describe('minting with a given Ed25519 signer (a registry batch signer)', () => {
-  const key = {
-    algorithm: 'ed25519' as const,
-    keyId: 'did:web:registry.example.com#receipt-key-1',
-    privateKey: new Uint8Array(32).fill(9),
-  }
-
-  it('signs the receipt-hash bytes through the signer, with the same result', async () => {
-    const messages: string[] = []
-    const signer = async (message: Uint8Array) => {
-      messages.push(Buffer.from(message).toString('latin1'))
-      return signEd25519(key.privateKey, message)
-    }
-    const minted = await mintRegistryReceiptAsync(unsigned, key, signer)
-    expect(minted).toEqual(mintRegistryReceipt(unsigned, key))
-    expect(messages).toEqual([minted.receiptHash])
-  })
-
-  it("rejects with the signer's error, and mints nothing", async () => {
-    const failing = () => Promise.reject(new Error('signer thread died'))
-    await expect(mintRegistryReceiptAsync(unsigned, key, failing)).rejects.toThrow('signer thread died')
-  })
-
-  it('is not used for an ECDSA P-256 key', async () => {
-    const p256 = { ...key, algorithm: 'ecdsa-p256' as const }
-    const unused = () => Promise.reject(new Error('must not be called'))
-    expect(await mintRegistryReceiptAsync(unsigned, p256, unused)).toEqual(mintRegistryReceipt(unsigned, p256))
   })
 })

@@ -117,26 +117,12 @@ export function signContentHash(input: SignContentHashInput): string {
 }
 
 /**
- * Signs message bytes with an Ed25519 key held elsewhere (a registry's receipt key in a worker thread that signs
- * many messages per hand-off). It must return the RFC 8032 signature `signEd25519` would make with the caller's
- * `privateKey`; the caller pairs it with that key.
+ * {@link signContentHash} with Ed25519 signing on libuv's thread pool (see `signEd25519Async`); ECDSA P-256
+ * signs synchronously. Same output; input errors throw synchronously, as there.
  */
-export type Ed25519MessageSigner = (message: Uint8Array) => Promise<Uint8Array>
-
-/**
- * {@link signContentHash} with Ed25519 signing on libuv's thread pool (see `signEd25519Async`), or by
- * `ed25519Signer` when given; ECDSA P-256 signs synchronously. Same output; input errors throw synchronously, as
- * there.
- */
-export function signContentHashAsync(
-  input: SignContentHashInput,
-  ed25519Signer?: Ed25519MessageSigner,
-): Promise<string> {
+export function signContentHashAsync(input: SignContentHashInput): Promise<string> {
   const message = signingMessage(input)
-  if (input.algorithm === 'ed25519') {
-    const signature = ed25519Signer ? ed25519Signer(message) : signEd25519Async(input.privateKey, message)
-    return signature.then(encodeBase64)
-  }
+  if (input.algorithm === 'ed25519') return signEd25519Async(input.privateKey, message).then(encodeBase64)
   return Promise.resolve(encodeBase64(signEcdsaP256(input.privateKey, message)))
 }
 

@@ -8,7 +8,6 @@ export {
 } from './algorithm.js'
 export { decodeBase64Strict, encodeBase64 } from './base64.js'
 export {
-  type Ed25519MessageSigner,
   type SignContentHashInput,
   signContentHash,
   signContentHashAsync,

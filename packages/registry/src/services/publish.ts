@@ -21,7 +21,6 @@ import {
   computeKeyFingerprint,
   computeLeafHash,
   deriveLineageId,
-  type Ed25519MessageSigner,
   encodeMintedLogLeaf,
   type MintedRegistryReceipt,
   mintRegistryReceiptAsync,
@@ -49,11 +48,6 @@ export interface PublishSettings {
   idempotencyTtlMs: number
   /** The receipt signing key when `acdp-registry-receipts` is on: every first publish gets a receipt. */
   receiptKey?: SigningKey
-  /**
-   * Signs receipts with `receiptKey`'s Ed25519 seed in batches (`receipt-batch-signer.ts`); without it each
-   * receipt is signed by its own libuv pool job.
-   */
-  receiptSigner?: Ed25519MessageSigner
   /** `log.enabled`: every first publish appends a leaf (requires `receiptKey`). */
   transparencyLog?: boolean
   /** Skips the revocation lookup for signers that never revoked a key (exact on SQLite). */
@@ -151,8 +145,7 @@ export async function publishContext(
   const ctxId = mintCtxId(settings.authority, deps.random)
   const lineageId = predecessor ? predecessor.lineageId : deriveLineageId(ctxId)
   // RFC-ACDP-0010 §7: minted before the transaction and stored by it, so a receipt exists exactly when the
-  // context does; the log leaf binds its hash (RFC-ACDP-0012 §4). Signed off the event loop: with the receipts of
-  // the same turn on the batch signer's thread, or alone on the libuv pool.
+  // context does; the log leaf binds its hash (RFC-ACDP-0012 §4). Signed on the libuv pool, off the event loop.
   const minted =
     settings.receiptKey === undefined
       ? undefined
@@ -167,7 +160,6 @@ export async function publishContext(
             key_fingerprint: keyFingerprint,
           },
           settings.receiptKey,
-          settings.receiptSigner,
         )
   const receipt = minted?.receipt
   const receiptJson = receipt === undefined ? null : JSON.stringify(receipt)
