@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ed25519PublicKeyFromSeed } from '@acdp/protocol'
 import { openDatabase } from '@acdp/storage'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   type Fixture,
   hasConformance,
@@ -29,7 +29,10 @@ import {
 
 reportMissingConformance('registry key revocation')
 const start = useTestRegistry()
-const [rev001] = loadFixtures('rev-001')
+const fixtures = loadFixtures('rev-001')
+const [rev001] = fixtures
+/** The cases that ran to the end; the fixture counts as driven once its golden publish was accepted and enforced. */
+const ran = new Set<string>()
 
 function goldenProducer(seedHex: string, fragment: string): Producer {
   const privateKey = new Uint8Array(Buffer.from(seedHex, 'hex'))
@@ -53,6 +56,13 @@ async function startAt(iso: string): Promise<{ r: TestRegistry; k1: Producer; k2
 }
 
 describe.runIf(hasConformance)('key revocation at publish (rev-001 live)', () => {
+  afterAll(() => {
+    const driven = ran.has('golden') ? fixtures.length : 0
+    console.log(
+      `[registry key revocation] ${driven}/${fixtures.length} rev-001 fixture(s) driven against a live registry (${ran.size} cases)`,
+    )
+  })
+
   it('accepts the golden revocation byte for byte, then refuses K1 from compromised_since on', async () => {
     const { r, k1, k2, fx } = await startAt('2026-05-02T00:00:00.000Z')
     expect(Buffer.from(k1.publicKey).toString('hex')).toBe(fx.revoked_key.public_key_hex)
@@ -80,6 +90,7 @@ describe.runIf(hasConformance)('key revocation at publish (rev-001 live)', () =>
       },
     })
     expect((await publish(r.app, signRequest(k2, minimalUnsigned(k2)))).statusCode).toBe(201)
+    ran.add('golden')
   })
 
   it('lets K1 sign until the boundary and refuses it at exactly T (at-or-after fails closed)', async () => {
@@ -89,6 +100,7 @@ describe.runIf(hasConformance)('key revocation at publish (rev-001 live)', () =>
     expect((await publish(r.app, signRequest(k1, minimalUnsigned(k1, { title: 'before T' })))).statusCode).toBe(201)
     r.clock.nowMs = Date.parse(golden.metadata.compromised_since)
     expect((await publish(r.app, signRequest(k1, minimalUnsigned(k1, { title: 'at T' })))).statusCode).toBe(403)
+    ran.add('boundary')
   })
 
   it('ignores a revocation by another producer of the same key bytes', async () => {
@@ -107,6 +119,7 @@ describe.runIf(hasConformance)('key revocation at publish (rev-001 live)', () =>
         .statusCode,
     ).toBe(201)
     expect((await publish(r.app, signRequest(k1, minimalUnsigned(k1)))).statusCode).toBe(201)
+    ran.add('impostor')
   })
 
   it('honours a registry-attested revocation this registry published for the producer', async () => {
@@ -127,6 +140,7 @@ describe.runIf(hasConformance)('key revocation at publish (rev-001 live)', () =>
     const refused = await publish(r.app, signRequest(k1, minimalUnsigned(k1)))
     expect(refused.statusCode).toBe(403)
     expect(refused.json().error.details.reason).toBe('key_revoked')
+    ran.add('registry-attested')
   })
 
   it('still refuses the revoked key after a restart (the signer filter is loaded from the store)', async () => {
@@ -144,5 +158,6 @@ describe.runIf(hasConformance)('key revocation at publish (rev-001 live)', () =>
     const refused = await publish(second.app, signRequest(k1, minimalUnsigned(k1)))
     expect(refused.statusCode).toBe(403)
     expect(refused.json().error.details.reason).toBe('key_revoked')
+    ran.add('restart')
   })
 })
