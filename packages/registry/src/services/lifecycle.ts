@@ -129,7 +129,7 @@ async function submitLocated(
   input: { ctxId: string; action: LifecycleAction; request: unknown; caller: LifecycleCaller },
   context: StoredContext,
 ): Promise<LifecycleResult> {
-  const { deps, limiter } = ld
+  const { deps } = ld
   const visible = canRetrieve(context, input.caller.did)
   const provisional = !visible && claimedActor(input.request) === context.agentId
   if (!visible && !provisional) throw notFound()
@@ -137,14 +137,8 @@ async function submitLocated(
   let verified = false
   try {
     const event = readEnvelope(input.request, input.ctxId, input.action, deps.clock())
-    if (event.actor !== context.agentId) {
-      throw new RegistryError('not_authorized', 'Only the producer of a context may retract or republish it.')
-    }
-    const nowMs = deps.clock().getTime()
-    if (findRetry(context, event) === 'identical') {
-      await limiter.charge(event.actor, nowMs)
-      return { context, status: deriveStatus(context, nowMs), appended: false }
-    }
+    const retried = await answerRetry(ld, context, event)
+    if (retried !== undefined) return retried
     await refuseOverBudget(ld, event.actor)
     await verifyEventSignature(ld, event)
     verified = true
@@ -200,18 +194,30 @@ async function settleProven(
     if (context === undefined || (!canRetrieve(context, input.caller.did) && context.agentId !== event.actor)) {
       throw notFound()
     }
-    if (event.actor !== context.agentId) {
-      throw new RegistryError('not_authorized', 'Only the producer of a context may retract or republish it.')
-    }
-    if (findRetry(context, event) === 'identical') {
-      const nowMs = deps.clock().getTime()
-      await limiter.charge(event.actor, nowMs)
-      return { context, status: deriveStatus(context, nowMs), appended: false }
-    }
+    const retried = await answerRetry(ld, context, event)
+    if (retried !== undefined) return retried
   }
   const wait = await limiter.take(event.actor, deps.clock().getTime())
   if (wait > 0) throw lifecycleRateLimited(deps, wait)
   return appendEvent(deps, cache, context, event)
+}
+
+/**
+ * The producer rule, then a byte-identical retry of an event already applied: answered with the context as it is,
+ * charged but never refused (behaviour 6). Undefined when the event is new.
+ */
+async function answerRetry(
+  ld: LifecycleDeps,
+  context: StoredContext,
+  event: LifecycleEvent,
+): Promise<LifecycleResult | undefined> {
+  if (event.actor !== context.agentId) {
+    throw new RegistryError('not_authorized', 'Only the producer of a context may retract or republish it.')
+  }
+  if (findRetry(context, event) !== 'identical') return undefined
+  const nowMs = ld.deps.clock().getTime()
+  await ld.limiter.charge(event.actor, nowMs)
+  return { context, status: deriveStatus(context, nowMs), appended: false }
 }
 
 /** Step 5: an actor already over its budget is refused before any DID work. */
