@@ -33,6 +33,7 @@ import { createWebhookFeature } from './services/webhook-delivery-setup.js'
 import { createRegistryTrust } from './services/registry-trust.js'
 import { createWitnessFeature, type WitnessFeature, witnessRequestTimeoutMs } from './services/witness-setup.js'
 import { createWitnessRegistryClient } from './services/witness-registry-client.js'
+import { createReceiptAuditFeature, type ReceiptAuditFeature } from './services/receipt-audit-setup.js'
 import { openRunTraceExport } from './telemetry/run-traces.js'
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
 
@@ -42,6 +43,8 @@ declare module 'fastify' {
     readiness: Readiness
     /** The transparency-log witness (tests and benches drive `witness.poller.pollDue()`). */
     witness: WitnessFeature
+    /** The receipt audit (tests and benches drive `receiptAudit.auditor.sweepNow()`). */
+    receiptAudit: ReceiptAuditFeature
   }
 }
 
@@ -196,6 +199,17 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   app.decorate('witness', witness)
   app.addHook('onReady', async () => witness.start())
   app.addHook('onClose', async () => witness.close())
+  const receiptAudit = createReceiptAuditFeature({
+    config,
+    deps: appDeps,
+    outbound,
+    registryClient,
+    enrollments,
+    log: app.log,
+  })
+  app.decorate('receiptAudit', receiptAudit)
+  app.addHook('onReady', async () => receiptAudit.start())
+  app.addHook('onClose', async () => receiptAudit.close())
 
   for (const plugin of ROUTE_PLUGINS) {
     await app.register(plugin, {
@@ -210,6 +224,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
       federation,
       witness,
       registryTrust,
+      receiptAudit,
     })
   }
   return app

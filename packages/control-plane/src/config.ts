@@ -140,6 +140,7 @@ export interface ControlPlaneConfig {
     readonly maxPools: number
   }
   readonly witness: WitnessConfig
+  readonly receiptAudit: ReceiptAuditConfig
   /** Token authentication: issuance, pinned keys, trusted issuers, revocation (auth/token-settings.ts). */
   readonly tokens: TokenConfig
   /** Policy rules and quotas of the gated actions (policy/policy-settings.ts). */
@@ -222,6 +223,28 @@ export interface WitnessConfig {
     /** WITNESS_QUORUM_MAX_CLOCK_SKEW_SECONDS, default 120: a cosignature dated further ahead is refused. */
     readonly maxClockSkewSeconds: number
   }
+}
+
+/** The receipt audit (RFC-ACDP-0010 §8 over ingested publications; docs/control-plane/api.md "Receipt audit"). */
+export interface ReceiptAuditConfig {
+  /** RECEIPT_AUDIT_ENABLED, default true (false under NODE_ENV=test, so suites opt in). */
+  readonly enabled: boolean
+  /** RECEIPT_AUDIT_SCHEDULE, default true: run the background sweep on this instance (false: tests drive it). */
+  readonly schedule: boolean
+  /** RECEIPT_AUDIT_INTERVAL_MS, default 5000: pause between two sweeps. */
+  readonly intervalMs: number
+  /** RECEIPT_AUDIT_BATCH, default 100: publications (and, apart, due retries) audited per round. */
+  readonly batchSize: number
+  /** RECEIPT_AUDIT_CONCURRENCY, default 8: audits in flight at once. */
+  readonly concurrency: number
+  /** RECEIPT_AUDIT_SETTLE_MS, default 2000: how far behind the newest event the cursor stays. */
+  readonly settleMs: number
+  /** RECEIPT_AUDIT_MAX_ATTEMPTS, default 5: tries of an environmental failure before its `error` is final. */
+  readonly maxAttempts: number
+  /** RECEIPT_AUDIT_RETRY_BASE_MS, default 30000: first retry delay (doubled per attempt). */
+  readonly retryBaseMs: number
+  /** RECEIPT_AUDIT_TIMEOUT_MS, default 10000: deadline of each request to a registry or DID host. */
+  readonly requestTimeoutMs: number
 }
 
 /**
@@ -393,6 +416,17 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
     secrets,
     outbound,
     witness,
+    receiptAudit: {
+      enabled: read.boolean('RECEIPT_AUDIT_ENABLED', nodeEnv !== 'test'),
+      schedule: read.boolean('RECEIPT_AUDIT_SCHEDULE', true),
+      intervalMs: read.integer('RECEIPT_AUDIT_INTERVAL_MS', 5000, 100, 3_600_000),
+      batchSize: read.integer('RECEIPT_AUDIT_BATCH', 100, 1, 1000),
+      concurrency: read.integer('RECEIPT_AUDIT_CONCURRENCY', 8, 1, 64),
+      settleMs: read.integer('RECEIPT_AUDIT_SETTLE_MS', 2000, 0, 600_000),
+      maxAttempts: read.integer('RECEIPT_AUDIT_MAX_ATTEMPTS', 5, 1, 100),
+      retryBaseMs: read.integer('RECEIPT_AUDIT_RETRY_BASE_MS', 30_000, 100, 86_400_000),
+      requestTimeoutMs: read.integer('RECEIPT_AUDIT_TIMEOUT_MS', 10_000, 100, 30_000),
+    },
     tokens: readTokenConfig(read, isDevelopment),
     policy: readPolicyConfig(read),
     federation: {

@@ -52,6 +52,16 @@ describe.each(testDatabaseTargets())('runs and events on $name', (target) => {
         contextsCount: 0,
         registries: [],
         updatedAt: '2026-01-15T12:00:00.000Z',
+        // No publication audited yet (the receipt audit is off under NODE_ENV=test unless enabled).
+        trust: {
+          audited: 0,
+          verified: 0,
+          verifiedHistorical: 0,
+          structural: 0,
+          noReceipt: 0,
+          errors: 0,
+          flagged: [],
+        },
       })
     })
 

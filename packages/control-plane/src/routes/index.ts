@@ -23,6 +23,7 @@ import { registerStreamRoutes } from './streams.js'
 import { registerWebhookRoutes } from './webhooks.js'
 import { witnessPublicRoutes } from './witness-public.js'
 import { logWitnessRoutes } from './log-witness.js'
+import { receiptAuditRoutes } from './receipt-audit.js'
 
 /** GET /metrics: public by spec ("Observability"). */
 const metricsRoutes: RoutePlugin = async (app, { deps }) => {
@@ -58,6 +59,7 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   domainPackRoutes,
   webhookRoutes,
   logWitnessRoutes,
+  receiptAuditRoutes,
   witnessPublicRoutes,
   // Further feature plugins are appended below this line, one entry each.
   consoleRoutes,

@@ -8,6 +8,7 @@ import type { ControlPlaneDeps } from '../deps.js'
 import type { AccessGates } from '../services/access-gates.js'
 import type { EnrollmentDirectory } from '../services/enrollment-directory.js'
 import type { FederationDeps } from '../services/federation-proxy.js'
+import type { ReceiptAuditFeature } from '../services/receipt-audit-setup.js'
 import type { Readiness } from '../services/readiness.js'
 import type { RegistryTrust } from '../services/registry-trust.js'
 import type { SseHub } from '../services/sse.js'
@@ -35,6 +36,8 @@ export interface RouteContext {
   federation: Pick<FederationDeps, 'outbound' | 'timeoutMs' | 'verifyEnvelope'>
   /** Enrolled registries' profiles, DID documents and log evidence, relayed for consumers that verify. */
   registryTrust: RegistryTrust
+  /** Receipt-audit verdicts (runs' trust summaries, the discrepancy list). */
+  receiptAudit: ReceiptAuditFeature
 }
 
 /** A route plugin: registers routes (and only routes or route-scoped hooks) on the instance it is given. */

@@ -11,6 +11,7 @@ import type { RunStatus } from '../store/store.js'
 import { createDeliveryErrorHandler, readDeliveryHeaders } from './delivery.js'
 import type { RoutePlugin } from './route-context.js'
 import { EventPageShape, PRINTABLE_PATTERN, RunShape } from './wire-schemas.js'
+import { getRunTrust } from '../services/receipt-audit-views.js'
 
 const RunId = Type.String({ minLength: 1, maxLength: 255, pattern: PRINTABLE_PATTERN })
 const RunParams = Type.Object({ runId: RunId })
@@ -87,7 +88,27 @@ declare module 'fastify' {
   }
 }
 
-export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments }) => {
+/** A run's receipt-audit summary (docs/control-plane/api.md "Receipt audit"). */
+const RunTrustShape = Type.Object({
+  audited: Type.Integer({ description: 'publications of the run with a verdict (errors included)' }),
+  verified: Type.Integer(),
+  verifiedHistorical: Type.Integer({ description: 'verified under a retired receipt key' }),
+  structural: Type.Integer({ description: 'signature verified, a binding not recomputable' }),
+  noReceipt: Type.Integer(),
+  errors: Type.Integer({ description: 'environmental failures (never trust flags)' }),
+  flagged: Type.Array(
+    Type.Object({
+      eventId: Type.String(),
+      ctxId: Type.String(),
+      status: Type.Literal('discrepancy'),
+      discrepancies: Type.Array(Type.String()),
+    }),
+  ),
+})
+
+const RunDetailShape = Type.Object({ ...RunShape.properties, trust: RunTrustShape })
+
+export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, receiptAudit }) => {
   app.decorateRequest('deliveryTenantId', '')
 
   /** HMAC check before validation; the body is attacker-controlled here, so only a string authority is used. */
@@ -171,8 +192,19 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments })
 
   app.get(
     '/runs/:runId',
-    { schema: { tags: ['runs'], params: RunParams, response: { 200: RunShape } } },
-    async (request) => getRun(deps, request.tenantId, (request.params as { runId: string }).runId),
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'One run, with its receipt-audit summary in `trust`',
+        params: RunParams,
+        response: { 200: RunDetailShape },
+      },
+    },
+    async (request) => {
+      const { runId } = request.params as { runId: string }
+      const run = await getRun(deps, request.tenantId, runId)
+      return { ...run, trust: await getRunTrust(receiptAudit.store, request.tenantId, runId) }
+    },
   )
 
   app.get(

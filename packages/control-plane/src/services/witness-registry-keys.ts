@@ -28,10 +28,13 @@ export interface RegistryAddress {
   baseUrl: string
 }
 
-/** Resolves a registry's checkpoint key; `forceRefresh` after a failed signature (key rotation, §5.11). */
+/**
+ * Resolves a registry's checkpoint or receipt key; `forceRefresh` after a failed signature (key rotation, §5.11);
+ * `historical` also accepts a key listed in verificationMethod only (a retired receipt key, RFC-ACDP-0010 §9).
+ */
 export type RegistryKeyResolver = (
   keyId: string,
-  options: { forceRefresh: boolean; registry: RegistryAddress },
+  options: { forceRefresh: boolean; registry: RegistryAddress; historical?: boolean },
 ) => Promise<PublicKeyMaterial>
 
 /** Bound of the authority → base URL table of plain-http registries (development stacks: a handful). */
@@ -64,8 +67,8 @@ export function createRegistryKeyResolver(deps: {
     clock: deps.now,
   })
 
-  return (keyId, { forceRefresh, registry }) => {
-    if (!readsThroughBaseUrl(keyId, registry)) return deps.standard.resolveKey(keyId, { forceRefresh })
+  return (keyId, { forceRefresh, registry, historical = false }) => {
+    if (!readsThroughBaseUrl(keyId, registry)) return deps.standard.resolveKey(keyId, { forceRefresh, historical })
     // Keyed as the resolver will ask: the host of the DID's standard document URL (default port dropped).
     const host = didWebToUrl(registryDidForAuthority(registry.authority)).host
     plainHttpBaseUrls.delete(host)
@@ -73,7 +76,7 @@ export function createRegistryKeyResolver(deps: {
     if (plainHttpBaseUrls.size > MAX_PLAIN_HTTP_REGISTRIES) {
       plainHttpBaseUrls.delete(plainHttpBaseUrls.keys().next().value as string)
     }
-    return viaBaseUrl.resolveKey(keyId, { forceRefresh })
+    return viaBaseUrl.resolveKey(keyId, { forceRefresh, historical })
   }
 }
 
