@@ -19,6 +19,7 @@ export function readDeliveryHeaders(request: FastifyRequest): DeliveryHeaders {
     signature: single(request.headers['x-acdp-signature']),
     timestamp: single(request.headers['x-acdp-timestamp']),
     signatureTimestamped: single(request.headers['x-acdp-signature-timestamped']),
+    signatureV2: single(request.headers['x-acdp-signature-v2']),
     tenantId: request.headers['x-tenant-id'],
   }
 }
@@ -40,6 +41,7 @@ const REJECTION_REASONS: Partial<Record<ErrorCode, string>> = {
   INVALID_SIGNATURE: 'signature',
   REGISTRY_NOT_ENROLLED: 'not_enrolled',
   REGISTRY_DISABLED: 'registry_disabled',
+  AUTHORITY_MISMATCH: 'authority_mismatch',
   TENANT_RESERVED: 'tenant',
   TENANT_MISMATCH: 'tenant',
   TENANT_REQUIRED: 'tenant',
