@@ -21,6 +21,9 @@ export function readDeliveryHeaders(request: FastifyRequest): DeliveryHeaders {
     signatureTimestamped: single(request.headers['x-acdp-signature-timestamped']),
     signatureV2: single(request.headers['x-acdp-signature-v2']),
     tenantId: request.headers['x-tenant-id'],
+    // Read on every HMAC route, not only ingest: V2 covers them as received wherever it is verified.
+    eventId: readSingleHeader(request, 'x-acdp-event-id'),
+    runId: readSingleHeader(request, 'x-run-id'),
   }
 }
 

@@ -93,7 +93,7 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
   if (ctxId !== null && authorityOfCtxId(ctxId) !== registryAuthority) {
     // Every event naming a ctx_id feeds that context's projections (publication, lifecycle flag, run counters),
     // so a registry may speak only of its own contexts: registry_authority selected the secret that verified
-    // the delivery, which makes it the sender's verified identity (docs/control-plane/ingest.md "Authority").
+    // the delivery, which makes it the sender's verified identity (docs/control-plane/api.md, ingest step 6).
     throw new ControlPlaneError('AUTHORITY_MISMATCH', 'ctx_id is not a context of the sending registry')
   }
   const contextType = readOptionalText(payload, 'context_type', MAX_ID_LENGTH)

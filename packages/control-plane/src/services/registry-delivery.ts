@@ -11,6 +11,14 @@
  * Every accepted secret is checked (no early exit), each comparison in constant time, so the timing does not say
  * which of the two matched.
  *
+ * What the secret proves: an enrollment's own secret is held by that registry alone, so a delivery it verifies
+ * speaks for that enrollment's authority and tenant only. The global secret is shared by every registry without
+ * one, so whoever holds it can claim any such authority; ingest's authority binding (ctx_id ↔ authority) is then
+ * only as strong as that secret is private.
+ *
+ * Tenant: the enrollment's; else X-Tenant-Id when X-ACDP-Signature-V2 covers it, or when the operator accepts the
+ * plain scheme (INGEST_ALLOW_UNSIGNED_TENANT, off in production): an unsigned header is whatever a replayer sends.
+ *
  * The signature is checked BEFORE any enrollment or tenant refusal, so an unsigned caller cannot learn
  * whether an authority is enrolled, disabled or bound to a tenant (403s are reserved for valid senders).
  */
