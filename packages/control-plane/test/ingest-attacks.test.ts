@@ -226,6 +226,20 @@ describe.each(testDatabaseTargets())('ingest attacks on $name', (target) => {
     })
   })
 
+  describe('§2 run notifications', () => {
+    it('a V2-signed completion of run r1 replayed onto /runs/r2/complete is refused: the path run is signed', async () => {
+      t = await openTestApp(target, PRODUCTION)
+      const raw = JSON.stringify({ status: 'completed' })
+      const headers = boundHeaders(raw, NOW_S, { runId: 'r1' })
+      const complete = (runId: string) =>
+        t.app.inject(signedDelivery(raw, { unsigned: true, headers, url: `/runs/${runId}/complete` }))
+      expect((await complete('r1')).statusCode).toBe(204)
+      expect((await complete('r2')).statusCode).toBe(401)
+      expect((await t.store.getRun('default', 'r1'))?.status).toBe('completed')
+      expect(await t.store.getRun('default', 'r2')).toBeUndefined()
+    })
+  })
+
   describe('§2 the plain scheme where the operator opts in', () => {
     it('outside production an unsigned X-Tenant-Id is still honoured (product spec plain scheme)', async () => {
       t = await openTestApp(target)
