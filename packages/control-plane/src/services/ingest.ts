@@ -1,7 +1,7 @@
 /**
  * Ingest of registry webhook events (product spec "Ingest"; control-plane digest A2 with its weak points
  * fixed): authenticate, validate, gate, then persist the event and every projection in ONE transaction, then
- * publish to the live bus. A duplicate (same signed `event_id`, else same delivery id, else same bytes) is
+ * publish to the live bus. A duplicate (same key built from signed values only, see dedupKeyOf) is
  * acknowledged with no side effect at all.
  *
  * The body is attacker-controlled until the HMAC is verified and only partly trusted after (a registry holding
