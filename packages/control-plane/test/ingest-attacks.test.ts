@@ -172,7 +172,7 @@ describe.each(testDatabaseTargets())('ingest attacks on $name', (target) => {
       t = await openTestApp(target, PRODUCTION)
       const raw = JSON.stringify(retrievedEvent({ event_id: undefined }))
       const signed = timestampedHeaders(raw, NOW_S)
-      const variants = [
+      const variants: Record<string, string>[] = [
         {},
         { 'x-acdp-event-id': 'fresh-1' },
         { 'x-acdp-event-id': 'fresh-2' },
