@@ -6,8 +6,7 @@
  */
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
-import { enrollmentSecretContext } from '../src/services/enrollment-directory.js'
-import { sealSecret } from '../src/services/secret-box.js'
+import { enroll, eventCount } from './support/enrollment.js'
 import {
   boundHeaders,
   publishedEvent,
@@ -22,23 +21,6 @@ const SECRET_B = 'registry-b-own-secret-0123456789'
 const NOW_S = Math.floor(T0 / 1000)
 /** The production defaults, nothing opted out (test-app's BASE_ENV supplies the keys production requires). */
 const PRODUCTION = { NODE_ENV: 'production' }
-
-async function enroll(t: TestApp, authority: string, tenantId: string, secret?: string) {
-  await t.store.upsertEnrollment({
-    authority,
-    tenantId,
-    webhookSecretSealed:
-      secret === undefined
-        ? null
-        : sealSecret(t.deps.secrets, secret, enrollmentSecretContext(authority), t.deps.random),
-    enabled: true,
-    now: T0,
-  })
-}
-
-async function eventCount(t: TestApp, tenantId: string): Promise<number> {
-  return (await t.store.listEvents({ tenantId, order: 'asc', limit: 1000 })).length
-}
 
 async function isRetracted(t: TestApp, tenantId: string, runId: string): Promise<boolean | undefined> {
   return (await t.store.listRunPublications(tenantId, runId))[0]?.retracted
@@ -68,8 +50,8 @@ describe.each(testDatabaseTargets())('ingest attacks on $name', (target) => {
     /** Registry A (reg.example) publishes into run r of tenant acme; registry B is enrolled in acme too. */
     async function withPublication(retractFirst: boolean) {
       t = await openTestApp(target)
-      await enroll(t, 'reg.example', 'acme', SECRET_A)
-      await enroll(t, 'other.example', 'acme', SECRET_B)
+      await enroll(t, 'reg.example', { tenantId: 'acme', secret: SECRET_A })
+      await enroll(t, 'other.example', { tenantId: 'acme', secret: SECRET_B })
       const published = publishedEvent({ run_id: 'r' })
       expect((await t.app.inject(signedDelivery(published, { secret: SECRET_A }))).statusCode).toBe(204)
       if (retractFirst) {
@@ -197,6 +179,16 @@ describe.each(testDatabaseTargets())('ingest attacks on $name', (target) => {
       expect((await t.store.getRun('default', 'signed-run'))?.eventsCount).toBe(2)
     })
 
+    it('without a body event_id, an X-ACDP-Event-Id covered by X-ACDP-Signature-V2 is the idempotency key', async () => {
+      t = await openTestApp(target, PRODUCTION)
+      for (const body of [publishedEvent({ event_id: undefined }), publishedEvent({ event_id: undefined })]) {
+        const raw = JSON.stringify(body)
+        const headers = boundHeaders(raw, NOW_S, { eventId: 'same' })
+        expect((await t.app.inject(signedDelivery(raw, { unsigned: true, headers }))).statusCode).toBe(204)
+      }
+      expect(await eventCount(t, 'default')).toBe(1)
+    })
+
     it('refuses a delivery signed outside the window, and one with no timestamp at all', async () => {
       t = await openTestApp(target, PRODUCTION)
       const raw = JSON.stringify(publishedEvent())
@@ -214,7 +206,7 @@ describe.each(testDatabaseTargets())('ingest attacks on $name', (target) => {
 
     it('an enrolled registry files into its enrollment tenant whatever header a replay carries', async () => {
       t = await openTestApp(target, { ...PRODUCTION, ENROLLMENT_CACHE_MS: '0' })
-      await enroll(t, 'reg.example', 'acme', SECRET_A)
+      await enroll(t, 'reg.example', { tenantId: 'acme', secret: SECRET_A })
       const raw = JSON.stringify(publishedEvent())
       const headers = boundHeaders(raw, NOW_S, { tenantId: 'acme', eventId: 'e' }, SECRET_A)
       expect((await t.app.inject(signedDelivery(raw, { unsigned: true, headers }))).statusCode).toBe(204)
