@@ -72,6 +72,28 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ isProduction: true, auth: { isBypassed: false }, swagger: { enabled: false } })
   })
 
+  it('defaults ingest to timestamped signatures and signed tenants in production only', () => {
+    expect(loadConfig(PRODUCTION).ingest).toMatchObject({
+      requireTimestampedSignature: true,
+      allowUnsignedTenant: false,
+    })
+    expect(loadConfig({ WEBHOOK_SECRET: 'dev-secret-0123456789' }).ingest).toMatchObject({
+      requireTimestampedSignature: false,
+      allowUnsignedTenant: true,
+    })
+    // The plain scheme stays an explicit opt-in in production.
+    const optedIn = { ...PRODUCTION, INGEST_REQUIRE_TIMESTAMPED_SIGNATURE: 'false' }
+    expect(loadConfig(optedIn).ingest.requireTimestampedSignature).toBe(false)
+  })
+
+  it('refuses to start in production when an unsigned X-Tenant-Id could choose the tenant', () => {
+    const insecure = { ...PRODUCTION, INGEST_ALLOW_UNSIGNED_TENANT: 'true' }
+    expect(problemsOf(insecure)).toEqual([expect.stringMatching(/INGEST_ALLOW_UNSIGNED_TENANT=true lets an unsigned/)])
+    expect(problemsOf({ ...insecure, INGEST_REQUIRE_ENROLLMENT: 'true' })).toEqual([])
+    expect(problemsOf({ ...insecure, INGEST_STRICT_TENANT: 'true' })).toEqual([])
+    expect(problemsOf({ ...insecure, NODE_ENV: 'test' })).toEqual([])
+  })
+
   it.each([
     ['empty WEBHOOK_SECRET outside development', { ...PRODUCTION, WEBHOOK_SECRET: '' }, /WEBHOOK_SECRET is empty/],
     ['empty WEBHOOK_SECRET in test', { NODE_ENV: 'test' }, /WEBHOOK_SECRET is empty/],

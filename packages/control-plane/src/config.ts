@@ -68,8 +68,18 @@ export interface ControlPlaneConfig {
     readonly maxJsonDepth: number
     /** INGEST_SIGNATURE_TOLERANCE_SECONDS, default 300: window of the timestamped signature. */
     readonly signatureToleranceSeconds: number
-    /** INGEST_REQUIRE_TIMESTAMPED_SIGNATURE: refuse deliveries without X-ACDP-Signature-Timestamped. */
+    /**
+     * INGEST_REQUIRE_TIMESTAMPED_SIGNATURE, default true in production, false otherwise: refuse deliveries signed
+     * only with the plain X-ACDP-Signature (it carries no time, so a captured one replays forever).
+     */
     readonly requireTimestampedSignature: boolean
+    /**
+     * INGEST_ALLOW_UNSIGNED_TENANT, default false in production, true otherwise: an unenrolled sender's X-Tenant-Id
+     * chooses the tenant even when X-ACDP-Signature-V2 does not cover it (the product spec's plain scheme). In
+     * production it is refused unless INGEST_REQUIRE_ENROLLMENT or INGEST_STRICT_TENANT keeps the header from
+     * choosing anything.
+     */
+    readonly allowUnsignedTenant: boolean
     /** ENROLLMENT_CACHE_MS, default 5000: how long an instance may use a cached enrollment (0 = no cache). */
     readonly enrollmentCacheMs: number
   }
@@ -367,7 +377,7 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
 
   const dataDir = read.string('DATA_DIR', './data') || './data'
   const database = readDatabase(read, dataDir, isProduction)
-  const ingest = readIngest(read, isDevelopment)
+  const ingest = readIngest(read, isDevelopment, isProduction)
   const auth = readAuth(read, isProduction)
   const secrets = readSecrets(read, isProduction)
   const outbound = readOutbound(read, isProduction)
@@ -474,7 +484,7 @@ function readDatabase(read: EnvReader, dataDir: string, isProduction: boolean): 
   return { kind: 'sqlite', path, walMaxBytes }
 }
 
-function readIngest(read: EnvReader, isDevelopment: boolean): ControlPlaneConfig['ingest'] {
+function readIngest(read: EnvReader, isDevelopment: boolean, isProduction: boolean): ControlPlaneConfig['ingest'] {
   const webhookSecret = read.secret('WEBHOOK_SECRET')
   if (!isDevelopment && webhookSecret === '') {
     read.refuse(
@@ -492,15 +502,26 @@ function readIngest(read: EnvReader, isDevelopment: boolean): ControlPlaneConfig
       read.refuse('WEBHOOK_SECRET_PREVIOUS equals WEBHOOK_SECRET: put the new secret in WEBHOOK_SECRET')
     }
   }
+  const requireEnrollment = read.boolean('INGEST_REQUIRE_ENROLLMENT', false)
+  const strictTenant = read.boolean('INGEST_STRICT_TENANT', false)
+  const allowUnsignedTenant = read.boolean('INGEST_ALLOW_UNSIGNED_TENANT', !isProduction)
+  if (isProduction && allowUnsignedTenant && !requireEnrollment && !strictTenant) {
+    // One captured delivery could then be stored once per tenant named in an unsigned header.
+    read.refuse(
+      'INGEST_ALLOW_UNSIGNED_TENANT=true lets an unsigned X-Tenant-Id choose the tenant in production: ' +
+        'remove it, or set INGEST_REQUIRE_ENROLLMENT=true or INGEST_STRICT_TENANT=true',
+    )
+  }
   return {
     webhookSecret,
     webhookSecretPrevious,
-    requireEnrollment: read.boolean('INGEST_REQUIRE_ENROLLMENT', false),
-    strictTenant: read.boolean('INGEST_STRICT_TENANT', false),
+    requireEnrollment,
+    strictTenant,
+    allowUnsignedTenant,
     maxBodyBytes: read.integer('INGEST_MAX_BODY_BYTES', MIB, 1024, 64 * MIB),
     maxJsonDepth: read.integer('INGEST_MAX_JSON_DEPTH', 64, 2, 1024),
     signatureToleranceSeconds: read.integer('INGEST_SIGNATURE_TOLERANCE_SECONDS', 300, 1, 86_400),
-    requireTimestampedSignature: read.boolean('INGEST_REQUIRE_TIMESTAMPED_SIGNATURE', false),
+    requireTimestampedSignature: read.boolean('INGEST_REQUIRE_TIMESTAMPED_SIGNATURE', isProduction),
     enrollmentCacheMs: read.integer('ENROLLMENT_CACHE_MS', 5000, 0, 3_600_000),
   }
 }

@@ -54,6 +54,8 @@ export const ERROR_STATUS = {
   REGISTRY_NOT_ENROLLED: 403,
   /** 403: the authority's enrollment has `enabled: false`. */
   REGISTRY_DISABLED: 403,
+  /** 403: an ingested event names a ctx_id of another registry than the verified sender (metric authority_mismatch). */
+  AUTHORITY_MISMATCH: 403,
   /** 403: a token of a TRUSTED_ISSUERS entry flagged read_only on a method that writes. */
   ISSUER_READ_ONLY: 403,
   /** 403: the policy engine denied the action (body also carries `code` and `reason`). */

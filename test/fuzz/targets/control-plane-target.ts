@@ -12,7 +12,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { signWebhookBody } from '@acdp/protocol'
+import { signWebhookBody, signWebhookV2 } from '@acdp/protocol'
 import { openDatabase, openPostgresTestSchema } from '@acdp/storage'
 import {
   createTestAgent,
@@ -31,6 +31,7 @@ import {
   ADMIN_KEY,
   bearer,
   openTestApp,
+  T0,
   TEST_WEBHOOK_SECRET,
   USER_KEY,
 } from '../../../packages/control-plane/test/support/test-app.js'
@@ -117,6 +118,14 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
   const { app } = test
   // The signature covers the exact bytes, so byte-level mutations (bad UTF-8, truncation) reach the parser.
   const hmac = (body: Buffer) => ({ 'x-acdp-signature': signWebhookBody(TEST_WEBHOOK_SECRET, body) })
+  // Issue 19 attacks, kept under fuzz: a V2 seal binding a tenant (mutated tenant/run/id headers must not verify)
+  // and a retraction of another registry's context (the authority binding must refuse it, never 5xx).
+  const stamp = Math.floor(T0 / 1000)
+  const bound = { tenantId: 'fuzz-tenant', runId: RUN_ID, eventId: 'fuzz-delivery' }
+  const hmacV2 = (body: Buffer) => ({
+    'x-acdp-timestamp': String(stamp),
+    'x-acdp-signature-v2': signWebhookV2(TEST_WEBHOOK_SECRET, stamp, bound, body),
+  })
 
   const runStart = { run_id: RUN_ID, scenario_id: 'fuzz', started_at: '2026-01-15T11:58:00.000Z', inputs: { a: 1 } }
   await expectOk(app.inject(signedDelivery(runStart, { url: '/runs/started' })), 'run start')
@@ -192,6 +201,34 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
       path: '/ingest/acdp',
       headers: { 'content-type': 'application/json' },
       body: retrievedEvent(),
+      sealBytes: hmac,
+    },
+    {
+      route: 'POST /ingest/acdp',
+      method: 'POST',
+      path: '/ingest/acdp',
+      headers: {
+        'content-type': 'application/json',
+        'x-tenant-id': bound.tenantId,
+        'x-run-id': bound.runId,
+        'x-acdp-event-id': bound.eventId,
+      },
+      body: retrievedEvent({ event_id: undefined }),
+      sealBytes: hmacV2,
+    },
+    {
+      route: 'POST /ingest/acdp',
+      method: 'POST',
+      path: '/ingest/acdp',
+      headers: { 'content-type': 'application/json' },
+      body: {
+        type: 'context_retracted',
+        registry_authority: 'attacker.fuzz',
+        ctx_id: parent.ctx_id,
+        actor: 'did:web:attacker.fuzz',
+        at: '2026-01-15T11:59:30.000Z',
+      },
+      expectStatus: 403,
       sealBytes: hmac,
     },
     {

@@ -2,7 +2,7 @@
  * The control-plane calls the CLI makes (control-plane.md "Endpoints"): run reads, the lineage graph, event
  * history, the live stream, and the HMAC-signed run notifications `acdp demo` sends. HTTP only; no service code.
  */
-import { signWebhookBody, WEBHOOK_HEADERS } from '@acdp/protocol'
+import { signTimestampedWebhook, signWebhookBody, signWebhookV2, WEBHOOK_HEADERS } from '@acdp/protocol'
 import type { CliIo } from '../command.js'
 import type { LineageGraph } from '../render/lineage-text.js'
 import { requestJson, serverError, unreachableError } from './http-json.js'
@@ -123,8 +123,8 @@ export async function openEventStream(
 }
 
 /**
- * POST /runs/started, authenticated like ingest: `x-acdp-signature: sha256=<hex HMAC-SHA256(secret, raw body)>`
- * over the exact bytes sent. `secret` is the control plane's WEBHOOK_SECRET.
+ * POST /runs/started, authenticated like ingest: the plain, timestamped and V2 signatures over the exact bytes
+ * sent (a production control plane refuses the plain one alone). `secret` is the control plane's WEBHOOK_SECRET.
  */
 export async function notifyRunStarted(
   io: Pick<CliIo, 'fetch' | 'signal'>,
@@ -135,7 +135,7 @@ export async function notifyRunStarted(
   await postSigned(io, endpoint(target, '/runs/started'), secret, run)
 }
 
-/** POST /runs/:runId/complete with the same HMAC as ingest. */
+/** POST /runs/:runId/complete with the same signatures; V2 binds the path's run id. */
 export async function notifyRunCompleted(
   io: Pick<CliIo, 'fetch' | 'signal'>,
   target: ControlPlaneTarget,
@@ -143,7 +143,7 @@ export async function notifyRunCompleted(
   runId: string,
   outcome: { status: 'completed' | 'failed' | 'cancelled'; result?: unknown },
 ): Promise<void> {
-  await postSigned(io, endpoint(target, `/runs/${encodeURIComponent(runId)}/complete`), secret, outcome)
+  await postSigned(io, endpoint(target, `/runs/${encodeURIComponent(runId)}/complete`), secret, outcome, runId)
 }
 
 async function postSigned(
@@ -151,11 +151,20 @@ async function postSigned(
   url: string,
   secret: string,
   payload: unknown,
+  pathRunId?: string,
 ): Promise<void> {
   const rawBody = JSON.stringify(payload)
+  const nowSeconds = Math.floor(Date.now() / 1000)
+  const bound = { tenantId: undefined, runId: pathRunId, eventId: undefined }
   await requestJson(io, url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', [WEBHOOK_HEADERS.signature]: signWebhookBody(secret, rawBody) },
+    headers: {
+      'content-type': 'application/json',
+      [WEBHOOK_HEADERS.signature]: signWebhookBody(secret, rawBody),
+      [WEBHOOK_HEADERS.timestamp]: String(nowSeconds),
+      [WEBHOOK_HEADERS.signatureTimestamped]: signTimestampedWebhook(secret, nowSeconds, rawBody),
+      [WEBHOOK_HEADERS.signatureV2]: signWebhookV2(secret, nowSeconds, bound, rawBody),
+    },
     body: rawBody,
   })
 }

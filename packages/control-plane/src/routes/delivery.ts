@@ -19,7 +19,11 @@ export function readDeliveryHeaders(request: FastifyRequest): DeliveryHeaders {
     signature: single(request.headers['x-acdp-signature']),
     timestamp: single(request.headers['x-acdp-timestamp']),
     signatureTimestamped: single(request.headers['x-acdp-signature-timestamped']),
+    signatureV2: single(request.headers['x-acdp-signature-v2']),
     tenantId: request.headers['x-tenant-id'],
+    // Read on every HMAC route, not only ingest: V2 covers them as received wherever it is verified.
+    eventId: readSingleHeader(request, 'x-acdp-event-id'),
+    runId: readSingleHeader(request, 'x-run-id'),
   }
 }
 
@@ -40,6 +44,7 @@ const REJECTION_REASONS: Partial<Record<ErrorCode, string>> = {
   INVALID_SIGNATURE: 'signature',
   REGISTRY_NOT_ENROLLED: 'not_enrolled',
   REGISTRY_DISABLED: 'registry_disabled',
+  AUTHORITY_MISMATCH: 'authority_mismatch',
   TENANT_RESERVED: 'tenant',
   TENANT_MISMATCH: 'tenant',
   TENANT_REQUIRED: 'tenant',

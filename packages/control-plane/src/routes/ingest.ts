@@ -6,7 +6,7 @@
  */
 import { Type } from 'typebox'
 import { ingestEvent } from '../services/ingest.js'
-import { createDeliveryErrorHandler, readDeliveryHeaders, readSingleHeader } from './delivery.js'
+import { createDeliveryErrorHandler, readDeliveryHeaders } from './delivery.js'
 import type { RoutePlugin } from './route-context.js'
 
 export const ingestRoutes: RoutePlugin = async (app, { config, deps, enrollments }) => {
@@ -21,6 +21,7 @@ export const ingestRoutes: RoutePlugin = async (app, { config, deps, enrollments
         summary: 'Receive one signed registry webhook event',
         headers: Type.Object({
           'x-acdp-signature': Type.Optional(Type.String()),
+          'x-acdp-signature-v2': Type.Optional(Type.String()),
           'x-acdp-event-id': Type.Optional(Type.String()),
           'x-run-id': Type.Optional(Type.String()),
           'x-tenant-id': Type.Optional(Type.String()),
@@ -33,11 +34,7 @@ export const ingestRoutes: RoutePlugin = async (app, { config, deps, enrollments
         {
           rawBody: request.rawBody ?? Buffer.alloc(0),
           body: request.body,
-          headers: {
-            ...readDeliveryHeaders(request),
-            eventId: readSingleHeader(request, 'x-acdp-event-id'),
-            runId: readSingleHeader(request, 'x-run-id'),
-          },
+          headers: readDeliveryHeaders(request),
         },
       )
       return reply.code(204).send()

@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { type Static, Type } from 'typebox'
-import { authenticateDelivery } from '../services/registry-delivery.js'
+import { authenticateDelivery, type DeliveryHeaders } from '../services/registry-delivery.js'
 import { eventPageJson, JSON_MEDIA_TYPE, runPageJson } from '../services/list-json.js'
 import { completeRun, getRun, getRunLineage, listRunEvents, listRuns, startRun } from '../services/runs.js'
 import type { RunStatus } from '../store/store.js'
@@ -108,6 +108,16 @@ const RunTrustShape = Type.Object({
 
 const RunDetailShape = Type.Object({ ...RunShape.properties, trust: RunTrustShape })
 
+/**
+ * The webhook headers of a run notification. On /runs/:runId/complete the run is named by the path, so the path
+ * is what X-ACDP-Signature-V2 binds as the run: a captured V2 completion cannot be replayed onto another run.
+ */
+function deliveryHeadersOfNotice(request: FastifyRequest): DeliveryHeaders {
+  const headers = readDeliveryHeaders(request)
+  const pathRunId = (request.params as { runId?: unknown } | undefined)?.runId
+  return typeof pathRunId === 'string' ? { ...headers, runId: pathRunId } : headers
+}
+
 export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, receiptAudit }) => {
   app.decorateRequest('deliveryTenantId', '')
 
@@ -124,7 +134,7 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
       },
       claimed,
       request.rawBody ?? Buffer.alloc(0),
-      readDeliveryHeaders(request),
+      deliveryHeadersOfNotice(request),
     )
     request.deliveryTenantId = delivery.tenantId
   }

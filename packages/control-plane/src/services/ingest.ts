@@ -1,7 +1,7 @@
 /**
  * Ingest of registry webhook events (product spec "Ingest"; control-plane digest A2 with its weak points
  * fixed): authenticate, validate, gate, then persist the event and every projection in ONE transaction, then
- * publish to the live bus. A duplicate (same signed `event_id`, else same delivery id, else same bytes) is
+ * publish to the live bus. A duplicate (same key built from signed values only, see dedupKeyOf) is
  * acknowledged with no side effect at all.
  *
  * The body is attacker-controlled until the HMAC is verified and only partly trusted after (a registry holding
@@ -46,12 +46,7 @@ export interface IngestInput {
   rawBody: Buffer
   /** attacker-controlled: the parsed body. */
   body: unknown
-  headers: DeliveryHeaders & {
-    /** X-ACDP-Event-Id: delivery id; used for idempotency only when the signed body carries no event_id. */
-    eventId: string | undefined
-    /** X-Run-Id: correlates the event into a run; beats the payload's run_id. */
-    runId: string | undefined
-  }
+  headers: DeliveryHeaders
 }
 
 /** Result: the committed event, or `duplicate` when it was already stored (nothing was done). */
@@ -95,9 +90,11 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
     throw new ControlPlaneError('INVALID_PAYLOAD', 'agent_id is required for context_published')
   }
   const ctxId = toWireCtxId(readOptionalText(payload, 'ctx_id', MAX_TEXT_LENGTH))
-  if (isPublish && ctxId !== null && authorityOfCtxId(ctxId) !== registryAuthority) {
-    // A registry may only announce publications of its own contexts.
-    throw new ControlPlaneError('VALIDATION_ERROR', 'ctx_id is not a context of registry_authority')
+  if (ctxId !== null && authorityOfCtxId(ctxId) !== registryAuthority) {
+    // Every event naming a ctx_id feeds that context's projections (publication, lifecycle flag, run counters),
+    // so a registry may speak only of its own contexts: registry_authority selected the secret that verified
+    // the delivery, which makes it the sender's verified identity (docs/control-plane/api.md, ingest step 6).
+    throw new ControlPlaneError('AUTHORITY_MISMATCH', 'ctx_id is not a context of the sending registry')
   }
   const contextType = readOptionalText(payload, 'context_type', MAX_ID_LENGTH)
   if (isPublish && contextType !== null && !deps.domainPacks.isContextTypeAccepted(contextType)) {
@@ -108,17 +105,15 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
   }
 
   const runId = readRunId(input.headers.runId, payload)
-  const eventId = readOptionalText(payload, 'event_id', MAX_ID_LENGTH) ?? readHeaderEventId(input.headers.eventId)
+  const bodyEventId = readOptionalText(payload, 'event_id', MAX_ID_LENGTH)
+  const headerEventId = readHeaderEventId(input.headers.eventId)
+  const eventId = bodyEventId ?? headerEventId
   const eventTs = readEventTime(payload) ?? receivedAt
   const derivedFrom = [...new Set(readDerivedFrom(payload).map(toWireCtxId))]
   const lifecycleRetracted = LIFECYCLE_TYPES[type]
   const newEvent: NewEvent = {
     tenantId: delivery.tenantId,
-    // The signed body's event_id first: a replay of the same bytes with a fresh delivery header stays a duplicate.
-    dedupKey:
-      eventId !== null
-        ? `evt:${eventId}`
-        : `fp:${sha256String(Buffer.concat([Buffer.from(`${runId ?? ''}\n`), input.rawBody]))}`,
+    dedupKey: dedupKeyOf(bodyEventId, headerEventId, input, delivery.areHeadersSigned),
     eventId,
     type,
     eventTs,
@@ -161,6 +156,24 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
   deps.bus.publish(busEventFromStored(stored))
   deps.runTraces?.record(stored, delivery.isSignatureVerified)
   return { status: 'stored', event: stored }
+}
+
+/**
+ * Idempotency key, built only from what the sender signed, so a replay of the same bytes under fresh unsigned
+ * headers stays a duplicate: the body's event_id first; else, when X-ACDP-Signature-V2 covered them, the
+ * X-ACDP-Event-Id header, or the fingerprint of the X-Run-Id header and the body; else the body's fingerprint
+ * alone (an unsigned X-Run-Id or X-ACDP-Event-Id could otherwise mint a new event per replay).
+ */
+function dedupKeyOf(
+  bodyEventId: string | null,
+  headerEventId: string | null,
+  input: IngestInput,
+  areHeadersSigned: boolean,
+): string {
+  if (bodyEventId !== null) return `evt:${bodyEventId}`
+  if (areHeadersSigned && headerEventId !== null) return `evt:${headerEventId}`
+  const signedRun = areHeadersSigned ? (input.headers.runId ?? '') : ''
+  return `fp:${sha256String(Buffer.concat([Buffer.from(`${signedRun}\n`), input.rawBody]))}`
 }
 
 /** The committed form of `event` stored under `id`, as handed to the bus and the webhook outbox. */

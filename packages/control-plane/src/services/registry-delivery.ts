@@ -11,10 +11,18 @@
  * Every accepted secret is checked (no early exit), each comparison in constant time, so the timing does not say
  * which of the two matched.
  *
+ * What the secret proves: an enrollment's own secret is held by that registry alone, so a delivery it verifies
+ * speaks for that enrollment's authority and tenant only. The global secret is shared by every registry without
+ * one, so whoever holds it can claim any such authority; ingest's authority binding (ctx_id ↔ authority) is then
+ * only as strong as that secret is private.
+ *
+ * Tenant: the enrollment's; else X-Tenant-Id when X-ACDP-Signature-V2 covers it, or when the operator accepts the
+ * plain scheme (INGEST_ALLOW_UNSIGNED_TENANT, off in production): an unsigned header is whatever a replayer sends.
+ *
  * The signature is checked BEFORE any enrollment or tenant refusal, so an unsigned caller cannot learn
  * whether an authority is enrolled, disabled or bound to a tenant (403s are reserved for valid senders).
  */
-import { verifyTimestampedWebhook, verifyWebhookSignature } from '@acdp/protocol'
+import { verifyTimestampedWebhook, verifyWebhookSignature, verifyWebhookV2 } from '@acdp/protocol'
 import { readTenantHeader } from '../auth/tenant.js'
 import { type ControlPlaneConfig, DEFAULT_TENANT } from '../config.js'
 import { ControlPlaneError } from '../errors.js'
@@ -28,8 +36,14 @@ export interface DeliveryHeaders {
   timestamp: string | undefined
   /** X-ACDP-Signature-Timestamped: `sha256=<hex>` over `"<ts>." ‖ raw body`. */
   signatureTimestamped: string | undefined
+  /** X-ACDP-Signature-V2: `sha256=<hex>` over the timestamp, the three headers below and the body. */
+  signatureV2: string | undefined
   /** X-Tenant-Id. */
   tenantId: string | string[] | undefined
+  /** X-ACDP-Event-Id: delivery id; an idempotency key only when the body has no event_id and V2 covers it. */
+  eventId?: string | undefined
+  /** X-Run-Id: correlates the event into a run; beats the payload's run_id. */
+  runId?: string | undefined
 }
 
 /** An authenticated delivery. */
@@ -38,6 +52,8 @@ export interface AuthenticatedDelivery {
   enrollment: ResolvedEnrollment | undefined
   /** True when the HMAC was checked; false only where no secret applies (development, verification skipped). */
   isSignatureVerified: boolean
+  /** True when X-ACDP-Signature-V2 verified: X-Tenant-Id, X-Run-Id and X-ACDP-Event-Id are the sender's. */
+  areHeadersSigned: boolean
 }
 
 /**
@@ -63,9 +79,9 @@ export async function authenticateDelivery(
   const { ingest, enrollments } = options
   const enrollment = claimedAuthority === undefined ? undefined : await enrollments.get(claimedAuthority)
   const secrets = acceptedSecrets(enrollment, ingest, options.nowSeconds)
-  if (secrets.length > 0 && !isSignedByAny(secrets, rawBody, headers, ingest, options.nowSeconds)) {
-    throw new ControlPlaneError('INVALID_SIGNATURE', 'missing or invalid webhook signature')
-  }
+  const form = secrets.length > 0 ? signedFormOfAny(secrets, rawBody, headers, ingest, options.nowSeconds) : 'none'
+  if (form === 'invalid') throw new ControlPlaneError('INVALID_SIGNATURE', 'missing or invalid webhook signature')
+  const areHeadersSigned = form === 'v2'
   if (enrollment !== undefined && !enrollment.enabled) {
     throw new ControlPlaneError('REGISTRY_DISABLED', 'ingest from this registry is disabled')
   }
@@ -85,12 +101,20 @@ export async function authenticateDelivery(
     if (header !== undefined && ingest.strictTenant) {
       throw new ControlPlaneError('TENANT_HEADER_UNTRUSTED', 'an unenrolled registry cannot assert a tenant')
     }
+    // Outside the MAC, the header is whatever a replayer puts there: it may choose the tenant only where the
+    // operator accepts the product spec's plain scheme (INGEST_ALLOW_UNSIGNED_TENANT, off in production).
+    if (header !== undefined && !areHeadersSigned && !ingest.allowUnsignedTenant) {
+      throw new ControlPlaneError(
+        'TENANT_HEADER_UNTRUSTED',
+        'X-Tenant-Id from an unenrolled registry must be covered by X-ACDP-Signature-V2',
+      )
+    }
     tenantId = header ?? DEFAULT_TENANT
   }
   if (options.requireTenant && tenantId === DEFAULT_TENANT) {
     throw new ControlPlaneError('TENANT_REQUIRED', 'a tenant is required (enroll the registry or send X-Tenant-Id)')
   }
-  return { tenantId, enrollment, isSignatureVerified: secrets.length > 0 }
+  return { tenantId, enrollment, isSignatureVerified: secrets.length > 0, areHeadersSigned }
 }
 
 /** The secrets a delivery may be signed with (see the module comment); empty when verification is skipped. */
@@ -111,22 +135,28 @@ function acceptedSecrets(
     : [ingest.webhookSecret, ingest.webhookSecretPrevious]
 }
 
-function isSignedByAny(
+/** Which signature form verified: `v2` (headers bound), `body` (plain or timestamped), or `invalid`. */
+type SignedForm = 'v2' | 'body' | 'invalid'
+
+function signedFormOfAny(
   secrets: readonly string[],
   rawBody: Buffer,
   headers: DeliveryHeaders,
   ingest: ControlPlaneConfig['ingest'],
   nowSeconds: number,
-): boolean {
+): SignedForm {
   let isValid = false
   // Evaluate every secret before combining, so a match on the first does not skip the second.
   for (const secret of secrets) isValid = isSignatureValid(secret, rawBody, headers, ingest, nowSeconds) || isValid
-  return isValid
+  if (!isValid) return 'invalid'
+  return headers.signatureV2 !== undefined ? 'v2' : 'body'
 }
 
 /**
- * The timestamped form, when sent, is checked instead of the plain one (it also bounds replays to the tolerance
- * window); a delivery without it is accepted on the plain signature unless the configuration requires it.
+ * The strongest form sent is the one checked, never a weaker one beside it: V2 (binds the routing headers),
+ * else the timestamped form (bounds replays to the tolerance window), else the plain one unless the
+ * configuration requires a timestamp. A sender cannot downgrade a V2 delivery it did not sign by keeping the
+ * weaker headers: only the stripped delivery then verifies, and its unsigned headers are treated as unsigned.
  */
 function isSignatureValid(
   secret: string,
@@ -135,12 +165,15 @@ function isSignatureValid(
   ingest: ControlPlaneConfig['ingest'],
   nowSeconds: number,
 ): boolean {
+  const check = { timestamp: headers.timestamp, nowSeconds, toleranceSeconds: ingest.signatureToleranceSeconds }
+  if (headers.signatureV2 !== undefined) {
+    // A repeated X-Tenant-Id is signed as '' here and refused (400) by the tenant read afterwards.
+    const tenantId = typeof headers.tenantId === 'string' ? headers.tenantId : undefined
+    const bound = { tenantId, runId: headers.runId, eventId: headers.eventId }
+    return verifyWebhookV2(secret, rawBody, headers.signatureV2, bound, check)
+  }
   if (headers.signatureTimestamped !== undefined || headers.timestamp !== undefined) {
-    return verifyTimestampedWebhook(secret, rawBody, headers.signatureTimestamped, {
-      timestamp: headers.timestamp,
-      nowSeconds,
-      toleranceSeconds: ingest.signatureToleranceSeconds,
-    })
+    return verifyTimestampedWebhook(secret, rawBody, headers.signatureTimestamped, check)
   }
   if (ingest.requireTimestampedSignature) return false
   return verifyWebhookSignature(secret, rawBody, headers.signature)

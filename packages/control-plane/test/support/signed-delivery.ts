@@ -1,7 +1,7 @@
 /**
  * Test support: registry-style signed deliveries (the exact bytes are signed, as the registry does).
  */
-import { signTimestampedWebhook, signWebhookBody } from '@acdp/protocol'
+import { type BoundWebhookHeaders, signTimestampedWebhook, signWebhookBody, signWebhookV2 } from '@acdp/protocol'
 import type { InjectOptions } from 'fastify'
 import { TEST_WEBHOOK_SECRET } from './test-app.js'
 
@@ -76,4 +76,26 @@ export function timestampedHeaders(
     'x-acdp-timestamp': String(timestampSeconds),
     'x-acdp-signature-timestamped': signTimestampedWebhook(secret, timestampSeconds, raw),
   }
+}
+
+/**
+ * Headers of a delivery as our registry sends it: plain, timestamped and V2 signatures, with the bound
+ * X-Tenant-Id / X-Run-Id / X-ACDP-Event-Id headers themselves.
+ */
+export function boundHeaders(
+  raw: string,
+  timestampSeconds: number,
+  bound: Partial<BoundWebhookHeaders>,
+  secret = TEST_WEBHOOK_SECRET,
+): Record<string, string> {
+  const full = { tenantId: bound.tenantId, runId: bound.runId, eventId: bound.eventId }
+  const headers: Record<string, string> = {
+    ...timestampedHeaders(raw, timestampSeconds, secret),
+    'x-acdp-signature': signWebhookBody(secret, raw),
+    'x-acdp-signature-v2': signWebhookV2(secret, timestampSeconds, full, raw),
+  }
+  if (full.tenantId !== undefined) headers['x-tenant-id'] = full.tenantId
+  if (full.runId !== undefined) headers['x-run-id'] = full.runId
+  if (full.eventId !== undefined) headers['x-acdp-event-id'] = full.eventId
+  return headers
 }

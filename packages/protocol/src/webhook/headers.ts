@@ -10,8 +10,10 @@ export const WEBHOOK_HEADERS = {
   timestamp: 'x-acdp-timestamp',
   /** `sha256=<hex>` of HMAC-SHA256(secret, "<timestamp>." ‖ raw body). */
   signatureTimestamped: 'x-acdp-signature-timestamped',
+  /** `sha256=<hex>` over the timestamp, X-Tenant-Id, X-Run-Id, X-ACDP-Event-Id and raw body (bound-hmac.ts). */
+  signatureV2: 'x-acdp-signature-v2',
   /** Event type (registry: dotted `context.published`; control plane outbound: snake_case). */
   event: 'x-acdp-event',
-  /** Delivery id, stable across retries; outside the MAC, so dedupe on the signed body's `event_id`. */
+  /** Delivery id, stable across retries; outside the plain and timestamped MACs (covered by the V2 one). */
   eventId: 'x-acdp-event-id',
 } as const

@@ -34,9 +34,7 @@ export function signTimestampedWebhook(
   timestampSeconds: number,
   rawBody: Uint8Array | string,
 ): string {
-  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
-    throw new TypeError('timestampSeconds must be a non-negative safe integer')
-  }
+  assertTimestampSeconds(timestampSeconds)
   return WEBHOOK_SIGNATURE_PREFIX + computeWebhookMac(secret, [`${timestampSeconds}.`, rawBody]).toString('hex')
 }
 
@@ -59,6 +57,21 @@ export function verifyTimestampedWebhook(
   header: string | undefined,
   check: TimestampedWebhookCheck,
 ): boolean {
+  return verifyStampedMac(secret, header, check, (stamp) => [`${stamp}.`, rawBody])
+}
+
+/**
+ * Freshness and MAC check shared by every timestamped form: `partsFor(stamp)` gives the MAC input for the
+ * timestamp header's exact text ('' when it is malformed, so the MAC is computed whatever the input).
+ *
+ * @throws TypeError as {@link verifyTimestampedWebhook}.
+ */
+export function verifyStampedMac(
+  secret: string | Uint8Array,
+  header: string | undefined,
+  check: TimestampedWebhookCheck,
+  partsFor: (stamp: string) => ReadonlyArray<Uint8Array | string>,
+): boolean {
   const { timestamp, nowSeconds, toleranceSeconds } = check
   if (!Number.isFinite(nowSeconds) || !Number.isFinite(toleranceSeconds) || toleranceSeconds < 0) {
     throw new TypeError('nowSeconds and toleranceSeconds must be finite, toleranceSeconds non-negative')
@@ -66,8 +79,15 @@ export function verifyTimestampedWebhook(
   // Computing the MAC even when the timestamp is bad keeps the secret check (TypeError) independent of input.
   const stamp = typeof timestamp === 'string' ? timestamp.trim() : ''
   const isWellFormed = TIMESTAMP_SECONDS.test(stamp)
-  const expected = computeWebhookMac(secret, [`${isWellFormed ? stamp : ''}.`, rawBody])
+  const expected = computeWebhookMac(secret, partsFor(isWellFormed ? stamp : ''))
   if (!isWellFormed) return false
   if (Math.abs(nowSeconds - Number(stamp)) > toleranceSeconds) return false
   return matchesSignatureHeader(expected, header)
+}
+
+/** @throws TypeError unless `timestampSeconds` is a non-negative safe integer. */
+export function assertTimestampSeconds(timestampSeconds: number): void {
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+    throw new TypeError('timestampSeconds must be a non-negative safe integer')
+  }
 }

@@ -6,6 +6,7 @@ import {
   type OutboundClient,
   verifyTimestampedWebhook,
   verifyWebhookSignature,
+  verifyWebhookV2,
 } from '@acdp/protocol'
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
@@ -163,6 +164,25 @@ describe('webhook dispatcher against a real receiver', () => {
         toleranceSeconds: 0,
       }),
     ).toBe(true)
+    const check = {
+      timestamp: delivery!.headers['x-acdp-timestamp'] as string,
+      nowSeconds: NOW.getTime() / 1000,
+      toleranceSeconds: 0,
+    }
+    const v2 = delivery!.headers['x-acdp-signature-v2'] as string
+    expect(verifyWebhookV2(SECRET, delivery!.body, v2, { tenantId: 'acme', runId: undefined, eventId }, check)).toBe(
+      true,
+    )
+    // The tenant and the event id are inside the MAC: the same bytes under another tenant or id do not verify.
+    expect(verifyWebhookV2(SECRET, delivery!.body, v2, { tenantId: 'beta', runId: undefined, eventId }, check)).toBe(
+      false,
+    )
+    expect(verifyWebhookV2(SECRET, delivery!.body, v2, { tenantId: undefined, runId: undefined, eventId }, check)).toBe(
+      false,
+    )
+    expect(
+      verifyWebhookV2(SECRET, delivery!.body, v2, { tenantId: 'acme', runId: undefined, eventId: 'x' }, check),
+    ).toBe(false)
     expect(outcomes).toEqual(['enqueued', 'delivered'])
   })
 
@@ -177,6 +197,16 @@ describe('webhook dispatcher against a real receiver', () => {
     })
     await dispatcher.close()
     expect(receiver.received[0]!.headers['x-tenant-id']).toBeUndefined()
+    const [delivery] = receiver.received
+    const bound = { tenantId: undefined, runId: undefined, eventId: delivery!.headers['x-acdp-event-id'] as string }
+    const check = {
+      timestamp: delivery!.headers['x-acdp-timestamp'] as string,
+      nowSeconds: NOW.getTime() / 1000,
+      toleranceSeconds: 0,
+    }
+    expect(
+      verifyWebhookV2(SECRET, delivery!.body, delivery!.headers['x-acdp-signature-v2'] as string, bound, check),
+    ).toBe(true)
     expect(receiver.received[0]!.headers['x-acdp-event']).toBe('context.retrieved')
     expect(JSON.parse(receiver.received[0]!.body.toString()).requester_did).toBeNull()
   })

@@ -12,6 +12,7 @@ import {
   type OutboundClient,
   signTimestampedWebhook,
   signWebhookBody,
+  signWebhookV2,
   WEBHOOK_HEADERS,
 } from '@acdp/protocol'
 
@@ -408,6 +409,15 @@ class QueueingDispatcher implements WebhookDispatcher {
       [WEBHOOK_HEADERS.eventId]: delivery.eventId,
       [WEBHOOK_HEADERS.timestamp]: String(nowSeconds),
       [WEBHOOK_HEADERS.signatureTimestamped]: signTimestampedWebhook(this.config.secret, nowSeconds, delivery.body),
+      // Binds X-Tenant-Id and X-ACDP-Event-Id into the MAC, so a captured delivery cannot be replayed into another
+      // tenant or under a fresh id (docs/registry/webhooks.md "Request headers"). No X-Run-Id is sent: run_id is
+      // in the body.
+      [WEBHOOK_HEADERS.signatureV2]: signWebhookV2(
+        this.config.secret,
+        nowSeconds,
+        { tenantId: delivery.tenantId, runId: undefined, eventId: delivery.eventId },
+        delivery.body,
+      ),
     }
     if (delivery.tenantId !== undefined) headers['x-tenant-id'] = delivery.tenantId
     try {
