@@ -108,11 +108,11 @@ async function main(): Promise<void> {
     const wallMs = performance.now() - started
     const used = process.cpuUsage(cpu)
     const cpuMs = (used.user + used.system) / 1000
-    const trust = await (
+    const trust = (await (
       await fetch(`${plane.url}/runs/bench-run`, {
         headers: { authorization: `Bearer ${USER_KEY}`, 'x-tenant-id': TENANT },
       })
-    ).json()
+    ).json()) as { trust?: { verified?: number } }
     console.log(
       JSON.stringify({
         backend: BACKEND,

@@ -34,6 +34,7 @@ import { createRegistryTrust } from './services/registry-trust.js'
 import { createWitnessFeature, type WitnessFeature, witnessRequestTimeoutMs } from './services/witness-setup.js'
 import { createWitnessRegistryClient } from './services/witness-registry-client.js'
 import { createReceiptAuditFeature, type ReceiptAuditFeature } from './services/receipt-audit-setup.js'
+import { createLogReconcileFeature, type LogReconcileFeature } from './services/log-reconcile-setup.js'
 import { openRunTraceExport } from './telemetry/run-traces.js'
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
 
@@ -45,6 +46,8 @@ declare module 'fastify' {
     witness: WitnessFeature
     /** The receipt audit (tests and benches drive `receiptAudit.auditor.sweepNow()`). */
     receiptAudit: ReceiptAuditFeature
+    /** The log reconciliation (tests drive `logReconcile.reconciler.reconcileNow()`). */
+    logReconcile: LogReconcileFeature
   }
 }
 
@@ -210,6 +213,17 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   app.decorate('receiptAudit', receiptAudit)
   app.addHook('onReady', async () => receiptAudit.start())
   app.addHook('onClose', async () => receiptAudit.close())
+  const logReconcile = createLogReconcileFeature({
+    config,
+    deps: appDeps,
+    outbound,
+    registryClient,
+    enrollments,
+    log: app.log,
+  })
+  app.decorate('logReconcile', logReconcile)
+  app.addHook('onReady', async () => logReconcile.start())
+  app.addHook('onClose', async () => logReconcile.close())
 
   for (const plugin of ROUTE_PLUGINS) {
     await app.register(plugin, {

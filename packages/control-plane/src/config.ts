@@ -151,6 +151,7 @@ export interface ControlPlaneConfig {
   }
   readonly witness: WitnessConfig
   readonly receiptAudit: ReceiptAuditConfig
+  readonly logReconcile: LogReconcileConfig
   /** Token authentication: issuance, pinned keys, trusted issuers, revocation (auth/token-settings.ts). */
   readonly tokens: TokenConfig
   /** Policy rules and quotas of the gated actions (policy/policy-settings.ts). */
@@ -254,6 +255,22 @@ export interface ReceiptAuditConfig {
   /** RECEIPT_AUDIT_RETRY_BASE_MS, default 30000: first retry delay (doubled per attempt). */
   readonly retryBaseMs: number
   /** RECEIPT_AUDIT_TIMEOUT_MS, default 10000: deadline of each request to a registry or DID host. */
+  readonly requestTimeoutMs: number
+}
+
+/** The log reconciliation (the registries' logs as the change feed of their publications; witness.md). */
+export interface LogReconcileConfig {
+  /** LOG_RECONCILE_ENABLED, default true (false under NODE_ENV=test, so suites opt in). */
+  readonly enabled: boolean
+  /** LOG_RECONCILE_SCHEDULE, default true: run the background sweep on this instance. */
+  readonly schedule: boolean
+  /** LOG_RECONCILE_INTERVAL_SECONDS, default 60: time between two walks of one registry's log. */
+  readonly intervalSeconds: number
+  /** LOG_RECONCILE_MAX_ENTRIES, default 5000: log leaves reconciled per registry per walk. */
+  readonly maxEntries: number
+  /** LOG_RECONCILE_CONCURRENCY, default 4: registries walked at once by one instance. */
+  readonly concurrency: number
+  /** LOG_RECONCILE_TIMEOUT_MS, default 10000: deadline of each request to a registry. */
   readonly requestTimeoutMs: number
 }
 
@@ -436,6 +453,14 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
       maxAttempts: read.integer('RECEIPT_AUDIT_MAX_ATTEMPTS', 5, 1, 100),
       retryBaseMs: read.integer('RECEIPT_AUDIT_RETRY_BASE_MS', 30_000, 100, 86_400_000),
       requestTimeoutMs: read.integer('RECEIPT_AUDIT_TIMEOUT_MS', 10_000, 100, 30_000),
+    },
+    logReconcile: {
+      enabled: read.boolean('LOG_RECONCILE_ENABLED', nodeEnv !== 'test'),
+      schedule: read.boolean('LOG_RECONCILE_SCHEDULE', true),
+      intervalSeconds: read.integer('LOG_RECONCILE_INTERVAL_SECONDS', 60, 1, 86_400),
+      maxEntries: read.integer('LOG_RECONCILE_MAX_ENTRIES', 5000, 1, 1_000_000),
+      concurrency: read.integer('LOG_RECONCILE_CONCURRENCY', 4, 1, 64),
+      requestTimeoutMs: read.integer('LOG_RECONCILE_TIMEOUT_MS', 10_000, 100, 30_000),
     },
     tokens: readTokenConfig(read, isDevelopment),
     policy: readPolicyConfig(read),

@@ -181,9 +181,21 @@ describe.each(testDatabaseTargets())('ingest attacks on $name', (target) => {
 
     it('without a body event_id, an X-ACDP-Event-Id covered by X-ACDP-Signature-V2 is the idempotency key', async () => {
       t = await openTestApp(target, PRODUCTION)
-      for (const body of [publishedEvent({ event_id: undefined }), publishedEvent({ event_id: undefined })]) {
+      // Not a publication: a publication's idempotency key is its ctx_id (see "a publication is stored once").
+      for (const body of [retrievedEvent({ event_id: undefined }), retrievedEvent({ event_id: undefined, at: 'x' })]) {
         const raw = JSON.stringify(body)
         const headers = boundHeaders(raw, NOW_S, { eventId: 'same' })
+        expect((await t.app.inject(signedDelivery(raw, { unsigned: true, headers }))).statusCode).toBe(204)
+      }
+      expect(await eventCount(t, 'default')).toBe(1)
+    })
+
+    it('a publication is stored once: the same ctx_id announced again under a fresh event_id is a duplicate', async () => {
+      t = await openTestApp(target, PRODUCTION)
+      const first = publishedEvent()
+      for (const body of [first, { ...first, event_id: '00000000-0000-4000-8000-00000000ffff' }]) {
+        const raw = JSON.stringify(body)
+        const headers = boundHeaders(raw, NOW_S, {})
         expect((await t.app.inject(signedDelivery(raw, { unsigned: true, headers }))).statusCode).toBe(204)
       }
       expect(await eventCount(t, 'default')).toBe(1)

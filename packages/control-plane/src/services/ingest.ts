@@ -82,7 +82,44 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
     input.rawBody,
     input.headers,
   )
+  return recordEvent(ctx, {
+    payload,
+    rawBody: input.rawBody,
+    registryAuthority,
+    tenantId: delivery.tenantId,
+    receivedAt,
+    runIdHeader: input.headers.runId,
+    eventIdHeader: input.headers.eventId,
+    areHeadersSigned: delivery.areHeadersSigned,
+    isSignatureVerified: delivery.isSignatureVerified,
+  })
+}
 
+/** A registry event whose sender is established: by ingest's HMAC, or by reading the registry's own log. */
+export interface AuthenticatedEvent {
+  payload: Record<string, unknown>
+  rawBody: Buffer
+  /** The verified sender (ctx_ids must be of this authority). */
+  registryAuthority: string
+  tenantId: string
+  receivedAt: number
+  runIdHeader: string | undefined
+  eventIdHeader: string | undefined
+  /** X-Run-Id / X-ACDP-Event-Id were covered by the signature (they may then key idempotency). */
+  areHeadersSigned: boolean
+  isSignatureVerified: boolean
+}
+
+/**
+ * Validates an authenticated event, gates it, and persists it with every projection in one transaction, then
+ * publishes it to the bus. A duplicate is acknowledged with no side effect.
+ *
+ * @throws ControlPlaneError INVALID_PAYLOAD / VALIDATION_ERROR / AUTHORITY_MISMATCH (400/403),
+ *   CONTEXT_TYPE_NOT_ACCEPTED (400). Store failures propagate.
+ */
+export async function recordEvent(ctx: IngestContext, input: AuthenticatedEvent): Promise<IngestResult> {
+  const { deps } = ctx
+  const { payload, registryAuthority, receivedAt } = input
   const type = readType(payload)
   const isPublish = type === CONTEXT_PUBLISHED
   const agentId = readOptionalDid(payload, 'agent_id')
@@ -104,16 +141,16 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
     )
   }
 
-  const runId = readRunId(input.headers.runId, payload)
+  const runId = readRunId(input.runIdHeader, payload)
   const bodyEventId = readOptionalText(payload, 'event_id', MAX_ID_LENGTH)
-  const headerEventId = readHeaderEventId(input.headers.eventId)
+  const headerEventId = readHeaderEventId(input.eventIdHeader)
   const eventId = bodyEventId ?? headerEventId
   const eventTs = readEventTime(payload) ?? receivedAt
   const derivedFrom = [...new Set(readDerivedFrom(payload).map(toWireCtxId))]
   const lifecycleRetracted = LIFECYCLE_TYPES[type]
   const newEvent: NewEvent = {
-    tenantId: delivery.tenantId,
-    dedupKey: dedupKeyOf(bodyEventId, headerEventId, input, delivery.areHeadersSigned),
+    tenantId: input.tenantId,
+    dedupKey: isPublish && ctxId !== null ? publicationKey(ctxId) : dedupKeyOf(bodyEventId, headerEventId, input),
     eventId,
     type,
     eventTs,
@@ -154,7 +191,7 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
   stored ??= toStoredEvent(id, newEvent, payload)
   deps.metrics.recordEventIngested(type)
   deps.bus.publish(busEventFromStored(stored))
-  deps.runTraces?.record(stored, delivery.isSignatureVerified)
+  deps.runTraces?.record(stored, input.isSignatureVerified)
   return { status: 'stored', event: stored }
 }
 
@@ -164,16 +201,20 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
  * X-ACDP-Event-Id header, or the fingerprint of the X-Run-Id header and the body; else the body's fingerprint
  * alone (an unsigned X-Run-Id or X-ACDP-Event-Id could otherwise mint a new event per replay).
  */
-function dedupKeyOf(
-  bodyEventId: string | null,
-  headerEventId: string | null,
-  input: IngestInput,
-  areHeadersSigned: boolean,
-): string {
+function dedupKeyOf(bodyEventId: string | null, headerEventId: string | null, input: AuthenticatedEvent): string {
   if (bodyEventId !== null) return `evt:${bodyEventId}`
-  if (areHeadersSigned && headerEventId !== null) return `evt:${headerEventId}`
-  const signedRun = areHeadersSigned ? (input.headers.runId ?? '') : ''
+  if (input.areHeadersSigned && headerEventId !== null) return `evt:${headerEventId}`
+  const signedRun = input.areHeadersSigned ? (input.runIdHeader ?? '') : ''
   return `fp:${sha256String(Buffer.concat([Buffer.from(`${signedRun}\n`), input.rawBody]))}`
+}
+
+/**
+ * The idempotency key of a publication: its ctx_id. A context is published once (its ctx_id is minted by its
+ * registry, RFC-ACDP-0001 §5.5), so a second announcement of it — a webhook redelivered under another event_id,
+ * or the webhook arriving after the log reconciliation recovered the publication — is the same publication.
+ */
+export function publicationKey(ctxId: string): string {
+  return `pub:${ctxId}`
 }
 
 /** The committed form of `event` stored under `id`, as handed to the bus and the webhook outbox. */
