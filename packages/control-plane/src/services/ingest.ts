@@ -1,7 +1,7 @@
 /**
  * Ingest of registry webhook events (product spec "Ingest"; control-plane digest A2 with its weak points
  * fixed): authenticate, validate, gate, then persist the event and every projection in ONE transaction, then
- * publish to the live bus. A duplicate (same key built from signed values only, see dedupKeyOf) is
+ * publish to the live bus. A duplicate (same body event_id, else same body bytes: see dedupKeyOf) is
  * acknowledged with no side effect at all.
  *
  * The body is attacker-controlled until the HMAC is verified and only partly trusted after (a registry holding
@@ -113,7 +113,7 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
   const lifecycleRetracted = LIFECYCLE_TYPES[type]
   const newEvent: NewEvent = {
     tenantId: delivery.tenantId,
-    dedupKey: dedupKeyOf(bodyEventId, headerEventId, input, delivery.areHeadersSigned),
+    dedupKey: dedupKeyOf(bodyEventId, input.rawBody),
     eventId,
     type,
     eventTs,
@@ -159,21 +159,12 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
 }
 
 /**
- * Idempotency key, built only from what the sender signed, so a replay of the same bytes under fresh unsigned
- * headers stays a duplicate: the body's event_id first; else, when X-ACDP-Signature-V2 covered them, the
- * X-ACDP-Event-Id header, or the fingerprint of the X-Run-Id header and the body; else the body's fingerprint
- * alone (an unsigned X-Run-Id or X-ACDP-Event-Id could otherwise mint a new event per replay).
+ * Idempotency key from the body alone: its event_id, else its bytes. No header takes part, signed or not: a V2
+ * delivery stripped down to its timestamped signature is still the same captured bytes, so a key that depended on
+ * a header's signing status (or value) would let that replay mint a second event.
  */
-function dedupKeyOf(
-  bodyEventId: string | null,
-  headerEventId: string | null,
-  input: IngestInput,
-  areHeadersSigned: boolean,
-): string {
-  if (bodyEventId !== null) return `evt:${bodyEventId}`
-  if (areHeadersSigned && headerEventId !== null) return `evt:${headerEventId}`
-  const signedRun = areHeadersSigned ? (input.headers.runId ?? '') : ''
-  return `fp:${sha256String(Buffer.concat([Buffer.from(`${signedRun}\n`), input.rawBody]))}`
+function dedupKeyOf(bodyEventId: string | null, rawBody: Buffer): string {
+  return bodyEventId !== null ? `evt:${bodyEventId}` : `fp:${sha256String(rawBody)}`
 }
 
 /** The committed form of `event` stored under `id`, as handed to the bus and the webhook outbox. */
