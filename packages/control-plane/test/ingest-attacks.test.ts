@@ -125,69 +125,76 @@ describe.each(testDatabaseTargets())('ingest attacks on $name', (target) => {
   })
 
   describe('§2 replay of one captured delivery (production defaults)', () => {
-    it('a V2-signed delivery for tenant a, replayed with X-Tenant-Id b and with none, is stored once, in a', async () => {
+    const send = (raw: string, headers: Record<string, string>) =>
+      t.app.inject(signedDelivery(raw, { unsigned: true, headers }))
+    /** What a replayer can make of a captured V2 delivery without the secret: drop V2, keep the older forms. */
+    const stripV2 = (headers: Record<string, string>) => {
+      const { 'x-acdp-signature-v2': _v2, ...rest } = headers
+      return rest
+    }
+    const withoutTenant = (headers: Record<string, string>) => {
+      const { 'x-tenant-id': _tenant, ...rest } = headers
+      return rest
+    }
+    const counts = async (...tenants: string[]) => Promise.all(tenants.map((tenant) => eventCount(t, tenant)))
+
+    it('a V2 delivery for tenant a, replayed with X-Tenant-Id b and with none, is stored once, in a', async () => {
       t = await openTestApp(target, PRODUCTION)
       const raw = JSON.stringify(publishedEvent({ run_id: 'r' }))
       const captured = boundHeaders(raw, NOW_S, { tenantId: 'a', eventId: 'evt-1' })
-      const replay = (headers: Record<string, string>) => t.app.inject(signedDelivery(raw, { unsigned: true, headers }))
-      expect((await replay(captured)).statusCode).toBe(204)
-      expect((await replay({ ...captured, 'x-tenant-id': 'b' })).statusCode).toBe(401)
-      const { 'x-tenant-id': _dropped, ...withoutTenant } = captured
-      expect((await replay(withoutTenant)).statusCode).toBe(401)
-      expect((await replay(captured)).statusCode).toBe(204)
-      expect([await eventCount(t, 'a'), await eventCount(t, 'b'), await eventCount(t, 'default')]).toEqual([1, 0, 0])
+      expect((await send(raw, captured)).statusCode).toBe(204)
+      expect((await send(raw, { ...captured, 'x-tenant-id': 'b' })).statusCode).toBe(401)
+      expect((await send(raw, withoutTenant(captured))).statusCode).toBe(401)
+      expect((await send(raw, captured)).statusCode).toBe(204)
+      expect(await counts('a', 'b', 'default')).toEqual([1, 0, 0])
     })
 
-    it('a delivery whose X-Tenant-Id is outside the MAC cannot choose a tenant: stored once, in default', async () => {
-      t = await openTestApp(target, PRODUCTION)
-      const raw = JSON.stringify(publishedEvent())
-      const signed = timestampedHeaders(raw, NOW_S)
-      for (const tenant of ['a', 'b']) {
-        const res = await t.app.inject(signedDelivery(raw, { headers: { ...signed, 'x-tenant-id': tenant } }))
-        expect(res.json()).toMatchObject({ statusCode: 403, errorCode: 'TENANT_HEADER_UNTRUSTED' })
-      }
-      expect((await t.app.inject(signedDelivery(raw, { headers: signed }))).statusCode).toBe(204)
-      expect([await eventCount(t, 'a'), await eventCount(t, 'b'), await eventCount(t, 'default')]).toEqual([0, 0, 1])
-    })
-
-    it('a body without event_id replayed with fresh unsigned X-ACDP-Event-Id / X-Run-Id headers is stored once', async () => {
+    it('the same replays stripped down to the timestamped signature are refused: the tenant must be signed', async () => {
       t = await openTestApp(target, PRODUCTION)
       const raw = JSON.stringify(retrievedEvent({ event_id: undefined }))
-      const signed = timestampedHeaders(raw, NOW_S)
-      const variants: Record<string, string>[] = [
-        {},
-        { 'x-acdp-event-id': 'fresh-1' },
-        { 'x-acdp-event-id': 'fresh-2' },
-        { 'x-run-id': 'run-x' },
-        { 'x-run-id': 'run-y', 'x-acdp-event-id': 'fresh-3' },
-      ]
-      for (const extra of variants) {
-        expect((await t.app.inject(signedDelivery(raw, { headers: { ...signed, ...extra } }))).statusCode).toBe(204)
+      const captured = boundHeaders(raw, NOW_S, { tenantId: 'a', runId: 'r', eventId: 'e' })
+      expect((await send(raw, captured)).statusCode).toBe(204)
+      for (const headers of [
+        stripV2(captured),
+        { ...stripV2(captured), 'x-tenant-id': 'b' },
+        withoutTenant(stripV2(captured)),
+      ]) {
+        const res = await send(raw, headers)
+        expect(res.json()).toMatchObject({ statusCode: 403, errorCode: 'TENANT_HEADER_UNTRUSTED' })
       }
-      expect(await eventCount(t, 'default')).toBe(1)
-      expect(await t.store.getRun('default', 'run-y')).toBeUndefined()
+      expect(await counts('a', 'b', 'default')).toEqual([1, 0, 0])
+      expect(await t.counter('acdp_ingest_rejected_total', { reason: 'tenant' })).toBe(3)
     })
 
-    it('V2-signed run and event-id headers are honoured: they are part of what the registry signed', async () => {
+    it('an enrolled registry: fresh unsigned X-ACDP-Event-Id / X-Run-Id on a body without event_id store nothing new', async () => {
+      t = await openTestApp(target, { ...PRODUCTION, ENROLLMENT_CACHE_MS: '0' })
+      await enroll(t, 'reg.example', { tenantId: 'acme', secret: SECRET_A })
+      const raw = JSON.stringify(retrievedEvent({ event_id: undefined }))
+      const captured = boundHeaders(raw, NOW_S, { tenantId: 'acme', runId: 'r', eventId: 'e' }, SECRET_A)
+      expect((await send(raw, captured)).statusCode).toBe(204)
+      const variants: Record<string, string>[] = [
+        { 'x-acdp-event-id': 'fresh-1' },
+        { 'x-run-id': 'run-x' },
+        { 'x-run-id': 'run-y', 'x-acdp-event-id': 'fresh-2', 'x-tenant-id': 'acme' },
+      ]
+      for (const extra of variants) {
+        expect((await send(raw, { ...stripV2(withoutTenant(captured)), ...extra })).statusCode).toBe(204)
+      }
+      const res = await send(raw, { ...stripV2(captured), 'x-tenant-id': 'b' })
+      expect(res.json()).toMatchObject({ statusCode: 403, errorCode: 'TENANT_MISMATCH' })
+      expect(await counts('acme', 'b', 'default')).toEqual([1, 0, 0])
+      expect((await t.store.getRun('acme', 'r'))?.eventsCount).toBe(1)
+      expect(await t.store.getRun('acme', 'run-x')).toBeUndefined()
+    })
+
+    it('a V2-signed X-Run-Id is honoured; a second V2 id over the same bytes is still a duplicate', async () => {
       t = await openTestApp(target, PRODUCTION)
       const raw = JSON.stringify(retrievedEvent({ event_id: undefined }))
       for (const eventId of ['d-1', 'd-2']) {
-        const headers = boundHeaders(raw, NOW_S, { runId: 'signed-run', eventId })
-        expect((await t.app.inject(signedDelivery(raw, { unsigned: true, headers }))).statusCode).toBe(204)
-      }
-      expect(await eventCount(t, 'default')).toBe(2)
-      expect((await t.store.getRun('default', 'signed-run'))?.eventsCount).toBe(2)
-    })
-
-    it('without a body event_id, an X-ACDP-Event-Id covered by X-ACDP-Signature-V2 is the idempotency key', async () => {
-      t = await openTestApp(target, PRODUCTION)
-      // Not a publication: a publication's idempotency key is its ctx_id (see "a publication is stored once").
-      for (const body of [retrievedEvent({ event_id: undefined }), retrievedEvent({ event_id: undefined, at: 'x' })]) {
-        const raw = JSON.stringify(body)
-        const headers = boundHeaders(raw, NOW_S, { eventId: 'same' })
-        expect((await t.app.inject(signedDelivery(raw, { unsigned: true, headers }))).statusCode).toBe(204)
+        expect((await send(raw, boundHeaders(raw, NOW_S, { runId: 'signed-run', eventId }))).statusCode).toBe(204)
       }
       expect(await eventCount(t, 'default')).toBe(1)
+      expect((await t.store.getRun('default', 'signed-run'))?.eventsCount).toBe(1)
     })
 
     it('a publication is stored once: the same ctx_id announced again under a fresh event_id is a duplicate', async () => {
@@ -204,12 +211,10 @@ describe.each(testDatabaseTargets())('ingest attacks on $name', (target) => {
     it('refuses a delivery signed outside the window, and one with no timestamp at all', async () => {
       t = await openTestApp(target, PRODUCTION)
       const raw = JSON.stringify(publishedEvent())
-      const stale = await t.app.inject(
-        signedDelivery(raw, { unsigned: true, headers: boundHeaders(raw, NOW_S - 301, {}) }),
-      )
-      expect(stale.statusCode).toBe(401)
-      const staleV1 = await t.app.inject(signedDelivery(raw, { headers: timestampedHeaders(raw, NOW_S - 301) }))
-      expect(staleV1.statusCode).toBe(401)
+      expect((await send(raw, boundHeaders(raw, NOW_S - 301, {}))).statusCode).toBe(401)
+      expect(
+        (await t.app.inject(signedDelivery(raw, { headers: timestampedHeaders(raw, NOW_S - 301) }))).statusCode,
+      ).toBe(401)
       const untimed = await t.app.inject(signedDelivery(raw))
       expect(untimed.json()).toMatchObject({ statusCode: 401, errorCode: 'INVALID_SIGNATURE' })
       expect(await eventCount(t, 'default')).toBe(0)
@@ -221,12 +226,9 @@ describe.each(testDatabaseTargets())('ingest attacks on $name', (target) => {
       await enroll(t, 'reg.example', { tenantId: 'acme', secret: SECRET_A })
       const raw = JSON.stringify(publishedEvent())
       const headers = boundHeaders(raw, NOW_S, { tenantId: 'acme', eventId: 'e' }, SECRET_A)
-      expect((await t.app.inject(signedDelivery(raw, { unsigned: true, headers }))).statusCode).toBe(204)
-      const res = await t.app.inject(
-        signedDelivery(raw, { unsigned: true, headers: { ...headers, 'x-tenant-id': 'b' } }),
-      )
-      expect(res.statusCode).toBe(401)
-      expect([await eventCount(t, 'acme'), await eventCount(t, 'b')]).toEqual([1, 0])
+      expect((await send(raw, headers)).statusCode).toBe(204)
+      expect((await send(raw, { ...headers, 'x-tenant-id': 'b' })).statusCode).toBe(401)
+      expect(await counts('acme', 'b')).toEqual([1, 0])
     })
   })
 
@@ -253,9 +255,19 @@ describe.each(testDatabaseTargets())('ingest attacks on $name', (target) => {
       expect(await eventCount(t, 'gamma')).toBe(1)
     })
 
-    it('production with INGEST_REQUIRE_TIMESTAMPED_SIGNATURE=false accepts the plain signature', async () => {
+    it('production with INGEST_REQUIRE_TIMESTAMPED_SIGNATURE=false accepts the plain signature of an enrolled registry', async () => {
       t = await openTestApp(target, { ...PRODUCTION, INGEST_REQUIRE_TIMESTAMPED_SIGNATURE: 'false' })
-      expect((await t.app.inject(signedDelivery(publishedEvent()))).statusCode).toBe(204)
+      await enroll(t, 'reg.example', { tenantId: 'acme', secret: SECRET_A })
+      expect((await t.app.inject(signedDelivery(publishedEvent(), { secret: SECRET_A }))).statusCode).toBe(204)
+      expect(await eventCount(t, 'acme')).toBe(1)
+    })
+
+    it('production with INGEST_STRICT_TENANT=true accepts unenrolled timestamped deliveries, into default only', async () => {
+      t = await openTestApp(target, { ...PRODUCTION, INGEST_STRICT_TENANT: 'true' })
+      const raw = JSON.stringify(publishedEvent())
+      expect((await t.app.inject(signedDelivery(raw, { headers: timestampedHeaders(raw, NOW_S) }))).statusCode).toBe(
+        204,
+      )
       expect(await eventCount(t, 'default')).toBe(1)
     })
   })

@@ -1,7 +1,7 @@
 /**
  * Ingest of registry webhook events (product spec "Ingest"; control-plane digest A2 with its weak points
  * fixed): authenticate, validate, gate, then persist the event and every projection in ONE transaction, then
- * publish to the live bus. A duplicate (same key built from signed values only, see dedupKeyOf) is
+ * publish to the live bus. A duplicate (same body event_id, else same body bytes: see dedupKeyOf) is
  * acknowledged with no side effect at all.
  *
  * The body is attacker-controlled until the HMAC is verified and only partly trusted after (a registry holding
@@ -90,7 +90,6 @@ export async function ingestEvent(ctx: IngestContext, input: IngestInput): Promi
     receivedAt,
     runIdHeader: input.headers.runId,
     eventIdHeader: input.headers.eventId,
-    areHeadersSigned: delivery.areHeadersSigned,
     isSignatureVerified: delivery.isSignatureVerified,
   })
 }
@@ -105,8 +104,6 @@ export interface AuthenticatedEvent {
   receivedAt: number
   runIdHeader: string | undefined
   eventIdHeader: string | undefined
-  /** X-Run-Id / X-ACDP-Event-Id were covered by the signature (they may then key idempotency). */
-  areHeadersSigned: boolean
   isSignatureVerified: boolean
 }
 
@@ -150,7 +147,7 @@ export async function recordEvent(ctx: IngestContext, input: AuthenticatedEvent)
   const lifecycleRetracted = LIFECYCLE_TYPES[type]
   const newEvent: NewEvent = {
     tenantId: input.tenantId,
-    dedupKey: isPublish && ctxId !== null ? publicationKey(ctxId) : dedupKeyOf(bodyEventId, headerEventId, input),
+    dedupKey: isPublish && ctxId !== null ? publicationKey(ctxId) : dedupKeyOf(bodyEventId, input.rawBody),
     eventId,
     type,
     eventTs,
@@ -196,16 +193,12 @@ export async function recordEvent(ctx: IngestContext, input: AuthenticatedEvent)
 }
 
 /**
- * Idempotency key, built only from what the sender signed, so a replay of the same bytes under fresh unsigned
- * headers stays a duplicate: the body's event_id first; else, when X-ACDP-Signature-V2 covered them, the
- * X-ACDP-Event-Id header, or the fingerprint of the X-Run-Id header and the body; else the body's fingerprint
- * alone (an unsigned X-Run-Id or X-ACDP-Event-Id could otherwise mint a new event per replay).
+ * Idempotency key from the body alone: its event_id, else its bytes. No header takes part, signed or not: a V2
+ * delivery stripped down to its timestamped signature is still the same captured bytes, so a key that depended on
+ * a header's signing status (or value) would let that replay mint a second event.
  */
-function dedupKeyOf(bodyEventId: string | null, headerEventId: string | null, input: AuthenticatedEvent): string {
-  if (bodyEventId !== null) return `evt:${bodyEventId}`
-  if (input.areHeadersSigned && headerEventId !== null) return `evt:${headerEventId}`
-  const signedRun = input.areHeadersSigned ? (input.runIdHeader ?? '') : ''
-  return `fp:${sha256String(Buffer.concat([Buffer.from(`${signedRun}\n`), input.rawBody]))}`
+function dedupKeyOf(bodyEventId: string | null, rawBody: Buffer): string {
+  return bodyEventId !== null ? `evt:${bodyEventId}` : `fp:${sha256String(rawBody)}`
 }
 
 /**

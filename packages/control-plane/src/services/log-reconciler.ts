@@ -213,7 +213,6 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
         receivedAt: deps.clock().getTime(),
         runIdHeader: undefined,
         eventIdHeader: undefined,
-        areHeadersSigned: false,
         isSignatureVerified: false,
       })
     } catch (error) {

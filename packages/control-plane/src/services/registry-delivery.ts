@@ -16,8 +16,9 @@
  * one, so whoever holds it can claim any such authority; ingest's authority binding (ctx_id ↔ authority) is then
  * only as strong as that secret is private.
  *
- * Tenant: the enrollment's; else X-Tenant-Id when X-ACDP-Signature-V2 covers it, or when the operator accepts the
- * plain scheme (INGEST_ALLOW_UNSIGNED_TENANT, off in production): an unsigned header is whatever a replayer sends.
+ * Tenant: the enrollment's; else, for an unenrolled sender, X-Tenant-Id (or `default` without one) when
+ * X-ACDP-Signature-V2 covers it, or under INGEST_STRICT_TENANT (always `default`), or when the operator accepts
+ * the plain scheme (INGEST_ALLOW_UNSIGNED_TENANT, off in production): an unsigned header is what a replayer sends.
  *
  * The signature is checked BEFORE any enrollment or tenant refusal, so an unsigned caller cannot learn
  * whether an authority is enrolled, disabled or bound to a tenant (403s are reserved for valid senders).
@@ -40,7 +41,7 @@ export interface DeliveryHeaders {
   signatureV2: string | undefined
   /** X-Tenant-Id. */
   tenantId: string | string[] | undefined
-  /** X-ACDP-Event-Id: delivery id; an idempotency key only when the body has no event_id and V2 covers it. */
+  /** X-ACDP-Event-Id: delivery id; informational (idempotency comes from the body alone). */
   eventId?: string | undefined
   /** X-Run-Id: correlates the event into a run; beats the payload's run_id. */
   runId?: string | undefined
@@ -52,8 +53,6 @@ export interface AuthenticatedDelivery {
   enrollment: ResolvedEnrollment | undefined
   /** True when the HMAC was checked; false only where no secret applies (development, verification skipped). */
   isSignatureVerified: boolean
-  /** True when X-ACDP-Signature-V2 verified: X-Tenant-Id, X-Run-Id and X-ACDP-Event-Id are the sender's. */
-  areHeadersSigned: boolean
 }
 
 /**
@@ -101,12 +100,14 @@ export async function authenticateDelivery(
     if (header !== undefined && ingest.strictTenant) {
       throw new ControlPlaneError('TENANT_HEADER_UNTRUSTED', 'an unenrolled registry cannot assert a tenant')
     }
-    // Outside the MAC, the header is whatever a replayer puts there: it may choose the tenant only where the
+    // Outside the MAC, X-Tenant-Id (and its absence) is whatever a replayer makes of it: a captured V2 delivery
+    // for tenant a, stripped to its timestamped signature without the header, would land in `default` as well.
+    // So an unenrolled sender's tenant binding must be signed, unless strict tenants pin it to `default` or the
     // operator accepts the product spec's plain scheme (INGEST_ALLOW_UNSIGNED_TENANT, off in production).
-    if (header !== undefined && !areHeadersSigned && !ingest.allowUnsignedTenant) {
+    if (!areHeadersSigned && !ingest.strictTenant && !ingest.allowUnsignedTenant) {
       throw new ControlPlaneError(
         'TENANT_HEADER_UNTRUSTED',
-        'X-Tenant-Id from an unenrolled registry must be covered by X-ACDP-Signature-V2',
+        'an unenrolled registry must sign its tenant binding with X-ACDP-Signature-V2',
       )
     }
     tenantId = header ?? DEFAULT_TENANT
@@ -114,7 +115,7 @@ export async function authenticateDelivery(
   if (options.requireTenant && tenantId === DEFAULT_TENANT) {
     throw new ControlPlaneError('TENANT_REQUIRED', 'a tenant is required (enroll the registry or send X-Tenant-Id)')
   }
-  return { tenantId, enrollment, isSignatureVerified: secrets.length > 0, areHeadersSigned }
+  return { tenantId, enrollment, isSignatureVerified: secrets.length > 0 }
 }
 
 /** The secrets a delivery may be signed with (see the module comment); empty when verification is skipped. */

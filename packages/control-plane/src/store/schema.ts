@@ -12,7 +12,7 @@ export interface ContextEventsTable {
   /** Store sequence, ascending in insertion order; the tie-breaker of every (event_ts, id) ordering. */
   id: Generated<number>
   tenant_id: string
-  /** Idempotency key, unique per tenant: `evt:<signed event id>` or `fp:<sha256 of the signed run id and raw body>`. */
+  /** Idempotency key, unique per tenant: `evt:<body event_id>` or `fp:<sha256 of the raw body>` (no header). */
   dedup_key: string
   /** The registry-minted event id (signed body `event_id`, else X-ACDP-Event-Id), when one was given. */
   event_id: string | null
