@@ -228,6 +228,10 @@ describe('cross-registry resolution against a local HTTPS origin', () => {
       body: envelopeText(makeBody({ content_hash: 'sha256:zz' })),
       reason: 'hash_mismatch',
     },
+    // RFC-ACDP-0004 §4.1: malformed registry state, refused by us as the origin's consumer.
+    { name: 'the status "ACTIVE"', body: envelopeText(makeBody(), 'ACTIVE'), reason: 'malformed_status' },
+    { name: 'the status "in progress"', body: envelopeText(makeBody(), 'in progress'), reason: 'malformed_status' },
+    { name: 'an empty status', body: envelopeText(makeBody(), ''), reason: 'malformed_status' },
     {
       name: 'a restricted body served anonymously',
       body: envelopeText(makeBody({ visibility: 'restricted', audience: ['did:web:a.example'] })),

@@ -1,0 +1,184 @@
+/**
+ * The origin's registry identity and registry state in cross-registry resolution, through the registry app and
+ * its production resolver composition (createFederatedResolver) against a loopback HTTPS origin (a FakeRegistry):
+ * RFC-ACDP-0006 §4.1 steps 2–3 (capabilities must name did:web:<authority>, unless the operator pinned the
+ * origin's DID out of band in registry.trusted_origins) and RFC-ACDP-0004 §4.1 (a malformed status is refused,
+ * an unknown well-formed one relayed).
+ */
+import { createServer, type Server } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createFakeDns } from '../../protocol/test/support/fake-dns.js'
+import {
+  didDocumentOf,
+  FakeRegistry,
+  fakeDidKeyProducer,
+  fakeProducer,
+} from '../../protocol/test/support/fake-registry.js'
+import { createTestPki } from '../../protocol/test/support/test-ca.js'
+import type { RegistryConfigInput } from '../src/config.js'
+import { createFederatedResolver } from '../src/services/federated-resolver.js'
+import { type TestRegistry, useTestRegistry } from './support/registry-harness.js'
+
+const ORIGIN = 'origin.test'
+const start = useTestRegistry()
+const producer = fakeProducer('did:web:agents.example.com:collector', 5)
+/** A did:key identity a hostile origin may claim instead of its did:web. */
+const DID_KEY = fakeDidKeyProducer(33).did
+
+let server: Server
+let port = 0
+let client: OutboundClient
+let origin: FakeRegistry
+const requested: string[] = []
+
+beforeAll(async () => {
+  const pki = createTestPki({ dnsNames: [ORIGIN], ipAddresses: ['127.0.0.1'] })
+  server = createServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
+    requested.push(req.url ?? '')
+    const answer = origin.answer(req.url ?? '/')
+    res.writeHead(answer.status, { 'content-type': 'application/acdp+json' })
+    res.end(answer.body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  port = (server.address() as AddressInfo).port
+  client = createOutboundClient({
+    allowCidrs: ['127.0.0.1/32'],
+    trustedCaCertificates: [pki.caPem],
+    lookup: createFakeDns({ [ORIGIN]: ['127.0.0.1'] }).lookup,
+  })
+})
+
+afterAll(async () => {
+  await client.close()
+  server.closeAllConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+})
+
+/** A registry whose resolver is the production composition, its trust settings taken from `config`. */
+async function federatedRegistry(fake: FakeRegistry, config: RegistryConfigInput = {}): Promise<TestRegistry> {
+  origin = fake
+  requested.length = 0
+  const holder: { registry?: TestRegistry } = {}
+  let resolver: ReturnType<typeof createFederatedResolver> | undefined
+  const r = await start({
+    config,
+    deps: {
+      crossRegistry: {
+        resolve: (ctxId) => {
+          const registry = holder.registry as TestRegistry
+          resolver ??= createFederatedResolver({
+            client,
+            resolver: registry.deps.resolver,
+            clock: registry.clock.now,
+            trustedOrigins: registry.config.registry.trusted_origins,
+            originBaseUrl: (authority) => `https://${authority}:${port}`,
+          })
+          return resolver.resolve(ctxId)
+        },
+      },
+    },
+  })
+  holder.registry = r
+  const json = (value: unknown) => ({ status: 200, body: new TextEncoder().encode(JSON.stringify(value)) })
+  r.dids.answer(fake.registryDid, json(fake.didDocument()))
+  r.dids.answer(producer.did, json(didDocumentOf(producer.did, [producer])))
+  return r
+}
+
+const getForeign = (r: TestRegistry, ctxId: string) =>
+  r.app.inject({ method: 'GET', url: `/contexts/${encodeURIComponent(ctxId)}` })
+
+type ErrorEnvelope = { error: { code: string; message: string; details: Record<string, unknown> } }
+
+/** A receipt-less origin (core profile only): identity is then the only binding to the authority. */
+function receiptLessOrigin(): { fake: FakeRegistry; ctxId: string } {
+  const fake = new FakeRegistry({ authority: ORIGIN, profiles: ['acdp-registry-core'] })
+  const ctxId = fake.publish(producer)
+  fake.serveReceipts = false
+  return { fake, ctxId }
+}
+
+describe('cross-registry resolution binds the origin to its authority (RFC-ACDP-0006 §4.1 steps 2–3)', () => {
+  it('serves an origin whose capabilities name did:web:<authority>', async () => {
+    const { fake, ctxId } = receiptLessOrigin()
+    const res = await getForeign(await federatedRegistry(fake), ctxId)
+    expect(res.statusCode).toBe(200)
+    expect((res.json() as { body: { ctx_id: string } }).body.ctx_id).toBe(ctxId)
+  })
+
+  it.each([
+    ["another registry's did:web", 'did:web:registry-b.example', 'registry_did_mismatch'],
+    ['its did:web on another port', `did:web:${ORIGIN}%3A8443`, 'registry_did_mismatch'],
+    ['its did:web under a path', `did:web:${ORIGIN}:tenant`, 'registry_did_mismatch'],
+    ['a did:key', DID_KEY, 'registry_did_not_did_web'],
+  ])('refuses an origin claiming %s with 502 and the reason, fetching nothing more', async (_name, claimed, reason) => {
+    for (const fake of [receiptLessOrigin().fake, new FakeRegistry({ authority: ORIGIN })]) {
+      const ctxId = fake.publish(producer)
+      fake.claimedRegistryDid = claimed
+      const res = await getForeign(await federatedRegistry(fake), ctxId)
+      expect(res.statusCode).toBe(502)
+      expect(res.json()).toEqual({
+        error: {
+          code: 'cross_registry_resolution_failed',
+          message: expect.any(String) as unknown,
+          details: { reason, expected_registry_did: `did:web:${ORIGIN}` },
+        },
+      } satisfies ErrorEnvelope)
+      // Refused at step 3: the context itself was never asked for.
+      expect(requested).toEqual(['/.well-known/acdp.json'])
+    }
+  })
+
+  it('serves an origin whose DID the operator pinned out of band, and only that DID', async () => {
+    const trusted = { registry: { trusted_origins: [{ authority: ORIGIN, registry_did: DID_KEY }] } }
+    const { fake, ctxId } = receiptLessOrigin()
+    fake.claimedRegistryDid = DID_KEY
+    const ok = await getForeign(await federatedRegistry(fake, trusted), ctxId)
+    expect(ok.statusCode).toBe(200)
+
+    // Pinned: the authority's own did:web no longer binds either (the pin is exact).
+    const { fake: honest, ctxId: honestId } = receiptLessOrigin()
+    const pinnedElsewhere = await getForeign(await federatedRegistry(honest, trusted), honestId)
+    expect(pinnedElsewhere.statusCode).toBe(502)
+    expect((pinnedElsewhere.json() as ErrorEnvelope).error.details).toEqual({
+      reason: 'trusted_registry_did_mismatch',
+      expected_registry_did: DID_KEY,
+    })
+  })
+
+  it('keeps out-of-band trust off by default and per authority', async () => {
+    const other = { registry: { trusted_origins: [{ authority: 'registry-b.example', registry_did: DID_KEY }] } }
+    const { fake, ctxId } = receiptLessOrigin()
+    fake.claimedRegistryDid = DID_KEY
+    for (const config of [{}, other]) {
+      const res = await getForeign(await federatedRegistry(fake, config), ctxId)
+      expect(res.statusCode).toBe(502)
+      expect((res.json() as ErrorEnvelope).error.details.reason).toBe('registry_did_not_did_web')
+    }
+  })
+})
+
+describe('cross-registry resolution reads the origin status as its consumer (RFC-ACDP-0004 §4.1)', () => {
+  it.each(['ACTIVE', 'in progress', '', 'a'.repeat(65)])('refuses the malformed status %j with 502', async (status) => {
+    const fake = new FakeRegistry({ authority: ORIGIN })
+    const ctxId = fake.publish(producer)
+    fake.servedStatus = status
+    const res = await getForeign(await federatedRegistry(fake), ctxId)
+    expect(res.statusCode).toBe(502)
+    expect((res.json() as ErrorEnvelope).error).toMatchObject({
+      code: 'cross_registry_resolution_failed',
+      details: { reason: 'malformed_status' },
+    })
+  })
+
+  it('relays the unknown well-formed status "paused_x" unchanged (consumers apply the same rule)', async () => {
+    const fake = new FakeRegistry({ authority: ORIGIN })
+    const ctxId = fake.publish(producer)
+    fake.servedStatus = 'paused_x'
+    const res = await getForeign(await federatedRegistry(fake), ctxId)
+    expect(res.statusCode).toBe(200)
+    expect((res.json() as { registry_state: unknown }).registry_state).toEqual({ status: 'paused_x' })
+  })
+})
