@@ -1,5 +1,6 @@
 /**
- * The origin's registry identity and registry state in cross-registry resolution, through the registry app and
+ * Security suite: hostile origins in cross-registry resolution, kept closed. The origin's registry identity and
+ * registry state, through the registry app and
  * its production resolver composition (createFederatedResolver) against a loopback HTTPS origin (a FakeRegistry):
  * RFC-ACDP-0006 §4.1 steps 2–3 (capabilities must name did:web:<authority>, unless the operator pinned the
  * origin's DID out of band in registry.trusted_origins) and RFC-ACDP-0004 §4.1 (a malformed status is refused,
@@ -31,13 +32,18 @@ let server: Server
 let port = 0
 let client: OutboundClient
 let origin: FakeRegistry
+/** When set, served instead of the fake's capabilities document (a broken or hostile one). */
+let capabilitiesText: string | undefined
 const requested: string[] = []
 
 beforeAll(async () => {
   const pki = createTestPki({ dnsNames: [ORIGIN], ipAddresses: ['127.0.0.1'] })
   server = createServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
     requested.push(req.url ?? '')
-    const answer = origin.answer(req.url ?? '/')
+    const answer =
+      capabilitiesText !== undefined && req.url === '/.well-known/acdp.json'
+        ? { status: 200, body: capabilitiesText }
+        : origin.answer(req.url ?? '/')
     res.writeHead(answer.status, { 'content-type': 'application/acdp+json' })
     res.end(answer.body)
   })
@@ -60,6 +66,7 @@ afterAll(async () => {
 async function federatedRegistry(fake: FakeRegistry, config: RegistryConfigInput = {}): Promise<TestRegistry> {
   origin = fake
   requested.length = 0
+  capabilitiesText = undefined
   const holder: { registry?: TestRegistry } = {}
   let resolver: ReturnType<typeof createFederatedResolver> | undefined
   const r = await start({
@@ -129,6 +136,23 @@ describe('cross-registry resolution binds the origin to its authority (RFC-ACDP-
       // Refused at step 3: the context itself was never asked for.
       expect(requested).toEqual(['/.well-known/acdp.json'])
     }
+  })
+
+  it.each([
+    ['not JSON', () => '<html>registry</html>'],
+    ['not a capabilities document', () => JSON.stringify({ registry_did: `did:web:${ORIGIN}` })],
+    ['over 64 KiB', (fake: FakeRegistry) => JSON.stringify({ ...fake.capabilities(), x_pad: 'x'.repeat(65_536) })],
+  ])('refuses an origin whose capabilities are %s with 502 capabilities_unavailable', async (_name, text) => {
+    const { fake, ctxId } = receiptLessOrigin()
+    const r = await federatedRegistry(fake)
+    capabilitiesText = text(fake)
+    const res = await getForeign(r, ctxId)
+    expect(res.statusCode).toBe(502)
+    expect((res.json() as ErrorEnvelope).error).toMatchObject({
+      code: 'cross_registry_resolution_failed',
+      details: { reason: 'capabilities_unavailable' },
+    })
+    expect(requested).toEqual(['/.well-known/acdp.json'])
   })
 
   it('serves an origin whose DID the operator pinned out of band, and only that DID', async () => {
