@@ -132,7 +132,7 @@ describe('cross-registry resolution binds the origin to its authority (RFC-ACDP-
           message: expect.any(String) as unknown,
           details: { reason, expected_registry_did: `did:web:${ORIGIN}` },
         },
-      } satisfies ErrorEnvelope)
+      })
       // Refused at step 3: the context itself was never asked for.
       expect(requested).toEqual(['/.well-known/acdp.json'])
     }
