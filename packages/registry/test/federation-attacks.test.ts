@@ -6,21 +6,11 @@
  * origin's DID out of band in registry.trusted_origins) and RFC-ACDP-0004 §4.1 (a malformed status is refused,
  * an unknown well-formed one relayed).
  */
-import { createServer, type Server } from 'node:https'
-import type { AddressInfo } from 'node:net'
-import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFakeDns } from '../../protocol/test/support/fake-dns.js'
-import {
-  didDocumentOf,
-  FakeRegistry,
-  fakeDidKeyProducer,
-  fakeProducer,
-} from '../../protocol/test/support/fake-registry.js'
-import { createTestPki } from '../../protocol/test/support/test-ca.js'
+import { FakeRegistry, fakeDidKeyProducer, fakeProducer } from '../../protocol/test/support/fake-registry.js'
 import type { RegistryConfigInput } from '../src/config.js'
-import { createFederatedResolver } from '../src/services/federated-resolver.js'
-import { type TestRegistry, useTestRegistry } from './support/registry-harness.js'
+import { type FakeOrigin, getForeign, startFakeOrigin, startFederatedRegistry } from './support/fake-origin.js'
+import { useTestRegistry } from './support/registry-harness.js'
 
 const ORIGIN = 'origin.test'
 const start = useTestRegistry()
@@ -28,74 +18,16 @@ const producer = fakeProducer('did:web:agents.example.com:collector', 5)
 /** A did:key identity a hostile origin may claim instead of its did:web. */
 const DID_KEY = fakeDidKeyProducer(33).did
 
-let server: Server
-let port = 0
-let client: OutboundClient
-let origin: FakeRegistry
-/** When set, served instead of the fake's capabilities document (a broken or hostile one). */
-let capabilitiesText: string | undefined
-const requested: string[] = []
+let origin: FakeOrigin
 
 beforeAll(async () => {
-  const pki = createTestPki({ dnsNames: [ORIGIN], ipAddresses: ['127.0.0.1'] })
-  server = createServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
-    requested.push(req.url ?? '')
-    const answer =
-      capabilitiesText !== undefined && req.url === '/.well-known/acdp.json'
-        ? { status: 200, body: capabilitiesText }
-        : origin.answer(req.url ?? '/')
-    res.writeHead(answer.status, { 'content-type': 'application/acdp+json' })
-    res.end(answer.body)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  port = (server.address() as AddressInfo).port
-  client = createOutboundClient({
-    allowCidrs: ['127.0.0.1/32'],
-    trustedCaCertificates: [pki.caPem],
-    lookup: createFakeDns({ [ORIGIN]: ['127.0.0.1'] }).lookup,
-  })
+  origin = await startFakeOrigin(ORIGIN)
 })
 
-afterAll(async () => {
-  await client.close()
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-})
+afterAll(() => origin.close())
 
-/** A registry whose resolver is the production composition, its trust settings taken from `config`. */
-async function federatedRegistry(fake: FakeRegistry, config: RegistryConfigInput = {}): Promise<TestRegistry> {
-  origin = fake
-  requested.length = 0
-  capabilitiesText = undefined
-  const holder: { registry?: TestRegistry } = {}
-  let resolver: ReturnType<typeof createFederatedResolver> | undefined
-  const r = await start({
-    config,
-    deps: {
-      crossRegistry: {
-        resolve: (ctxId) => {
-          const registry = holder.registry as TestRegistry
-          resolver ??= createFederatedResolver({
-            client,
-            resolver: registry.deps.resolver,
-            clock: registry.clock.now,
-            trustedOrigins: registry.config.registry.trusted_origins,
-            originBaseUrl: (authority) => `https://${authority}:${port}`,
-          })
-          return resolver.resolve(ctxId)
-        },
-      },
-    },
-  })
-  holder.registry = r
-  const json = (value: unknown) => ({ status: 200, body: new TextEncoder().encode(JSON.stringify(value)) })
-  r.dids.answer(fake.registryDid, json(fake.didDocument()))
-  r.dids.answer(producer.did, json(didDocumentOf(producer.did, [producer])))
-  return r
-}
-
-const getForeign = (r: TestRegistry, ctxId: string) =>
-  r.app.inject({ method: 'GET', url: `/contexts/${encodeURIComponent(ctxId)}` })
+const federatedRegistry = (fake: FakeRegistry, config: RegistryConfigInput = {}) =>
+  startFederatedRegistry(start, origin, fake, producer, config)
 
 type ErrorEnvelope = { error: { code: string; message: string; details: Record<string, unknown> } }
 
@@ -134,7 +66,7 @@ describe('cross-registry resolution binds the origin to its authority (RFC-ACDP-
         },
       })
       // Refused at step 3: the context itself was never asked for.
-      expect(requested).toEqual(['/.well-known/acdp.json'])
+      expect(origin.requested).toEqual(['/.well-known/acdp.json'])
     }
   })
 
@@ -145,14 +77,15 @@ describe('cross-registry resolution binds the origin to its authority (RFC-ACDP-
   ])('refuses an origin whose capabilities are %s with 502 capabilities_unavailable', async (_name, text) => {
     const { fake, ctxId } = receiptLessOrigin()
     const r = await federatedRegistry(fake)
-    capabilitiesText = text(fake)
+    const capabilities = text(fake)
+    origin.override = (path) => (path === '/.well-known/acdp.json' ? { status: 200, body: capabilities } : undefined)
     const res = await getForeign(r, ctxId)
     expect(res.statusCode).toBe(502)
     expect((res.json() as ErrorEnvelope).error).toMatchObject({
       code: 'cross_registry_resolution_failed',
       details: { reason: 'capabilities_unavailable' },
     })
-    expect(requested).toEqual(['/.well-known/acdp.json'])
+    expect(origin.requested).toEqual(['/.well-known/acdp.json'])
   })
 
   it('serves an origin whose DID the operator pinned out of band, and only that DID', async () => {
