@@ -189,6 +189,11 @@ export function createDefaultDeps(
           resolver,
           clock,
           trustedOrigins: config.registry.trusted_origins,
+          onUnknownStatus: (authority, status) =>
+            log.warn(
+              { authority, status },
+              'origin registry served a registry_state.status this version does not define; relayed (RFC-ACDP-0004 §4.1)',
+            ),
           ...(metrics ? { onOutcome: (outcome: string) => metrics.recordCrossRegistryResolution(outcome) } : {}),
         })
       : undefined)

@@ -239,6 +239,17 @@ describe('cross-registry resolution against a local HTTPS origin', () => {
     },
   ]
 
+  it('relays a well-formed unknown status and tells the observer; a defined one is not reported', async () => {
+    const told: Array<[string, string]> = []
+    const onUnknownStatus = (authority: string, status: string) => told.push([authority, status])
+    handler = () => ({ status: 200, body: envelopeText(makeBody(), 'paused_x') })
+    const result = await resolveForeignContext(deps({ onUnknownStatus }), CTX_ID)
+    expect(result).toMatchObject({ outcome: 'resolved', registryState: { status: 'paused_x' } })
+    handler = () => ({ status: 200, body: envelopeText(makeBody(), 'retracted') })
+    expect((await resolveForeignContext(deps({ onUnknownStatus }), CTX_ID)).outcome).toBe('resolved')
+    expect(told).toEqual([[AUTHORITY, 'paused_x']])
+  })
+
   it.each(documents)('fails with $reason when the origin serves $name', async ({ body, reason }) => {
     handler = () => ({ status: 200, body })
     expect(await resolveForeignContext(deps(), CTX_ID)).toEqual({ outcome: 'failed', reason })

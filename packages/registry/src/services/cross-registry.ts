@@ -102,6 +102,8 @@ export interface CrossRegistryDeps {
    * always wires it (deps.ts); only unit tests of the document checks leave it out.
    */
   checkOrigin?: OriginIdentityCheck
+  /** Told of a well-formed status this version does not define (RFC-ACDP-0004 §4.1 "SHOULD log"); must not throw. */
+  onUnknownStatus?: (authority: string, status: string) => void
 }
 
 /**
@@ -180,8 +182,14 @@ async function fetchAndCheck(
   if (document === undefined) return { outcome: 'failed', reason: 'malformed_document' }
   // RFC-ACDP-0004 §4.1: we are the origin's consumer, and a malformed status MUST be rejected (an unknown
   // well-formed one is relayed: our own callers apply the same rule).
-  if (document.registryState && readRegistryStatus(document.registryState.status).kind === 'malformed') {
-    return { outcome: 'failed', reason: 'malformed_status' }
+  const status = document.registryState ? readRegistryStatus(document.registryState.status) : undefined
+  if (status?.kind === 'malformed') return { outcome: 'failed', reason: 'malformed_status' }
+  if (status?.kind === 'unknown') {
+    try {
+      deps.onUnknownStatus?.(parsed.authority, status.status)
+    } catch {
+      // A logging fault must not change the answer.
+    }
   }
   const { body } = document
   if (body.ctx_id !== ctxId) return { outcome: 'failed', reason: 'ctx_id_mismatch' }

@@ -20,6 +20,7 @@ export interface FederatedResolverDeps {
   /** Tests reach loopback origins here; production uses `https://<authority>`. */
   originBaseUrl?: (authority: string) => string
   onOutcome?: (outcome: string) => void
+  onUnknownStatus?: (authority: string, status: string) => void
 }
 
 export function createFederatedResolver(deps: FederatedResolverDeps): CrossRegistryResolver {
@@ -35,5 +36,6 @@ export function createFederatedResolver(deps: FederatedResolverDeps): CrossRegis
       capabilities,
     }),
     ...(deps.onOutcome ? { onOutcome: deps.onOutcome } : {}),
+    ...(deps.onUnknownStatus ? { onUnknownStatus: deps.onUnknownStatus } : {}),
   })
 }
