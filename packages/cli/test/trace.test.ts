@@ -395,4 +395,59 @@ describe('acdp trace: every node gets the evidence of acdp get --verify, from it
     ])
     expect(json.code).toBe(1)
   })
+
+  /** A fetch through which B serves `status` as registry_state.status of `ctxId` (a hostile or broken registry). */
+  const servingStatus =
+    (ctxId: string, status: string): typeof globalThis.fetch =>
+    async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input)
+      const response = await fetch(input, init)
+      if (url !== `${urlB}/contexts/${encodeURIComponent(ctxId)}`) return response
+      const envelope = (await response.json()) as { registry_state: { status: string } }
+      envelope.registry_state.status = status
+      return new Response(JSON.stringify(envelope), { status: 200, headers: response.headers })
+    }
+
+  it.each(['ACTIVE', 'in progress', ''])(
+    'fails a node whose registry serves the malformed status %j as schema_violation (RFC-ACDP-0004 §4.1)',
+    async (status) => {
+      const malformed = await publishOn(b, `malformed-status-${status.length}`)
+      const root = await publishOn(a, 'cites-malformed', [malformed])
+      const { code, out } = await trace([root, ...mapArgs], servingStatus(malformed, status))
+      expect(out).toContain(
+        `FAIL  depth  1  ${malformed}  untrustworthy: schema (schema_violation: malformed registry state`,
+      )
+      expect(out).toContain('complete: 1 verified, 1 failed')
+      expect(code).toBe(1)
+      const json = await trace([root, ...mapArgs, '--json'], servingStatus(malformed, status))
+      const failures = (JSON.parse(json.out) as { failures: Array<{ ctxId: string; reason: string; detail: string }> })
+        .failures
+      expect(failures).toEqual([
+        expect.objectContaining({
+          ctxId: malformed,
+          reason: 'schema',
+          detail: expect.stringContaining('schema_violation'),
+        }),
+      ])
+      expect(json.code).toBe(1)
+    },
+  )
+
+  it('walks a node with the unknown well-formed status "paused_x" and notes a warning for it', async () => {
+    const paused = await publishOn(b, 'paused-status')
+    const root = await publishOn(a, 'cites-paused', [paused])
+    const text = await trace([root, ...mapArgs], servingStatus(paused, 'paused_x'))
+    expect(text.out).toContain(`ok    depth  1  ${paused}  paused-status`)
+    expect(text.code).toBe(0)
+    const json = await trace([root, ...mapArgs, '--json'], servingStatus(paused, 'paused_x'))
+    expect(jsonNodes(json.out).get(paused)?.verification.notes).toContainEqual(
+      expect.stringContaining('warning: registry_state.status "paused_x" is not defined by this ACDP version'),
+    )
+    expect(
+      jsonNodes(json.out)
+        .get(root)
+        ?.verification.notes.some((note) => note.startsWith('warning:')),
+    ).toBe(false)
+    expect(json.code).toBe(0)
+  })
 })

@@ -253,3 +253,41 @@ describe('acdp log audit', () => {
     expect((await cli(['log', 'audit'])).code).toBe(2)
   })
 })
+
+describe('acdp get --verify reads registry_state.status (RFC-ACDP-0004 §4.1)', () => {
+  it.each(['ACTIVE', 'in progress', ''])(
+    'rejects the malformed status %j: schema_violation, exit 1',
+    async (status) => {
+      const fake = new FakeRegistry({ authority: 'registry.example.com' })
+      const ctxId = fake.publish(producer)
+      fake.servedStatus = status
+      const url = await serve(fake)
+      const text = await cli(['get', ctxId, '--verify', '--registry', url])
+      expect(text.code).toBe(1)
+      expect(text.out).toMatch(/FAIL\s+schema\s+schema_violation: malformed registry state: registry_state\.status/)
+      expect(text.out).toContain('verification FAILED')
+      const json = await cli(['get', ctxId, '--verify', '--json', '--registry', url])
+      expect(json.code).toBe(1)
+      const verification = (JSON.parse(json.out) as { verification: Record<string, unknown> }).verification
+      expect(verification.ok).toBe(false)
+      expect(verification.checks).toEqual([
+        { name: 'schema', ok: false, detail: expect.stringContaining('schema_violation') as unknown },
+      ])
+    },
+  )
+
+  it('accepts the well-formed unknown status "paused_x" with a warning line and a notes entry', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    const ctxId = fake.publish(producer)
+    fake.servedStatus = 'paused_x'
+    const url = await serve(fake)
+    const text = await cli(['get', ctxId, '--verify', '--registry', url])
+    expect(text.code).toBe(0)
+    expect(text.out).toMatch(/note {2}warning: registry_state\.status "paused_x" is not defined by this ACDP version/)
+    const json = await cli(['get', ctxId, '--verify', '--json', '--registry', url])
+    expect(json.code).toBe(0)
+    const verification = (JSON.parse(json.out) as { verification: { ok: boolean; notes: string[] } }).verification
+    expect(verification.ok).toBe(true)
+    expect(verification.notes).toContainEqual(expect.stringContaining('warning: registry_state.status "paused_x"'))
+  })
+})

@@ -145,6 +145,23 @@ describe('loading', () => {
     expect(() => loadConfig({ path, env: {} })).toThrow(/registry\.prot: no such configuration key/)
   })
 
+  it('reads [[registry.trusted_origins]] from TOML and from the environment; none by default', () => {
+    const toml = tomlFile(
+      '[registry]\nauthority = "a.example"\n[[registry.trusted_origins]]\nauthority = "b.example"\nregistry_did = "did:web:c.example"\n',
+    )
+    expect(loadConfig({ path: toml, env: {} }).registry.trusted_origins).toEqual([
+      { authority: 'b.example', registry_did: 'did:web:c.example' },
+    ])
+    const env = {
+      ACDP_REGISTRY_REGISTRY__AUTHORITY: 'a.example',
+      ACDP_REGISTRY_REGISTRY__TRUSTED_ORIGINS: '[{"authority":"b.example","registry_did":"did:web:c.example"}]',
+    }
+    expect(loadConfig({ env }).registry.trusted_origins).toEqual([
+      { authority: 'b.example', registry_did: 'did:web:c.example' },
+    ])
+    expect(loadConfig({ env: { ACDP_REGISTRY_REGISTRY__AUTHORITY: 'a.example' } }).registry.trusted_origins).toEqual([])
+  })
+
   it('refuses invalid TOML and unreadable files with one line', () => {
     expect(() => loadConfig({ path: tomlFile('[registry\n'), env: {} })).toThrow(/invalid TOML/)
     expect(() => loadConfig({ path: '/nonexistent/registry.toml', env: {} })).toThrow(/cannot be read/)
@@ -199,6 +216,49 @@ describe('startup refusals', () => {
         },
       },
       /requires registry\.cross_registry_resolution/,
+    ],
+    [
+      'a trusted origin that is not a bare hostname',
+      {
+        registry: {
+          authority: 'a.example',
+          trusted_origins: [{ authority: 'b.example:8443', registry_did: 'did:web:b.example' }],
+        },
+      },
+      /trusted_origins\]\]: authority "b\.example:8443" is not a bare lowercase DNS hostname/,
+    ],
+    [
+      'a trusted origin naming this registry',
+      {
+        registry: {
+          authority: 'a.example',
+          trusted_origins: [{ authority: 'a.example', registry_did: 'did:web:x.example' }],
+        },
+      },
+      /"a\.example" is this registry's own authority/,
+    ],
+    [
+      'a trusted origin listed twice',
+      {
+        registry: {
+          authority: 'a.example',
+          trusted_origins: [
+            { authority: 'b.example', registry_did: 'did:web:b.example' },
+            { authority: 'b.example', registry_did: 'did:web:c.example' },
+          ],
+        },
+      },
+      /authority "b\.example" is listed twice/,
+    ],
+    [
+      'a trusted origin DID of another method',
+      {
+        registry: {
+          authority: 'a.example',
+          trusted_origins: [{ authority: 'b.example', registry_did: 'did:ion:xyz' }],
+        },
+      },
+      /registry_did "did:ion:xyz" must be a did:web or did:key DID/,
     ],
     [
       'receipts profile without a key',

@@ -40,6 +40,9 @@ const RegistrySection = Type.Object(
     base_url: Str('public base URL; "{authority}" is replaced by registry.authority'),
     profiles: StrList('profiles advertised in /.well-known/acdp.json'),
     cross_registry_resolution: Bool('resolve foreign-authority ctx_ids against their origin registry'),
+    trusted_origins: Type.Array(Type.Object({ authority: Type.String(), registry_did: Type.String() }, closed), {
+      description: 'origins whose registry DID the operator verified out of band (none by default)',
+    }),
     log_level: Type.Union(
       [
         Type.Literal('fatal'),
@@ -295,6 +298,7 @@ export const DEFAULT_CONFIG: Omit<RegistryConfig, 'registry'> & {
     base_url: 'https://{authority}',
     profiles: ['acdp-registry-core', 'acdp-registry-discovery'],
     cross_registry_resolution: true,
+    trusted_origins: [],
     log_level: 'info',
     tls: { enabled: false, cert_path: '', key_path: '' },
     cors: { allowed_origins: [] },
@@ -479,6 +483,7 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
     profiles.includes('acdp-registry-federated') && !c.registry.cross_registry_resolution,
     'registry.profiles: "acdp-registry-federated" requires registry.cross_registry_resolution = true',
   )
+  checkTrustedOrigins(c, refuse)
   // Trust layer: each feature is switched on by its setting and advertised exactly when on (the profile is
   // added below); listing a profile without its feature is refused rather than advertised falsely.
   // The lifecycle profile is advertised exactly when lifecycle.enabled (capabilities.ts adds it).
@@ -756,6 +761,30 @@ function isEd25519PrivateKeyPem(pem: string): boolean {
 }
 
 /** Profiles are kept in the order written, the features' own appended after them. */
+/**
+ * `[[registry.trusted_origins]]`: out-of-band registry identities for foreign authorities (origin-identity.ts).
+ * Each names another registry's bare authority once, with a did:web or did:key DID.
+ */
+function checkTrustedOrigins(c: RegistryConfig, refuse: (condition: boolean, message: string) => void): void {
+  const seen = new Set<string>()
+  for (const origin of c.registry.trusted_origins) {
+    refuse(
+      !AUTHORITY.test(origin.authority) || origin.authority.length > 253,
+      `[[registry.trusted_origins]]: authority "${origin.authority}" is not a bare lowercase DNS hostname`,
+    )
+    refuse(
+      origin.authority === c.registry.authority,
+      `[[registry.trusted_origins]]: "${origin.authority}" is this registry's own authority`,
+    )
+    refuse(seen.has(origin.authority), `[[registry.trusted_origins]]: authority "${origin.authority}" is listed twice`)
+    seen.add(origin.authority)
+    refuse(
+      !/^did:(web:[a-zA-Z0-9.%:-]+|key:z[1-9A-HJ-NP-Za-km-z]+)$/.test(origin.registry_did),
+      `[[registry.trusted_origins]]: registry_did "${origin.registry_did}" must be a did:web or did:key DID`,
+    )
+  }
+}
+
 function addProfile(profiles: string[], profile: string): void {
   if (!profiles.includes(profile)) profiles.push(profile)
 }

@@ -16,9 +16,8 @@ import {
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { RegistryConfig } from './config.js'
 import { createRegistryMetrics, type RegistryMetrics } from './metrics.js'
-import { createCrossRegistryResolver } from './services/cross-registry.js'
+import { createFederatedResolver } from './services/federated-resolver.js'
 import { RegistryEvents } from './services/registry-events.js'
-import { createUpstreamEvidenceVerifier } from './services/upstream-evidence.js'
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookLog } from './services/webhooks.js'
 import type { AuthStore } from './store/auth-store.js'
 import type { SharedRateLimitStore } from './store/rate-limit-store.js'
@@ -185,9 +184,16 @@ export function createDefaultDeps(
   const crossRegistry =
     overrides.crossRegistry ??
     (config.registry.cross_registry_resolution
-      ? createCrossRegistryResolver({
+      ? createFederatedResolver({
           client: outbound,
-          verifyEvidence: createUpstreamEvidenceVerifier({ client: outbound, resolver, clock }),
+          resolver,
+          clock,
+          trustedOrigins: config.registry.trusted_origins,
+          onUnknownStatus: (authority, status) =>
+            log.warn(
+              { authority, status },
+              'origin registry served a registry_state.status this version does not define; relayed (RFC-ACDP-0004 §4.1)',
+            ),
           ...(metrics ? { onOutcome: (outcome: string) => metrics.recordCrossRegistryResolution(outcome) } : {}),
         })
       : undefined)

@@ -228,12 +228,27 @@ describe('cross-registry resolution against a local HTTPS origin', () => {
       body: envelopeText(makeBody({ content_hash: 'sha256:zz' })),
       reason: 'hash_mismatch',
     },
+    // RFC-ACDP-0004 §4.1: malformed registry state, refused by us as the origin's consumer.
+    { name: 'the status "ACTIVE"', body: envelopeText(makeBody(), 'ACTIVE'), reason: 'malformed_status' },
+    { name: 'the status "in progress"', body: envelopeText(makeBody(), 'in progress'), reason: 'malformed_status' },
+    { name: 'an empty status', body: envelopeText(makeBody(), ''), reason: 'malformed_status' },
     {
       name: 'a restricted body served anonymously',
       body: envelopeText(makeBody({ visibility: 'restricted', audience: ['did:web:a.example'] })),
       reason: 'not_public',
     },
   ]
+
+  it('relays a well-formed unknown status and tells the observer; a defined one is not reported', async () => {
+    const told: Array<[string, string]> = []
+    const onUnknownStatus = (authority: string, status: string) => told.push([authority, status])
+    handler = () => ({ status: 200, body: envelopeText(makeBody(), 'paused_x') })
+    const result = await resolveForeignContext(deps({ onUnknownStatus }), CTX_ID)
+    expect(result).toMatchObject({ outcome: 'resolved', registryState: { status: 'paused_x' } })
+    handler = () => ({ status: 200, body: envelopeText(makeBody(), 'retracted') })
+    expect((await resolveForeignContext(deps({ onUnknownStatus }), CTX_ID)).outcome).toBe('resolved')
+    expect(told).toEqual([[AUTHORITY, 'paused_x']])
+  })
 
   it.each(documents)('fails with $reason when the origin serves $name', async ({ body, reason }) => {
     handler = () => ({ status: 200, body })

@@ -1,13 +1,11 @@
 /**
  * Federation with verified origins (fixture fed-009; RFC-ACDP-0010 §8, RFC-ACDP-0012 §9.1) through the registry
- * app: GET /contexts/{foreign ctx_id} against a loopback HTTPS origin that is a FakeRegistry (protocol library
+ * app and its production resolver composition: GET /contexts/{foreign ctx_id} against a loopback HTTPS origin
+ * that is a FakeRegistry (protocol library
  * only: its receipts and checkpoints are signed with test keys). Honest origins are served with their verified
  * receipt and inclusion proof forwarded verbatim; every forged or missing piece of evidence is a 502 with the
  * failing stage and reason.
  */
-import { createServer, type Server } from 'node:https'
-import type { AddressInfo } from 'node:net'
-import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   type Fixture,
@@ -15,12 +13,9 @@ import {
   loadFixtures,
   reportMissingConformance,
 } from '../../../test/support/conformance.js'
-import { createFakeDns } from '../../protocol/test/support/fake-dns.js'
-import { FakeRegistry, fakeProducer, didDocumentOf } from '../../protocol/test/support/fake-registry.js'
-import { createTestPki } from '../../protocol/test/support/test-ca.js'
-import { createCrossRegistryResolver } from '../src/services/cross-registry.js'
-import { createUpstreamEvidenceVerifier } from '../src/services/upstream-evidence.js'
-import { type TestRegistry, useTestRegistry } from './support/registry-harness.js'
+import { FakeRegistry, fakeProducer } from '../../protocol/test/support/fake-registry.js'
+import { type FakeOrigin, getForeign, startFakeOrigin, startFederatedRegistry } from './support/fake-origin.js'
+import { useTestRegistry } from './support/registry-harness.js'
 
 reportMissingConformance('federation evidence')
 const fed009 = loadFixtures('fed-009')
@@ -30,64 +25,15 @@ const ORIGIN = 'origin.test'
 const start = useTestRegistry()
 const producer = fakeProducer('did:web:agents.example.com:collector', 5)
 
-let server: Server
-let port = 0
-let client: OutboundClient
-let origin: FakeRegistry
-const requested: string[] = []
+let origin: FakeOrigin
 
 beforeAll(async () => {
-  const pki = createTestPki({ dnsNames: [ORIGIN], ipAddresses: ['127.0.0.1'] })
-  server = createServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
-    requested.push(req.url ?? '')
-    const answer = origin.answer(req.url ?? '/')
-    res.writeHead(answer.status, { 'content-type': 'application/acdp+json' })
-    res.end(answer.body)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  port = (server.address() as AddressInfo).port
-  client = createOutboundClient({
-    allowCidrs: ['127.0.0.1/32'],
-    trustedCaCertificates: [pki.caPem],
-    lookup: createFakeDns({ [ORIGIN]: ['127.0.0.1'] }).lookup,
-  })
+  origin = await startFakeOrigin(ORIGIN)
 })
 
-afterAll(async () => {
-  await client.close()
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-})
+afterAll(() => origin.close())
 
-async function federatedRegistry(fake: FakeRegistry): Promise<TestRegistry> {
-  origin = fake
-  requested.length = 0
-  const holder: { registry?: TestRegistry } = {}
-  const r = await start({
-    deps: {
-      crossRegistry: {
-        resolve: (ctxId) =>
-          createCrossRegistryResolver({
-            client,
-            originBaseUrl: (authority) => `https://${authority}:${port}`,
-            verifyEvidence: createUpstreamEvidenceVerifier({
-              client,
-              resolver: (holder.registry as TestRegistry).deps.resolver,
-              clock: (holder.registry as TestRegistry).clock.now,
-            }),
-          }).resolve(ctxId),
-      },
-    },
-  })
-  holder.registry = r
-  const json = (value: unknown) => ({ status: 200, body: new TextEncoder().encode(JSON.stringify(value)) })
-  r.dids.answer(fake.registryDid, json(fake.didDocument()))
-  r.dids.answer(producer.did, json(didDocumentOf(producer.did, [producer])))
-  return r
-}
-
-const getForeign = (r: TestRegistry, ctxId: string) =>
-  r.app.inject({ method: 'GET', url: `/contexts/${encodeURIComponent(ctxId)}` })
+const federatedRegistry = (fake: FakeRegistry) => startFederatedRegistry(start, origin, fake, producer)
 
 describe('federated retrieval verifies the origin (fed-009)', () => {
   afterAll(() => {
@@ -109,7 +55,7 @@ describe('federated retrieval verifies the origin (fed-009)', () => {
     expect(served.registry_receipt).toEqual(fake.envelope(ctxId)?.registry_receipt)
     expect(served.registry_state).toEqual({ status: 'active' })
     // The inclusion proof was fetched from the origin's log and checked (it is not inline, so not forwarded).
-    expect(requested.some((p) => p.startsWith('/log/proof?ctx_id='))).toBe(true)
+    expect(origin.requested.some((p) => p.startsWith('/log/proof?ctx_id='))).toBe(true)
     expect(served).not.toHaveProperty('log_inclusion')
     covered.add('success')
   })

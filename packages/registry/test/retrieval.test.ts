@@ -320,6 +320,25 @@ describe('lineages', () => {
 describe('capabilities', () => {
   const validate = Compile(CapabilitiesDocument)
 
+  it.each([
+    [['acdp-registry-core'], true, ['acdp-registry-core', 'acdp-registry-federated']],
+    [
+      ['acdp-registry-core', 'acdp-registry-discovery'],
+      true,
+      ['acdp-registry-core', 'acdp-registry-discovery', 'acdp-registry-federated'],
+    ],
+    [['acdp-registry-core', 'acdp-registry-federated'], true, ['acdp-registry-core', 'acdp-registry-federated']],
+    [['acdp-registry-core', 'acdp-registry-discovery'], false, ['acdp-registry-core', 'acdp-registry-discovery']],
+  ])(
+    'advertises acdp-registry-federated exactly when cross_registry_resolution is on (profiles %j, resolution %s)',
+    async (profiles, crossRegistry, advertised) => {
+      const r = await start({ config: { registry: { profiles, cross_registry_resolution: crossRegistry } } })
+      const doc = (await get(r, '/.well-known/acdp.json')).json() as CapabilitiesDocument
+      expect(doc.profiles).toEqual(advertised)
+      expect(checkCapabilitiesConsistency(doc)).toEqual([])
+    },
+  )
+
   it('serves a schema-valid, self-consistent document with exactly the configured profiles', async () => {
     const r = await start({ config: { limits: { max_payload_bytes: 2048 } } })
     const res = await get(r, '/.well-known/acdp.json')
@@ -334,7 +353,8 @@ describe('capabilities', () => {
       registry_did: `did:web:${AUTHORITY}`,
       supported_signature_algorithms: ['ed25519', 'ecdsa-p256'],
       supported_did_methods: ['did:web', 'did:key'],
-      profiles: ['acdp-registry-core', 'acdp-registry-discovery'],
+      // registry.cross_registry_resolution is on by default, so the federated profile is advertised.
+      profiles: ['acdp-registry-core', 'acdp-registry-discovery', 'acdp-registry-federated'],
       supports_idempotency_key: true,
       anonymous_public_reads: true,
       limits: {

@@ -63,6 +63,8 @@ export async function verifyWithEvidence(
       ...(revocations === undefined ? {} : { revocations }),
     },
   })
+  // Warnings fail no stage (e.g. an unknown but well-formed status, RFC-ACDP-0004 §4.1); they are still said.
+  notes.push(...report.warnings.map((warning) => `warning: ${warning}`))
   return { report, notes }
 }
 

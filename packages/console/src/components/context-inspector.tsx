@@ -78,6 +78,11 @@ export function ContextInspector({ ctxId, onClose }: { ctxId: string; onClose():
               </li>
             ))}
           </ul>
+          {(state.inspection.report?.warnings ?? []).map((warning) => (
+            <p key={warning} class="muted" data-warning="">
+              Warning: {warning}
+            </p>
+          ))}
           <details>
             <summary>Envelope as retrieved</summary>
             <pre tabIndex={0} aria-label="Context envelope JSON">

@@ -97,3 +97,24 @@ describe('inspectContext', () => {
     expect(await marks(value)).toMatchObject({ body: 'not_verified', signature: 'not_verified' })
   })
 })
+
+describe('inspectContext reads registry_state.status (RFC-ACDP-0004 §4.1)', () => {
+  it.each(['ACTIVE', 'in progress', ''])('rejects the malformed status %j with schema_violation', async (status) => {
+    const envelope = signedEnvelope()
+    envelope.registry_state = { status }
+    const inspection = await inspectContext(envelope)
+    const body = inspection.items.find((item) => item.subject === 'body')
+    expect(body?.mark).toBe('not_verified')
+    expect(body?.detail).toMatch(/^schema: schema_violation: malformed registry state: registry_state\.status/)
+    expect(inspection.items.find((item) => item.subject === 'signature')?.mark).toBe('not_verified')
+    expect(inspection.report?.ok).toBe(false)
+  })
+
+  it('accepts the unknown well-formed status "paused_x", its warning in the report', async () => {
+    const envelope = signedEnvelope()
+    envelope.registry_state = { status: 'paused_x' }
+    const inspection = await inspectContext(envelope)
+    expect(await marks(envelope)).toMatchObject({ body: 'verified', signature: 'verified' })
+    expect(inspection.report?.warnings).toEqual([expect.stringContaining('"paused_x"')])
+  })
+})

@@ -176,3 +176,46 @@ describe('verifyContext', () => {
     ])
   })
 })
+
+describe('verifyContext reads registry_state.status as RFC-ACDP-0004 §4.1 says', () => {
+  it.each(['ACTIVE', 'in progress', '', '9lives', 'a'.repeat(65)])(
+    'rejects the malformed status %j as schema_violation and stops there',
+    async (status) => {
+      const { envelope } = signedEnvelope()
+      envelope.registry_state = { status }
+      const report = await verifyContext(envelope, { resolver: pureResolver })
+      expect(report.ok).toBe(false)
+      expect(names(report)).toEqual(['schema'])
+      expect(report.checks[0]?.detail).toMatch(/^schema_violation: malformed registry state: registry_state\.status/)
+      expect(report.checks[0]?.detail).toContain(JSON.stringify(status))
+    },
+  )
+
+  it.each([{ status: 3 }, {}, 'active', null])('rejects the registry_state %j (no string status)', async (state) => {
+    const { envelope } = signedEnvelope()
+    envelope.registry_state = state
+    const report = await verifyContext(envelope, { resolver: pureResolver })
+    expect(report.ok).toBe(false)
+    expect(report.checks[0]).toMatchObject({ name: 'schema', ok: false })
+    expect(report.checks[0]?.detail).toContain('schema_violation')
+  })
+
+  it('accepts a well-formed unknown status with a warning, and warns about none of the defined ones', async () => {
+    const { envelope } = signedEnvelope()
+    envelope.registry_state = { status: 'paused_x' }
+    const report = await verifyContext(envelope, { resolver: pureResolver })
+    expect(report.ok).toBe(true)
+    expect(report.warnings).toEqual([expect.stringContaining('"paused_x" is not defined by this ACDP version')])
+    for (const status of ['active', 'superseded', 'expired', 'retracted']) {
+      envelope.registry_state = { status }
+      expect((await verifyContext(envelope, { resolver: pureResolver })).warnings).toEqual([])
+    }
+  })
+
+  it('checks nothing about registry state when the envelope carries none (a bare body)', async () => {
+    const { envelope } = signedEnvelope()
+    delete envelope.registry_state
+    const report = await verifyContext(envelope, { resolver: pureResolver })
+    expect(report).toMatchObject({ ok: true, warnings: [] })
+  })
+})

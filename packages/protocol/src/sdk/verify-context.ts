@@ -16,6 +16,7 @@ import { computeContentHash } from '../hash/content-hash.js'
 import { verifyContentSignature } from '../signature/content-signature.js'
 import { ContextBody } from '../wire/context-body.js'
 import { compiledValidator } from '../wire/compiled-validator.js'
+import { readRegistryStatus, unknownStatusWarning } from '../wire/registry-status.js'
 import { type EvidenceOptions, verifyEvidence } from './verify-evidence.js'
 
 /** One stage's outcome. `detail` is a human sentence (for a failure: what failed and the code). */
@@ -32,6 +33,11 @@ export interface VerificationReport {
   checks: VerificationCheck[]
   /** Envelope members present but not verified by any configured {@link EnvelopeCheck}. */
   unchecked: string[]
+  /**
+   * Things the consumer should hear about that fail no stage, e.g. a well-formed `registry_state.status` this
+   * version does not define (RFC-ACDP-0004 §4.1 "SHOULD log a warning"). Empty when there is nothing to say.
+   */
+  warnings: string[]
 }
 
 /** Resolves a `signature.key_id` to a key; {@link DidResolver} satisfies it (`historical`: verificationMethod suffices). */
@@ -88,6 +94,7 @@ export async function verifyContext(
     throw new TypeError('verifyContext expects the retrieval envelope object')
   }
   const checks: VerificationCheck[] = []
+  const warnings: string[] = []
   const body = envelope['body']
   const ctxId = isRecord(body) && typeof body['ctx_id'] === 'string' ? body['ctx_id'] : undefined
   const finish = (signatureReached: boolean, unchecked: string[]): VerificationReport => ({
@@ -95,13 +102,14 @@ export async function verifyContext(
     ctxId,
     checks,
     unchecked,
+    warnings,
   })
   const record = (check: VerificationCheck) => {
     checks.push(check)
     return check.ok
   }
 
-  if (!record(checkSchema(body))) return finish(false, [])
+  if (!record(checkSchema(body, envelope['registry_state'], warnings))) return finish(false, [])
   const verifiedBody = body as Record<string, unknown> & ContextBody
   if (!record(checkContentHash(verifiedBody))) return finish(false, [])
   if (!record(checkKeyBinding(verifiedBody))) return finish(false, [])
@@ -154,8 +162,19 @@ export async function verifyContext(
   return finish(true, unchecked)
 }
 
-function checkSchema(body: unknown): VerificationCheck {
+/**
+ * The `schema` stage: the body against the context body schema and, when the envelope carries `registry_state`,
+ * its `status` against RFC-ACDP-0004 §4.1 (malformed: `schema_violation`; well-formed but unknown: a warning).
+ */
+function checkSchema(body: unknown, registryState: unknown, warnings: string[]): VerificationCheck {
   if (!isRecord(body)) return { name: 'schema', ok: false, detail: 'the envelope has no body object' }
+  if (registryState !== undefined) {
+    const status = readRegistryStatus(isRecord(registryState) ? registryState['status'] : undefined)
+    if (status.kind === 'malformed') {
+      return { name: 'schema', ok: false, detail: `schema_violation: malformed registry state: ${status.problem}` }
+    }
+    if (status.kind === 'unknown') warnings.push(unknownStatusWarning(status.status))
+  }
   if (checkBodySchema().Check(body)) {
     const methodProblem = checkDidMethodForVersion(body as ContextBody)
     return methodProblem === undefined

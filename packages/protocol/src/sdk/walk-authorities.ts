@@ -1,12 +1,12 @@
 /**
  * Per-walk knowledge of the registries a `derived_from` walk touches (RFC-ACDP-0006 §4.1 steps 2–3): each
  * authority's `/.well-known/acdp.json` is fetched once per walk (§4.1 step 7: intra-walk caching only, never
- * across walks), must be a capabilities document, and its `registry_did` must name that same authority
- * (`did:web:<authority>`); on mismatch every reference to the authority is unresolvable (§4.1 step 3).
+ * across walks), must be a capabilities document, and its `registry_did` must be exactly `did:web:<authority>`
+ * (no port, no path; a did:key names no authority); on mismatch every reference to the authority is unresolvable (§4.1 step 3).
  */
 import { isProtocolError } from '../errors.js'
 import { parseJsonStrict } from '../jcs/parse-json-strict.js'
-import { hostOfRegistryDid } from '../receipt/registry-binding.js'
+import { registryDidForAuthority } from '../receipt/registry-binding.js'
 import { CapabilitiesDocument } from '../wire/capabilities.js'
 import { compiledValidator } from '../wire/compiled-validator.js'
 import { registryEndpoint, type SdkRequestOptions, sendRegistryRequest } from './registry-http.js'
@@ -63,11 +63,14 @@ export class WalkAuthorities {
       return { ok: false, reason: 'capabilities_invalid', detail: `${url} is not a capabilities document` }
     }
     const registryDid = (document as CapabilitiesDocument).registry_did
-    if (hostOfRegistryDid(registryDid) !== authority.toLowerCase()) {
+    // Exactly did:web:<authority>: the authority is a bare hostname reached on the HTTPS default port
+    // (RFC-ACDP-0002 §3.1), so a DID with a %3A port or a path names another endpoint and does not bind.
+    const expected = registryDidForAuthority(authority)
+    if (registryDid.toLowerCase() !== expected) {
       return {
         ok: false,
         reason: 'registry_did_mismatch',
-        detail: `${url} declares registry_did ${registryDid}, not did:web:${authority}`,
+        detail: `${url} declares registry_did ${registryDid}, not ${expected}`,
       }
     }
     return { ok: true, registryDid }

@@ -363,6 +363,23 @@ describe('walkDerivedFrom', () => {
     expect(net.requests.some((url) => url.includes('/contexts/') && url.includes(B))).toBe(false)
   })
 
+  it.each([
+    ['its did:web on another port', (host: string) => `did:web:${host}%3A8443`],
+    ['a did:key', () => 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'],
+    ['its did:web under a path', (host: string) => `did:web:${host}:tenant`],
+  ])('treats a registry whose capabilities name %s as unresolvable (RFC-ACDP-0006 §4.1 step 3)', async (_n, did) => {
+    const net = new FakeNetwork()
+    net.registryDids.set(B, did(B))
+    const onB = net.add(B)
+    const root = net.add(A, [onB])
+    const result = await net.walk(root)
+    expect(ids(result)).toEqual([root])
+    expect(result.failures).toEqual([
+      expect.objectContaining({ ctxId: onB, outcome: 'unresolvable', reason: 'registry_did_mismatch' }),
+    ])
+    expect(net.requests.some((url) => url.includes('/contexts/') && url.includes(B))).toBe(false)
+  })
+
   it('reports a host that is no registry, an unreachable one and a non-capabilities answer as unresolvable', async () => {
     const net = new FakeNetwork()
     const [onC, onD, onE] = ['registry-c.example', 'registry-d.example', 'registry-e.example'].map((host) =>

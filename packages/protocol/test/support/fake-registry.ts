@@ -92,6 +92,10 @@ export class FakeRegistry {
   tamper: FakeTamper | undefined
   /** Whether full retrievals carry `registry_receipt` (a dishonest origin may drop it). */
   serveReceipts = true
+  /** `registry_state.status` of full retrievals (a hostile origin may serve a malformed one, RFC-ACDP-0004 §4.1). */
+  servedStatus: unknown = 'active'
+  /** `registry_did` its capabilities claim; default its own (a hostile origin may claim another identity). */
+  claimedRegistryDid: string | undefined
   readonly #clock: () => Date
   #tree = new MemoryMerkleTree()
   #leaves: Uint8Array[] = []
@@ -139,7 +143,7 @@ export class FakeRegistry {
   capabilities(): Record<string, unknown> {
     return {
       acdp_version: '0.5.0',
-      registry_did: this.registryDid,
+      registry_did: this.claimedRegistryDid ?? this.registryDid,
       supported_signature_algorithms: ['ed25519'],
       supported_did_methods: ['did:web'],
       profiles: this.profiles,
@@ -260,6 +264,7 @@ export class FakeRegistry {
     if (!entry) return undefined
     const envelope: Record<string, unknown> = structuredClone(entry.envelope)
     if (!this.serveReceipts) delete envelope.registry_receipt
+    envelope.registry_state = { ...(envelope.registry_state as Record<string, unknown>), status: this.servedStatus }
     const receipt = envelope.registry_receipt as Record<string, unknown> | undefined
     if (receipt && this.tamper === 'receipt_signature') {
       const signature = receipt.signature as { value: string }

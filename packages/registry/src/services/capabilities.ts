@@ -16,9 +16,15 @@ export function registryDidOf(authority: string): string {
   return `did:web:${authority}`
 }
 
-/** `registry.profiles`, plus the lifecycle profile exactly when `lifecycle.enabled` (RFC-ACDP-0013 §10). */
+/**
+ * `registry.profiles`, plus the profiles of features that are on however the list was given: federated exactly
+ * when `registry.cross_registry_resolution` (origins are bound to their authority and their evidence verified,
+ * RFC-ACDP-0006 §4.1 step 3), lifecycle exactly when `lifecycle.enabled` (RFC-ACDP-0013 §10).
+ */
 export function advertisedProfiles(config: RegistryConfig): string[] {
   const profiles = [...config.registry.profiles]
+  if (config.registry.cross_registry_resolution && !profiles.includes('acdp-registry-federated'))
+    profiles.push('acdp-registry-federated')
   if (config.lifecycle.enabled && !profiles.includes('acdp-registry-lifecycle'))
     profiles.push('acdp-registry-lifecycle')
   return profiles

@@ -11,7 +11,11 @@
  * - the document is strict JSON (UTF-8, no duplicate keys) with the retrieval envelope's shape;
  * - `body.ctx_id` equals the requested ctx_id and `body.origin_registry` equals its authority;
  * - `body.content_hash` equals the hash recomputed over the body (§4.1 step 6; §5 "Hash mismatch": corrupt);
- * - `body.visibility` is `public` (an origin that serves a non-public body anonymously is misbehaving).
+ * - `body.visibility` is `public` (an origin that serves a non-public body anonymously is misbehaving);
+ * - `registry_state.status` is well-formed (RFC-ACDP-0004 §4.1; `malformed_status`).
+ *
+ * Before the fetch, the origin's identity is checked (origin-identity.ts, RFC-ACDP-0006 §4.1 steps 2–3): its
+ * capabilities must name `did:web:<authority>` unless the operator pinned another DID for it out of band.
  *
  * An origin 404 is `not_found` (§5: unresolvable, and indistinguishable from a non-public context, §4.4); every
  * other failure is `failed` with a reason, which the route answers as 502 `cross_registry_resolution_failed`.
@@ -27,9 +31,11 @@ import {
   type OutboundClient,
   type OutboundResponse,
   parseJsonStrict,
+  readRegistryStatus,
 } from '@acdp/protocol'
 import type { CrossRegistryResolver, ForeignContext } from '../deps.js'
 import { isRegistryError, RegistryError } from '../errors.js'
+import type { OriginIdentityCheck } from './origin-identity.js'
 import type { UpstreamEvidenceVerifier } from './upstream-evidence.js'
 
 /** §7.3: individual context retrievals are capped at 1 MB. */
@@ -49,6 +55,7 @@ export type CrossRegistryFailureReason =
   | 'outbound_too_large'
   | 'upstream_status'
   | 'malformed_document'
+  | 'malformed_status'
   | 'ctx_id_mismatch'
   | 'authority_mismatch'
   | 'hash_mismatch'
@@ -90,6 +97,13 @@ export interface CrossRegistryDeps {
   onOutcome?: (outcome: string) => void
   /** Verifies the origin's receipt and log inclusion (envelope form only); without it evidence is not forwarded. */
   verifyEvidence?: UpstreamEvidenceVerifier
+  /**
+   * Checks the origin's registry identity before anything is fetched from it (origin-identity.ts). The registry
+   * always wires it (deps.ts); only unit tests of the document checks leave it out.
+   */
+  checkOrigin?: OriginIdentityCheck
+  /** Told of a well-formed status this version does not define (RFC-ACDP-0004 §4.1 "SHOULD log"); must not throw. */
+  onUnknownStatus?: (authority: string, status: string) => void
 }
 
 /**
@@ -137,6 +151,14 @@ async function fetchAndCheck(
   if (parsed === undefined) return { outcome: 'failed', reason: 'invalid_ctx_id' }
   const base = (deps.originBaseUrl ?? defaultOriginBaseUrl)(parsed.authority)
   const url = `${base}/contexts/${encodeURIComponent(ctxId)}${form === 'body' ? '/body' : ''}`
+  if (deps.checkOrigin) {
+    try {
+      await deps.checkOrigin(parsed.authority, base)
+    } catch (error) {
+      if (isRegistryError(error)) return { outcome: 'rejected', error }
+      throw error
+    }
+  }
 
   let response: OutboundResponse
   try {
@@ -158,6 +180,17 @@ async function fetchAndCheck(
 
   const document = readContextDocument(response.body, form)
   if (document === undefined) return { outcome: 'failed', reason: 'malformed_document' }
+  // RFC-ACDP-0004 §4.1: we are the origin's consumer, and a malformed status MUST be rejected (an unknown
+  // well-formed one is relayed: our own callers apply the same rule).
+  const status = document.registryState ? readRegistryStatus(document.registryState.status) : undefined
+  if (status?.kind === 'malformed') return { outcome: 'failed', reason: 'malformed_status' }
+  if (status?.kind === 'unknown') {
+    try {
+      deps.onUnknownStatus?.(parsed.authority, status.status)
+    } catch {
+      // A logging fault must not change the answer.
+    }
+  }
   const { body } = document
   if (body.ctx_id !== ctxId) return { outcome: 'failed', reason: 'ctx_id_mismatch' }
   if (body.origin_registry !== parsed.authority) return { outcome: 'failed', reason: 'authority_mismatch' }

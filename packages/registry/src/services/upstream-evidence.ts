@@ -16,29 +16,20 @@
  */
 import {
   buildLogLeaf,
-  CapabilitiesDocument,
   computeLogLeafHash,
   isProtocolError,
   type OutboundClient,
-  parseJsonStrict,
   type PublicKeyMaterial,
   type RegistryReceipt,
   verifyLogInclusion,
   verifyRegistryReceipt,
 } from '@acdp/protocol'
-import { Compile } from 'typebox/compile'
 import type { KeyResolver } from '../deps.js'
 import { RegistryError } from '../errors.js'
+import { createOriginCapabilities, fetchOriginJson, type OriginCapabilities } from './origin-capabilities.js'
 
-/** RFC-ACDP-0006 §7.3: capabilities and DID documents are capped at 64 KB. */
-export const CAPABILITIES_MAX_BYTES = 64 * 1024
 /** Proofs are small (a log of 2^40 leaves has a 40-hash path); 64 KiB is generous. */
 const PROOF_MAX_BYTES = 64 * 1024
-/** How long an origin's capabilities are trusted before they are fetched again. */
-export const CAPABILITIES_CACHE_MS = 5 * 60_000
-const MAX_CACHED_ORIGINS = 1000
-
-const checkCapabilities = Compile(CapabilitiesDocument)
 
 export interface UpstreamEvidenceDeps {
   client: Pick<OutboundClient, 'request'>
@@ -46,6 +37,8 @@ export interface UpstreamEvidenceDeps {
   resolver: KeyResolver
   clock: () => Date
   totalTimeoutMs?: number
+  /** The origins' capabilities, shared with the origin identity check; default: a cache of its own. */
+  capabilities?: OriginCapabilities
 }
 
 /** What the resolver already established about the foreign document. */
@@ -74,42 +67,8 @@ export interface VerifiedEvidence {
 export type UpstreamEvidenceVerifier = (document: UpstreamDocument) => Promise<VerifiedEvidence>
 
 export function createUpstreamEvidenceVerifier(deps: UpstreamEvidenceDeps): UpstreamEvidenceVerifier {
-  const capabilities = new Map<string, { document: CapabilitiesDocument; fetchedAtMs: number }>()
-
-  async function capabilitiesOf(authority: string, baseUrl: string): Promise<CapabilitiesDocument> {
-    const nowMs = deps.clock().getTime()
-    const cached = capabilities.get(authority)
-    if (cached && nowMs - cached.fetchedAtMs < CAPABILITIES_CACHE_MS) return cached.document
-    const document = await fetchJson(`${baseUrl}/.well-known/acdp.json`, CAPABILITIES_MAX_BYTES)
-    if (document === undefined || !checkCapabilities.Check(document)) {
-      throw failed('capabilities_unavailable')
-    }
-    capabilities.delete(authority)
-    capabilities.set(authority, { document, fetchedAtMs: nowMs })
-    if (capabilities.size > MAX_CACHED_ORIGINS) capabilities.delete(capabilities.keys().next().value as string)
-    return document
-  }
-
-  /** GET a JSON document; `undefined` for a non-200 answer or bytes that are not strict JSON. */
-  async function fetchJson(url: string, maxBodyBytes: number): Promise<unknown> {
-    let response
-    try {
-      response = await deps.client.request(url, {
-        method: 'GET',
-        headers: { accept: 'application/acdp+json, application/json' },
-        maxBodyBytes,
-        totalTimeoutMs: deps.totalTimeoutMs ?? 10_000,
-      })
-    } catch {
-      return undefined
-    }
-    if (response.status !== 200) return undefined
-    try {
-      return parseJsonStrict(new TextDecoder('utf-8', { fatal: true }).decode(response.body))
-    } catch {
-      return undefined
-    }
-  }
+  const capabilitiesOf = deps.capabilities ?? createOriginCapabilities(deps)
+  const fetchJson = (url: string, maxBodyBytes: number) => fetchOriginJson(deps, url, maxBodyBytes)
 
   const resolveHistorical = async (keyId: string) => deps.resolver.resolveKey(keyId, { historical: true })
 
@@ -199,12 +158,6 @@ function invalid(
       ? "The origin registry's receipt did not verify."
       : "The origin registry's log inclusion proof did not verify."
   return new RegistryError(code, message, { details: { stage, reason }, cause })
-}
-
-function failed(reason: string): RegistryError {
-  return new RegistryError('cross_registry_resolution_failed', 'The origin registry could not be resolved.', {
-    details: { reason },
-  })
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
