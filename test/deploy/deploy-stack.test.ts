@@ -90,6 +90,28 @@ describe.runIf(postgres)(
       return response.json()
     }
 
+    /** Starts the registry from `tomlPath` as the unit does, behind its proxy (a restart replaces both). */
+    async function startRegistryFrom(tomlPath: string, env: Record<string, string>) {
+      const registryConfig = loadRegistryConfig({
+        path: tomlPath,
+        env: {
+          NODE_ENV: 'production',
+          ...secrets('registry.secrets.env'),
+          ACDP_REGISTRY_STORAGE__POSTGRES_URL: (backends[0] as CrashBackend).postgresUrl,
+          ACDP_REGISTRY_REGISTRY__PORT: '0',
+          ACDP_REGISTRY_REGISTRY__LOG_LEVEL: 'silent',
+          ACDP_REGISTRY_RECEIPT__SIGNING_KEY_PATH: join(secretsDir, 'keys', 'registry-receipt.seed'),
+          ...env,
+        },
+      })
+      registry = await startRegistry(registryConfig, { outbound: outbound() })
+      await registry.app.listen({ host: '127.0.0.1', port: 0 })
+      registryUrl = `http://127.0.0.1:${portOf(registry.app.server)}`
+      const registryProxy = await startTlsTerminator(pki, portOf(registry.app.server))
+      proxies.push(registryProxy)
+      ports.set(REGISTRY_HOST, portOf(registryProxy))
+    }
+
     beforeAll(async () => {
       await run('bash', [join(DEPLOY, 'generate-secrets.sh'), secretsDir])
       pki = createTestPki(
@@ -141,23 +163,7 @@ describe.runIf(postgres)(
       expect(enrolled.code).toBe(0)
       enrollOutput = enrolled.out
 
-      const registryConfig = loadRegistryConfig({
-        path: join(DEPLOY, 'registry.toml'),
-        env: {
-          NODE_ENV: 'production',
-          ...secrets('registry.secrets.env'),
-          ACDP_REGISTRY_STORAGE__POSTGRES_URL: (registryDb as CrashBackend).postgresUrl,
-          ACDP_REGISTRY_REGISTRY__PORT: '0',
-          ACDP_REGISTRY_REGISTRY__LOG_LEVEL: 'silent',
-          ACDP_REGISTRY_RECEIPT__SIGNING_KEY_PATH: join(secretsDir, 'keys', 'registry-receipt.seed'),
-        },
-      })
-      registry = await startRegistry(registryConfig, { outbound: outbound() })
-      await registry.app.listen({ host: '127.0.0.1', port: 0 })
-      registryUrl = `http://127.0.0.1:${portOf(registry.app.server)}`
-      const registryProxy = await startTlsTerminator(pki, portOf(registry.app.server))
-      proxies.push(registryProxy)
-      ports.set(REGISTRY_HOST, portOf(registryProxy))
+      await startRegistryFrom(join(DEPLOY, 'registry.toml'), {})
     })
 
     afterAll(async () => {
@@ -259,6 +265,67 @@ describe.runIf(postgres)(
       expect(check('witness_signatures').detail).toMatch(new RegExp(`^[1-9][0-9]*-witnessed: .*${WITNESS_DID}`))
       expect(verification.ok).toBe(true)
       expect(code).toBe(0)
+    })
+
+    it('rotating the receipt key as docs/deploy.md shows: old receipts still verify, new ones carry the new key', async () => {
+      const keys = join(secretsDir, 'keys')
+      await run('bash', ['-c', `umask 077 && openssl rand -base64 32 > '${keys}/registry-receipt-2.seed'`])
+      // The command of docs/deploy.md "Rotating the receipt key", step 1.
+      const { stdout } = await run('bash', [
+        '-c',
+        `(printf '302e020100300506032b657004220420' | xxd -r -p; base64 -d '${keys}/registry-receipt.seed') |` +
+          ' openssl pkey -inform DER -pubout -outform DER | tail -c 32 | base64',
+      ])
+      const didDocument = JSON.parse(
+        new TextDecoder().decode(
+          (await (outbounds[0] as OutboundClient).request(`https://${REGISTRY_HOST}/.well-known/did.json`)).body,
+        ),
+      )
+      const current = didDocument.verificationMethod.find((m: Json) => m.id.endsWith('#receipt-key-1'))
+      expect(Buffer.from(stdout.trim(), 'base64').toString('base64url')).toBe(current.publicKeyJwk.x)
+      // Step 2: registry.toml with the new [receipt] key and the old one retired.
+      const rotated = readFileSync(join(DEPLOY, 'registry.toml'), 'utf8')
+        .replace(
+          'signing_key_path = "/etc/acdp/keys/registry-receipt.seed"',
+          'signing_key_path = "/etc/acdp/keys/registry-receipt-2.seed"',
+        )
+        .replace('key_id_fragment = "receipt-key-1"', 'key_id_fragment = "receipt-key-2"')
+        .concat(`\n[[receipt.retired_keys]]\npublic_key_b64 = "${stdout.trim()}"\nkey_id_fragment = "receipt-key-1"\n`)
+      expect(rotated).toContain('key_id_fragment = "receipt-key-2"')
+      const rotatedPath = join(work, 'registry-rotated.toml')
+      writeFileSync(rotatedPath, rotated)
+      // Step 3: restart.
+      await registry.close()
+      await startRegistryFrom(rotatedPath, {
+        ACDP_REGISTRY_RECEIPT__SIGNING_KEY_PATH: join(keys, 'registry-receipt-2.seed'),
+      })
+      const verify = async (id: string) => {
+        const result = await cli(['get', id, '--verify', '--json', '--registry', registryUrl])
+        return { code: result.code, document: JSON.parse(result.out) }
+      }
+      const old = await verify(ctxId)
+      expect(old.document.verification.checks.find((c: Json) => c.name === 'registry_receipt')).toMatchObject({
+        ok: true,
+      })
+      expect(JSON.stringify(old.document.context.registry_receipt)).toContain('#receipt-key-1')
+      expect(old.code).toBe(0)
+      writeFileSync(join(work, 'after.json'), JSON.stringify({ title: 'after rotation', type: 'analysis' }))
+      const published = await cli([
+        'publish',
+        'after.json',
+        '--key',
+        'producer.json',
+        '--registry',
+        registryUrl,
+        '--json',
+      ])
+      expect(published.code).toBe(0)
+      const fresh = await verify(JSON.parse(published.out).ctx_id)
+      expect(fresh.document.verification.checks.find((c: Json) => c.name === 'registry_receipt')).toMatchObject({
+        ok: true,
+      })
+      expect(JSON.stringify(fresh.document.context.registry_receipt)).toContain('#receipt-key-2')
+      expect(fresh.code).toBe(0)
     })
 
     it('the control plane serves the console', async () => {
