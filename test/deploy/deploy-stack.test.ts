@@ -84,6 +84,23 @@ describe.runIf(postgres)(
       const code = await runCli(args, io)
       return { code, out: io.out(), err: io.err() }
     }
+    /** `acdp publish` of a fresh body titled `title` with the walkthrough's key; returns the ctx_id. */
+    const publish = async (title: string, extra: string[] = []): Promise<string> => {
+      const file = `body-${title.replaceAll(' ', '-')}.json`
+      writeFileSync(join(work, file), JSON.stringify({ title, type: 'analysis' }))
+      const published = await cli([
+        'publish',
+        file,
+        '--key',
+        'producer.json',
+        '--registry',
+        registryUrl,
+        '--json',
+        ...extra,
+      ])
+      expect(published.code).toBe(0)
+      return JSON.parse(published.out).ctx_id
+    }
     const fromControlPlane = async (path: string): Promise<Json> => {
       const response = await fetch(`${controlPlane.url}${path}`, { headers: { authorization: `Bearer ${apiKey}` } })
       expect(response.status).toBe(200)
@@ -203,20 +220,7 @@ describe.runIf(postgres)(
       ]
       expect((await cli(['run', 'start', RUN_ID, '--scenario', 'deploy-walkthrough', ...signing])).code).toBe(0)
       expect((await cli(['keygen', '--out', 'producer.json'])).code).toBe(0)
-      writeFileSync(join(work, 'body.json'), JSON.stringify({ title: 'deployed', type: 'analysis' }))
-      const published = await cli([
-        'publish',
-        'body.json',
-        '--key',
-        'producer.json',
-        '--registry',
-        registryUrl,
-        '--run-id',
-        RUN_ID,
-        '--json',
-      ])
-      expect(published.code).toBe(0)
-      ctxId = JSON.parse(published.out).ctx_id
+      ctxId = await publish('deployed', ['--run-id', RUN_ID])
       const inRun = await eventually(
         'the publish in the run',
         async () => {
@@ -309,18 +313,7 @@ describe.runIf(postgres)(
       })
       expect(JSON.stringify(old.document.context.registry_receipt)).toContain('#receipt-key-1')
       expect(old.code).toBe(0)
-      writeFileSync(join(work, 'after.json'), JSON.stringify({ title: 'after rotation', type: 'analysis' }))
-      const published = await cli([
-        'publish',
-        'after.json',
-        '--key',
-        'producer.json',
-        '--registry',
-        registryUrl,
-        '--json',
-      ])
-      expect(published.code).toBe(0)
-      const fresh = await verify(JSON.parse(published.out).ctx_id)
+      const fresh = await verify(await publish('after rotation'))
       expect(fresh.document.verification.checks.find((c: Json) => c.name === 'registry_receipt')).toMatchObject({
         ok: true,
       })

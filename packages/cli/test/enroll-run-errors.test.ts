@@ -36,6 +36,21 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
+/** A test control plane on SQLite in `dir` (the database itself may be injected), plus `env`. */
+function controlPlaneConfig(dir: string, env: Record<string, string>) {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    SQLITE_PATH: join(dir, 'cp.db'),
+    AUTH_API_KEYS: USER_KEY,
+    SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+    WEBHOOK_SECRET: 'enroll-test-global-webhook-secret',
+    ...env,
+  })
+}
+
 async function cli(cwd: string, args: string[], env: Record<string, string> = {}) {
   const io = captureIo({ cwd, env })
   const code = await runCli(args, io)
@@ -47,6 +62,15 @@ describe.each(testDatabaseTargets())('registries enroll and run start/complete o
   let cwd: string
   const admin = { ACDP_API_KEY: ADMIN_KEY }
   const asUser = { authorization: `Bearer ${USER_KEY}` }
+  /** The flags that sign a run notice as the enrolled registry, with the secret in `secretFile`. */
+  const signedBy = (secretFile: string) => [
+    '--authority',
+    'registry.enroll.test',
+    '--secret-file',
+    secretFile,
+    '--control-plane',
+    plane.url,
+  ]
   const getJson = async (path: string): Promise<{ status: number; body: Json }> => {
     const response = await fetch(`${plane.url}${path}`, { headers: asUser })
     return { status: response.status, body: await response.json() }
@@ -54,16 +78,8 @@ describe.each(testDatabaseTargets())('registries enroll and run start/complete o
 
   beforeAll(async () => {
     cwd = tempDir()
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      SQLITE_PATH: join(cwd, 'cp.db'),
-      AUTH_API_KEYS: USER_KEY,
+    const config = controlPlaneConfig(cwd, {
       AUTH_ADMIN_API_KEYS: ADMIN_KEY,
-      SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
-      WEBHOOK_SECRET: 'enroll-test-global-webhook-secret',
       INGEST_REQUIRE_ENROLLMENT: 'true',
       INGEST_REQUIRE_TIMESTAMPED_SIGNATURE: 'true',
       LOG_WITNESS_ENABLED: 'true',
@@ -147,14 +163,7 @@ describe.each(testDatabaseTargets())('registries enroll and run start/complete o
   })
 
   it('run start and run complete move a run from running to its outcome, signed with the enrollment’s secret', async () => {
-    const signing = [
-      '--authority',
-      'registry.enroll.test',
-      '--secret-file',
-      'webhook-secret',
-      '--control-plane',
-      plane.url,
-    ]
+    const signing = signedBy('webhook-secret')
     const started = await cli(cwd, ['run', 'start', 'run-cli-1', '--scenario', 'nightly', ...signing])
     expect(started).toMatchObject({ code: 0, out: 'run run-cli-1: started\n' })
     expect((await getJson('/runs/run-cli-1')).body).toMatchObject({ runId: 'run-cli-1', status: 'running' })
@@ -176,26 +185,9 @@ describe.each(testDatabaseTargets())('registries enroll and run start/complete o
   })
 
   it('run complete signed with another secret is refused by the control plane and leaves the run running', async () => {
-    const signing = [
-      '--authority',
-      'registry.enroll.test',
-      '--secret-file',
-      'webhook-secret',
-      '--control-plane',
-      plane.url,
-    ]
+    const signing = signedBy('webhook-secret')
     expect((await cli(cwd, ['run', 'start', 'run-cli-2', '--scenario', 'nightly', ...signing])).code).toBe(0)
-    const refused = await cli(cwd, [
-      'run',
-      'complete',
-      'run-cli-2',
-      '--authority',
-      'registry.enroll.test',
-      '--secret-file',
-      'given-secret',
-      '--control-plane',
-      plane.url,
-    ])
+    const refused = await cli(cwd, ['run', 'complete', 'run-cli-2', ...signedBy('given-secret')])
     expect(refused.code).toBe(1)
     expect(refused.err).toMatch(/answered 401/)
     expect((await getJson('/runs/run-cli-2')).body).toMatchObject({ status: 'running' })
@@ -227,18 +219,7 @@ describe('acdp publish errors', () => {
     )
     await registry.app.listen({ host: '127.0.0.1', port: 0 })
     registryUrl = `http://127.0.0.1:${(registry.app.server.address() as AddressInfo).port}`
-    plane = await startControlPlane(
-      loadConfig({
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        SQLITE_PATH: join(cwd, 'cp.db'),
-        AUTH_API_KEYS: USER_KEY,
-        SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 4).toString('base64'),
-        WEBHOOK_SECRET: 'publish-test-webhook-secret-0123',
-      }),
-    )
+    plane = await startControlPlane(controlPlaneConfig(cwd, {}))
     expect((await cli(cwd, ['keygen', '--out', 'key.json'])).code).toBe(0)
   })
   afterAll(async () => {
