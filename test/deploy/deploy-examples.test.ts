@@ -1,11 +1,13 @@
 /**
  * The deployment examples of deploy/ and the commands of docs/deploy.md, exercised:
- *   - deploy/generate-secrets.sh writes both secrets files (owner-only) with values the services accept;
+ *   - deploy/generate-secrets.sh writes both secrets files and the key files (owner-only) with values the services
+ *     accept (the whole deployment, both services wired together, is started by deploy-stack.test.ts);
  *   - deploy/registry.toml + its secrets start the registry through its real CLI path (PostgreSQL when
  *     ACDP_TEST_DATABASE_URL is set, else the same file with the storage switched to SQLite by environment);
  *   - deploy/control-plane.env + its secrets start the control plane through the real config loader;
- *   - the systemd units point at the real bins and example files, outlast the services' own shutdown
- *     deadlines, do not restart on a refused configuration, and pass `systemd-analyze verify` when available;
+ *   - the systemd units run the project's pinned Node.js 24 and the real bins with the example files, outlast the
+ *     services' own shutdown deadlines, do not restart on a refused configuration, and pass `systemd-analyze
+ *     verify` when available (on copies with the install directory /opt/acdp replaced by this checkout);
  *   - the SQLite online backup command, taken while the registry is writing, yields a file that passes
  *     `PRAGMA integrity_check` and, restored, serves every context acknowledged before the backup began;
  *   - pg_dump / pg_restore of a running registry's database restores into a database the registry serves from;
@@ -13,6 +15,7 @@
  *     advisory lock of docs/deploy.md "Upgrades").
  */
 import { execFile } from 'node:child_process'
+import { createPrivateKey } from 'node:crypto'
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { request as httpsRequest } from 'node:https'
 import { tmpdir } from 'node:os'
@@ -33,6 +36,8 @@ const run = promisify(execFile)
 /** Starting services on PostgreSQL (migrations included) takes seconds on a busy machine. */
 const SLOW = { timeout: 120_000 }
 const DEPLOY = join(REPOSITORY_ROOT, 'deploy')
+/** The pinned Node.js of this checkout (the `node` dev dependency's binary), which the units run. */
+const PINNED_NODE = join(REPOSITORY_ROOT, 'node_modules', 'node', 'bin', 'node')
 const hasCommand = async (name: string) =>
   run('sh', ['-c', `command -v ${name}`]).then(
     () => true,
@@ -50,7 +55,11 @@ afterAll(() => {
 
 const secrets = (name: string) => parseEnvironmentFile(readFileSync(join(secretsDir, name), 'utf8'))
 
-/** Starts the registry the way the systemd unit does: `--config deploy/registry.toml`, secrets in the env. */
+/**
+ * Starts the registry the way the systemd unit does: `--config deploy/registry.toml`, secrets in the env, the
+ * receipt key at the generated path. These tests run the registry alone, so its webhook (whose receiver must
+ * resolve at startup) and its witness are switched off here; deploy-stack.test.ts runs them with the control plane.
+ */
 async function startRegistryFromExample(env: Record<string, string>): Promise<{ run: CliRun; baseUrl: string }> {
   const exits: number[] = []
   const errors: string[] = []
@@ -60,6 +69,9 @@ async function startRegistryFromExample(env: Record<string, string>): Promise<{ 
       ...secrets('registry.secrets.env'),
       ACDP_REGISTRY_REGISTRY__PORT: '0',
       ACDP_REGISTRY_REGISTRY__LOG_LEVEL: 'silent',
+      ACDP_REGISTRY_RECEIPT__SIGNING_KEY_PATH: join(secretsDir, 'keys', 'registry-receipt.seed'),
+      ACDP_REGISTRY_WEBHOOK__ENABLED: 'false',
+      ACDP_REGISTRY_WITNESSES: '[]',
       ...env,
     },
     stdout: () => {},
@@ -94,14 +106,28 @@ async function publishOne(baseUrl: string, title: string, producer = didKeyProdu
 }
 
 describe('deploy/generate-secrets.sh', SLOW, () => {
-  it('writes owner-only secrets files with the shared webhook secret, and never overwrites them', async () => {
-    for (const name of ['registry.secrets.env', 'control-plane.secrets.env']) {
-      expect(statSync(join(secretsDir, name)).mode & 0o077).toBe(0)
+  it('writes owner-only secrets and key files, distinct Ed25519 keys, and never overwrites them', async () => {
+    for (const name of [
+      'registry.secrets.env',
+      'control-plane.secrets.env',
+      'keys/registry-receipt.seed',
+      'keys/registry-webhook.secret',
+    ]) {
+      expect(statSync(join(secretsDir, name)).mode & 0o777).toBe(0o600)
     }
+    expect(statSync(join(secretsDir, 'keys')).mode & 0o777).toBe(0o700)
+    // The registry signs its webhooks with the secret its enrollment holds (acdp registries enroll --secret-file).
     expect(secrets('registry.secrets.env').ACDP_REGISTRY_WEBHOOK__SECRET).toBe(
-      secrets('control-plane.secrets.env').WEBHOOK_SECRET,
+      readFileSync(join(secretsDir, 'keys', 'registry-webhook.secret'), 'utf8').trim(),
     )
-    expect(Buffer.from(secrets('control-plane.secrets.env').SECRETS_ENCRYPTION_KEY ?? '', 'base64')).toHaveLength(32)
+    const cp = secrets('control-plane.secrets.env')
+    expect(Buffer.from(cp.SECRETS_ENCRYPTION_KEY ?? '', 'base64')).toHaveLength(32)
+    expect(Buffer.from(readFileSync(join(secretsDir, 'keys', 'registry-receipt.seed'), 'utf8'), 'base64')).toHaveLength(
+      32,
+    )
+    const pems = [cp.JWT_PRIVATE_KEY_PEM ?? '', cp.WITNESS_SIGNING_PRIVATE_KEY_PEM ?? '']
+    for (const pem of pems) expect(createPrivateKey(pem.replace(/\\n/g, '\n')).asymmetricKeyType).toBe('ed25519')
+    expect(pems[0]).not.toBe(pems[1])
     await expect(run('bash', [join(DEPLOY, 'generate-secrets.sh'), secretsDir])).rejects.toThrow(/not overwriting/)
   })
 })
@@ -187,6 +213,8 @@ describe('deploy/control-plane.env', SLOW, () => {
       LOG_LEVEL: 'silent',
       // The example's drain delay gives load balancers time to notice; nothing balances this test.
       SHUTDOWN_DRAIN_DELAY_MS: '0',
+      // The install directory is this checkout (the example's is /opt/acdp).
+      CONSOLE_ASSETS_DIR: join(REPOSITORY_ROOT, 'packages', 'console', 'dist'),
     }
     if (backend.kind === 'postgres') env.DATABASE_URL = backend.postgresUrl
     else {
@@ -233,8 +261,9 @@ describe('deploy/*.service', SLOW, () => {
   it.each(units)('$file runs the real bin with the example files', (unit) => {
     const service = parseUnitFile(readFileSync(join(DEPLOY, unit.file), 'utf8')).Service ?? {}
     const [node, script, ...args] = (service.ExecStart?.[0] ?? '').split(/\s+/)
-    expect(node).toBe('/usr/bin/node')
-    // /opt/acdp is where the guide installs this repository.
+    // /opt/acdp is where the guide installs this repository; the node binary is the pinned `node` dev dependency.
+    expect(node?.startsWith('/opt/acdp/node_modules/')).toBe(true)
+    expect(join(REPOSITORY_ROOT, (node as string).slice('/opt/acdp/'.length))).toBe(PINNED_NODE)
     expect(script?.startsWith('/opt/acdp/')).toBe(true)
     expect(join(REPOSITORY_ROOT, (script as string).slice('/opt/acdp/'.length))).toBe(unit.bin)
     expect(existsSync(unit.bin)).toBe(true)
@@ -252,14 +281,29 @@ describe('deploy/*.service', SLOW, () => {
     expect(service.Restart).toEqual(['on-failure'])
   })
 
+  it('run a Node.js 24 binary', async () => {
+    const { stdout } = await run(PINNED_NODE, ['--version'])
+    expect(stdout.trim()).toMatch(/^v24\./)
+  })
+
   it('pass systemd-analyze verify', async () => {
     if (!(await hasCommand('systemd-analyze'))) {
       console.warn('[deploy] systemd-analyze not installed: unit verification skipped')
       return
     }
-    const files = units.map((u) => join(DEPLOY, u.file))
-    const { stderr } = await run('systemd-analyze', ['verify', ...files])
-    expect(stderr).toBe('')
+    // systemd-analyze checks that ExecStart's binary exists: verify copies installed at this checkout.
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-deploy-units-'))
+    try {
+      const files = units.map((u) => {
+        const copy = join(dir, u.file)
+        writeFileSync(copy, readFileSync(join(DEPLOY, u.file), 'utf8').replaceAll('/opt/acdp/', `${REPOSITORY_ROOT}/`))
+        return copy
+      })
+      const { stderr } = await run('systemd-analyze', ['verify', ...files])
+      expect(stderr).toBe('')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

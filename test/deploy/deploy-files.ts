@@ -3,7 +3,11 @@
  * way systemd reads them (for the parts the examples use).
  */
 
-/** `KEY=VALUE` lines; blank lines and `#` comments skipped; no quoting (the examples use none). */
+/**
+ * `KEY=VALUE` lines; blank lines and `#` comments skipped. A value wholly in single quotes is taken literally
+ * without them, as systemd does (the generated PEM keys use it to keep their `\n` escapes); the examples use no
+ * other quoting, and a backslash outside quotes is refused rather than guessed at.
+ */
 export function parseEnvironmentFile(text: string): Record<string, string> {
   const out: Record<string, string> = {}
   for (const line of text.split('\n')) {
@@ -11,7 +15,10 @@ export function parseEnvironmentFile(text: string): Record<string, string> {
     if (trimmed === '' || trimmed.startsWith('#')) continue
     const equals = trimmed.indexOf('=')
     if (equals <= 0) throw new Error(`not KEY=VALUE: ${trimmed}`)
-    out[trimmed.slice(0, equals)] = trimmed.slice(equals + 1)
+    const raw = trimmed.slice(equals + 1)
+    const quoted = /^'([^']*)'$/.exec(raw)
+    if (quoted === null && /["'\\]/.test(raw)) throw new Error(`quoting this parser does not read: ${trimmed}`)
+    out[trimmed.slice(0, equals)] = quoted === null ? raw : (quoted[1] as string)
   }
   return out
 }

@@ -14,14 +14,12 @@
  */
 import { generateKeyPairSync } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls'
+import type { Server as TlsServer } from 'node:tls'
 import {
   computeLogLeafHash,
   buildLogLeaf,
-  createOutboundClient,
   createProducer,
   createProducerKey,
   DidResolver,
@@ -44,6 +42,7 @@ import { type RunningControlPlane, startControlPlane } from '../../packages/cont
 import { createTestPki, type TestPki } from '../../packages/protocol/test/support/test-ca.js'
 import { resolveConfig } from '../../packages/registry/src/config.js'
 import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
+import { eventually as eventuallyWithin, portOf, routedOutbound, startTlsTerminator } from '../support/loopback-tls.js'
 
 const REGISTRY_HOST = 'registry.trust.test'
 const WITNESS_HOST = 'witness.trust.test'
@@ -54,66 +53,10 @@ const LOG_ID = formatLogId(REGISTRY_DID, '1')
 const ADMIN_KEY = 'trust-loop-admin-key-0123456789'
 const USER_KEY = 'trust-loop-user-key-0123456789ab'
 const WAIT_MS = 15_000
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>) => eventuallyWithin(what, probe, WAIT_MS)
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are untyped JSON in tests
 type Json = any
-
-/** Polls `probe` until it returns a value other than undefined, or fails after {@link WAIT_MS}. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${WAIT_MS} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
-/** A TLS terminator on 127.0.0.1:0 piping every connection to `targetPort` (the service's plain listener). */
-async function startTlsTerminator(pki: TestPki, targetPort: number): Promise<TlsServer> {
-  const server = createTlsServer({ key: pki.keyPem, cert: pki.certPem }, (socket) => {
-    const upstream = connect(targetPort, '127.0.0.1')
-    socket.pipe(upstream).pipe(socket)
-    const end = () => {
-      socket.destroy()
-      upstream.destroy()
-    }
-    socket.on('error', end)
-    upstream.on('error', end)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return server
-}
-
-function portOf(server: { address(): AddressInfo | string | null }): number {
-  return (server.address() as AddressInfo).port
-}
-
-/**
- * The production outbound client (SSRF policy, pinning, TLS verification) trusting the test CA, with DNS for
- * `*.trust.test` → 127.0.0.1 only, and port-less `*.trust.test` URLs routed to the port in `ports`.
- */
-function trustTestOutbound(pki: TestPki, ports: Map<string, number>): OutboundClient {
-  const client = createOutboundClient({
-    allowCidrs: ['127.0.0.1/32'],
-    trustedCaCertificates: [pki.caPem],
-    lookup: async (hostname: string) => {
-      if (ports.has(hostname)) return [{ address: '127.0.0.1', family: 4 }]
-      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' })
-    },
-  })
-  const routed = (url: string | URL): URL => {
-    const target = new URL(url)
-    const port = ports.get(target.hostname)
-    if (port !== undefined && target.port === '') target.port = String(port)
-    return target
-  }
-  return {
-    request: (url, init) => client.request(routed(url), init),
-    checkUrl: (url) => client.checkUrl(routed(url)),
-    close: () => client.close(),
-  }
-}
 
 /** A consumer's DID resolver reading DID documents through `outbound` (did:key resolves without a fetch). */
 function consumerResolver(outbound: OutboundClient): DidResolver {
@@ -153,7 +96,7 @@ describe('trust loop: our registry, our control plane as its witness, an observe
   let resolver: DidResolver
 
   const outbound = () => {
-    const client = trustTestOutbound(pki, ports)
+    const client = routedOutbound(pki, ports)
     outbounds.push(client)
     return client
   }

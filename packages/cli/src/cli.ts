@@ -17,6 +17,7 @@ import { runsCommand } from './commands/runs.js'
 import { traceCommand } from './commands/trace.js'
 import { watchCommand } from './commands/watch.js'
 import { CliError, EXIT, type ExitCode } from './exit-codes.js'
+import { readFieldErrors } from './http/field-errors.js'
 
 /** Every sub-command, in help order. */
 export const COMMANDS: readonly Command[] = [
@@ -88,8 +89,34 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return await command.run([...rest], io)
   } catch (error) {
     const failure = toCliError(error, io)
-    io.stderr(`acdp ${command.name}: ${failure.code}: ${failure.message}\n`)
+    if (asksForJson(rest)) io.stdout(`${JSON.stringify(errorDocument(failure), null, 2)}\n`)
+    else {
+      const fields = failure.fieldErrors.map((field) => `  ${field.path}: ${field.message}\n`).join('')
+      io.stderr(`acdp ${command.name}: ${failure.code}: ${failure.message}\n${fields}`)
+    }
     return failure.exitCode
+  }
+}
+
+/** True when `--json` was given (before any `--`): a script reading stdout then gets the error as JSON too. */
+function asksForJson(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === '--') return false
+    if (arg === '--json') return true
+  }
+  return false
+}
+
+/** The `--json` form of a failure: `{ "error": { code, message, exit_code, http_status?, errors? } }`. */
+export function errorDocument(failure: CliError): { error: Record<string, unknown> } {
+  return {
+    error: {
+      code: failure.code,
+      message: failure.message,
+      exit_code: failure.exitCode,
+      ...(failure.httpStatus === undefined ? {} : { http_status: failure.httpStatus }),
+      ...(failure.fieldErrors.length === 0 ? {} : { errors: failure.fieldErrors }),
+    },
   }
 }
 
@@ -102,7 +129,12 @@ export function toCliError(error: unknown, io: Pick<CliIo, 'signal'>): CliError 
       const details = error.details ?? {}
       const code = typeof details['code'] === 'string' ? details['code'] : 'request_rejected'
       const message = error.message.startsWith(`${code}: `) ? error.message.slice(code.length + 2) : error.message
-      return new CliError(EXIT.failure, code, `${message} (HTTP ${String(details['status'])})`, { cause: error })
+      const status = typeof details['status'] === 'number' ? details['status'] : undefined
+      return new CliError(EXIT.failure, code, `${message} (HTTP ${String(details['status'])})`, {
+        cause: error,
+        fieldErrors: readFieldErrors(details['details']),
+        ...(status === undefined ? {} : { httpStatus: status }),
+      })
     }
     if (error.code === 'outbound_failed')
       return new CliError(EXIT.unreachable, 'unreachable', error.message, { cause: error })

@@ -32,15 +32,27 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
  */
 export class CliError extends Error {
   override readonly name = 'CliError'
+  /** The service's own field-level explanation (registry `details.errors`), printed under the one-line error. */
+  readonly fieldErrors: readonly FieldError[]
+  /** The HTTP status of the answer that produced the failure, when a server answered. */
+  readonly httpStatus: number | undefined
 
   constructor(
     readonly exitCode: ExitCode,
     readonly code: string,
     message: string,
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; fieldErrors?: readonly FieldError[]; httpStatus?: number } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.fieldErrors = options.fieldErrors ?? []
+    this.httpStatus = options.httpStatus
   }
+}
+
+/** One offending member of a refused request: its JSON pointer and the rule it broke. */
+export interface FieldError {
+  path: string
+  message: string
 }
 
 /** Shorthand for a command-line mistake (exit 2). */

@@ -4,10 +4,13 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { createProducer, isProtocolError, type ProducerKey, parseJsonStrict, parseKeyFile } from '@acdp/protocol'
+import { createProducer, isProtocolError, type ProducerKey, parseKeyFile } from '@acdp/protocol'
 import { type CliIo, type Command, parseCommandArgs } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit-codes.js'
+import { fetchKeepingRefusals, isControlPlaneEnvelope, wrongServiceError } from '../http/wrong-service.js'
 import { resolveStackTarget } from '../stack-target.js'
+import { describeContextTypes } from './context-types.js'
+import { readJsonFile } from './input-files.js'
 import { checkBaseUrl, JSON_OPTION } from './shared-options.js'
 
 /** `acdp publish` (help text below is what `acdp publish --help` prints). */
@@ -19,7 +22,10 @@ export const publishCommand: Command = {
 Reads a context body (JSON object), fills the members it leaves out (agent_id from the key, version 1,
 supersedes null, empty contributors/data_refs/derived_from, visibility public, acdp_version), computes its
 content_hash, signs it and POSTs it to the registry. Prints the ctx_id on the first line and the Location
-on the second ("-" reads the body from standard input).
+on the second ("-" reads the body from standard input). A refused body is reported with the registry's own
+explanation: one line per offending member (its JSON path and the rule it breaks).
+
+The body's "type" is one of: ${describeContextTypes()}.
 
 Options:
   --key FILE            key file written by acdp keygen (required)
@@ -28,7 +34,7 @@ Options:
   --idempotency-key K   sent as Idempotency-Key: a retry with the same key returns the same ctx_id (exit 0)
   --supersedes CTX      publish a new version of CTX (version = CTX's version + 1)
   --data-dir DIR        dev-stack data directory to read the registry URL from (default ./data)
-  --json                print { ctx_id, location, status, replayed, response }`,
+  --json                print { ctx_id, location, status, replayed, response }; a failure as { "error": … }`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(
       'publish',
@@ -51,7 +57,8 @@ Options:
       registry: checkBaseUrl('registry', values.registry),
       dataDir: values['data-dir'],
     })
-    const producer = createProducer({ registryUrl: target.registryUrl, key, fetch: io.fetch })
+    const recording = fetchKeepingRefusals(io.fetch)
+    const producer = createProducer({ registryUrl: target.registryUrl, key, fetch: recording.fetch })
     let result: Awaited<ReturnType<typeof producer.publish>>
     try {
       result = await producer.publish(body, {
@@ -63,6 +70,9 @@ Options:
     } catch (error) {
       // completeProducerContent refuses a body whose agent_id is another DID: the input file is wrong.
       if (error instanceof TypeError) throw usageError(error.message)
+      if (isProtocolError(error) && isControlPlaneEnvelope(recording.lastRefusal())) {
+        throw wrongServiceError(target.registryUrl, error)
+      }
       throw error
     }
     const location = new URL(result.location, `${target.registryUrl.replace(/\/+$/, '')}/`).href
@@ -105,22 +115,8 @@ export function readKeyFile(io: Pick<CliIo, 'cwd'>, path: string): ProducerKey {
 }
 
 function readBodyFile(io: Pick<CliIo, 'cwd'>, path: string): Record<string, unknown> {
-  const fullPath = path === '-' ? '/dev/stdin' : resolve(io.cwd, path)
-  let text: string
-  try {
-    text = readFileSync(fullPath, 'utf8')
-  } catch (error) {
-    throw new CliError(EXIT.usage, 'usage', `cannot read body file ${fullPath}: ${(error as Error).message}`, {
-      cause: error,
-    })
-  }
-  let body: unknown
-  try {
-    body = parseJsonStrict(text)
-  } catch (error) {
-    throw new CliError(EXIT.usage, 'usage', `${fullPath} is not valid JSON: ${(error as Error).message}`)
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
+  const { fullPath, value } = readJsonFile(io, 'body', path)
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw usageError(`${fullPath} must hold a JSON object`)
-  return body as Record<string, unknown>
+  return value as Record<string, unknown>
 }

@@ -1,53 +1,58 @@
 /**
- * `acdp registries`: administration of the control plane's registry enrollments. Today the webhook secret
- * rotation (docs/deploy.md "Rotation"): `rotate-secret` makes a new secret current while the replaced one stays
- * accepted, `drop-previous-secret` ends the rotation once every registry instance signs with the new secret.
- * Both need an admin key (ACDP_API_KEY). The new secret is read from a file, never from the command line (a
- * command line is visible to every user of the machine).
+ * `acdp registries`: administration of the control plane's registry enrollments: `enroll` (registries-enroll.ts)
+ * and the webhook secret rotation (docs/deploy.md "Rotation"): `rotate-secret` makes a new secret current while
+ * the replaced one stays accepted, `drop-previous-secret` ends the rotation once every registry instance signs
+ * with the new secret. All need an admin key (ACDP_API_KEY). Secrets are read from files, never from the
+ * command line (a command line is visible to every user of the machine).
  */
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { type CliIo, type Command, parseCommandArgs } from '../command.js'
-import { CliError, EXIT, usageError } from '../exit-codes.js'
+import { type Command, parseCommandArgs } from '../command.js'
+import { EXIT, usageError } from '../exit-codes.js'
 import {
   dropPreviousEnrollmentSecret,
   type EnrollmentRecord,
   rotateEnrollmentSecret,
 } from '../http/control-plane-client.js'
 import { controlPlaneOf, resolveStackTarget } from '../stack-target.js'
+import { readSecretFile } from './input-files.js'
+import { ENROLL_HELP, enrollCommand } from './registries-enroll.js'
 import { checkBaseUrl, JSON_OPTION, parseIntegerFlag, TARGET_HELP, TARGET_OPTIONS } from './shared-options.js'
 
 /** The longest validity the control plane accepts for a previous secret (30 days). */
 const MAX_VALID_FOR_SECONDS = 30 * 86_400
 /** The control plane's tenant id shape. */
 const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
-/** The control plane's minimum secret length. */
-const MIN_SECRET_LENGTH = 16
 
 export const registriesCommand: Command = {
   name: 'registries',
-  summary: 'administer registry enrollments: rotate a webhook secret without refusing deliveries',
-  help: `Usage: acdp registries rotate-secret <authority> --secret-file FILE [--valid-for SECONDS] [--tenant ID] [--json]
+  summary: 'administer registry enrollments: enroll a registry, rotate a webhook secret without refusing deliveries',
+  help: `Usage: acdp registries enroll <authority> --secret-file FILE [--base-url URL] [--registry-did DID] [--witness on|off]
+                         [--public-url URL] [--tenant ID] [--json]
+       acdp registries rotate-secret <authority> --secret-file FILE [--valid-for SECONDS] [--tenant ID] [--json]
        acdp registries drop-previous-secret <authority> [--tenant ID] [--json]
 
+${ENROLL_HELP}
 rotate-secret         the secret in FILE (one line; surrounding whitespace ignored) becomes the enrollment's
                       webhook secret; the one it replaces stays accepted for --valid-for seconds
                       (1-${MAX_VALID_FOR_SECONDS}; default: the control plane's, one day), so the registry can move
                       to the new secret while it keeps delivering
 drop-previous-secret  stop accepting the replaced secret now (after every registry instance signs with the new one)
 
-Both need an admin key of the control plane in ACDP_API_KEY.
+All three need an admin key of the control plane in ACDP_API_KEY (an AUTH_ADMIN_API_KEYS entry).
 
 Options:
-  --secret-file FILE    file holding the new secret (at least ${MIN_SECRET_LENGTH} characters)
+  --secret-file FILE    file holding the secret (one line, at least 16 characters)
+  --base-url URL        enroll: the registry's public base URL (default https://<authority>)
+  --registry-did DID    enroll: the registry's DID (default did:web:<authority>)
+  --witness on|off      enroll: whether the control plane's log witness polls the registry (default on)
+  --public-url URL      enroll: the control plane's public URL in the printed configuration (default --control-plane)
   --valid-for SECONDS   how long the replaced secret stays accepted
   --tenant ID           the tenant the registry is enrolled in (sent as X-Tenant-Id; default: the key's tenant)
   --json                print the enrollment the control plane returns
 ${TARGET_HELP}`,
   async run(args, io) {
     const [sub, ...rest] = args
-    if (sub !== 'rotate-secret' && sub !== 'drop-previous-secret') {
-      throw usageError('expected "acdp registries rotate-secret|drop-previous-secret <authority>" (see --help)')
+    if (sub !== 'enroll' && sub !== 'rotate-secret' && sub !== 'drop-previous-secret') {
+      throw usageError('expected "acdp registries enroll|rotate-secret|drop-previous-secret <authority>" (see --help)')
     }
     const { values, positionals } = parseCommandArgs(
       'registries',
@@ -58,6 +63,10 @@ ${TARGET_HELP}`,
         'secret-file': { type: 'string' },
         'valid-for': { type: 'string' },
         tenant: { type: 'string' },
+        'base-url': { type: 'string' },
+        'registry-did': { type: 'string' },
+        witness: { type: 'string' },
+        'public-url': { type: 'string' },
       },
       { min: 1, max: 1, names: '<authority>' },
     )
@@ -74,6 +83,15 @@ ${TARGET_HELP}`,
       ),
       ...(values.tenant === undefined ? {} : { tenantId: values.tenant }),
     }
+    const enrollOnly = (['base-url', 'registry-did', 'witness', 'public-url'] as const).filter(
+      (flag) => values[flag] !== undefined,
+    )
+    if (sub === 'enroll') {
+      if (values['valid-for'] !== undefined) throw usageError('enroll takes no --valid-for')
+      await enrollCommand(io, target, authority, values)
+      return EXIT.ok
+    }
+    if (enrollOnly.length > 0) throw usageError(`--${enrollOnly[0]} is only for enroll`)
     let enrollment: EnrollmentRecord
     if (sub === 'rotate-secret') {
       if (values['secret-file'] === undefined) throw usageError('rotate-secret needs --secret-file FILE')
@@ -99,22 +117,4 @@ ${TARGET_HELP}`,
     }
     return EXIT.ok
   },
-}
-
-/** The secret held in `path`, trimmed. @throws CliError `usage` when unreadable or too short. */
-function readSecretFile(io: Pick<CliIo, 'cwd'>, path: string): string {
-  const fullPath = resolve(io.cwd, path)
-  let text: string
-  try {
-    text = readFileSync(fullPath, 'utf8')
-  } catch (error) {
-    throw new CliError(EXIT.usage, 'usage', `cannot read secret file ${fullPath}: ${(error as Error).message}`, {
-      cause: error,
-    })
-  }
-  const secret = text.trim()
-  if (secret.length < MIN_SECRET_LENGTH || /[\r\n]/.test(secret)) {
-    throw usageError(`${fullPath} must hold one line of at least ${MIN_SECRET_LENGTH} characters`)
-  }
-  return secret
 }

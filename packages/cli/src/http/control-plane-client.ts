@@ -5,7 +5,8 @@
 import { signTimestampedWebhook, signWebhookBody, signWebhookV2, WEBHOOK_HEADERS } from '@acdp/protocol'
 import type { CliIo } from '../command.js'
 import type { LineageGraph } from '../render/lineage-text.js'
-import { requestJson, serverError, unreachableError } from './http-json.js'
+import { CliError } from '../exit-codes.js'
+import { type JsonResponse, requestJson, serverError, unreachableError } from './http-json.js'
 
 /** A run as GET /runs and GET /runs/:runId return it (fields beyond the spec's are passed through). */
 export interface RunRecord {
@@ -44,7 +45,7 @@ export async function listRuns(
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value))
   const suffix = params.size === 0 ? '' : `?${params}`
-  return (await requestJson(io, endpoint(target, `/runs${suffix}`), { headers: authHeaders(target) })).body as RunPage
+  return (await callControlPlane(io, target, `/runs${suffix}`)).body as RunPage
 }
 
 /** GET /runs/:runId. @throws CliError `RUN_NOT_FOUND` (exit 1) for an unknown run. */
@@ -53,9 +54,7 @@ export async function getRun(
   target: ControlPlaneTarget,
   runId: string,
 ): Promise<RunRecord> {
-  return (
-    await requestJson(io, endpoint(target, `/runs/${encodeURIComponent(runId)}`), { headers: authHeaders(target) })
-  ).body as RunRecord
+  return (await callControlPlane(io, target, `/runs/${encodeURIComponent(runId)}`)).body as RunRecord
 }
 
 /** GET /runs/:runId/lineage (an unknown run yields an empty graph, as the control plane answers). */
@@ -64,11 +63,7 @@ export async function getRunLineage(
   target: ControlPlaneTarget,
   runId: string,
 ): Promise<LineageGraph> {
-  return (
-    await requestJson(io, endpoint(target, `/runs/${encodeURIComponent(runId)}/lineage`), {
-      headers: authHeaders(target),
-    })
-  ).body as LineageGraph
+  return (await callControlPlane(io, target, `/runs/${encodeURIComponent(runId)}/lineage`)).body as LineageGraph
 }
 
 /** GET /runs/:runId/events: `{ data, total }` in event order. */
@@ -77,11 +72,10 @@ export async function getRunEvents(
   target: ControlPlaneTarget,
   runId: string,
 ): Promise<{ data: Array<Record<string, unknown>>; total: number }> {
-  return (
-    await requestJson(io, endpoint(target, `/runs/${encodeURIComponent(runId)}/events`), {
-      headers: authHeaders(target),
-    })
-  ).body as { data: Array<Record<string, unknown>>; total: number }
+  return (await callControlPlane(io, target, `/runs/${encodeURIComponent(runId)}/events`)).body as {
+    data: Array<Record<string, unknown>>
+    total: number
+  }
 }
 
 /**
@@ -117,22 +111,24 @@ export async function openEventStream(
   }
   if (!response.ok || response.body === null) {
     const text = await response.text().catch(() => '')
-    throw serverError(response.status, text, url)
+    throw explainRefusedKey(target, serverError(response.status, text, url))
   }
   return response
 }
 
 /**
- * POST /runs/started, authenticated like ingest: the plain, timestamped and V2 signatures over the exact bytes
- * sent (a production control plane refuses the plain one alone). `secret` is the control plane's WEBHOOK_SECRET.
+ * POST /runs/started, authenticated like ingest: the HMAC-SHA256 over the exact bytes sent, in the plain
+ * `X-ACDP-Signature`, the timestamped and the V2 form (V2 binds X-Tenant-Id and, on completion, the path's run id) (a control plane with INGEST_REQUIRE_TIMESTAMPED_SIGNATURE refuses
+ * the plain one alone). `secret` is the control plane's WEBHOOK_SECRET, or the webhook secret of the enrolled
+ * registry named by `registry_authority`.
  */
 export async function notifyRunStarted(
   io: Pick<CliIo, 'fetch' | 'signal'>,
   target: ControlPlaneTarget,
   secret: string,
-  run: { run_id: string; scenario_id: string; started_at?: string; inputs?: unknown },
+  run: { run_id: string; scenario_id: string; started_at?: string; inputs?: unknown; registry_authority?: string },
 ): Promise<void> {
-  await postSigned(io, endpoint(target, '/runs/started'), secret, run)
+  await postSigned(io, target, '/runs/started', secret, run)
 }
 
 /** POST /runs/:runId/complete with the same signatures; V2 binds the path's run id. */
@@ -141,25 +137,27 @@ export async function notifyRunCompleted(
   target: ControlPlaneTarget,
   secret: string,
   runId: string,
-  outcome: { status: 'completed' | 'failed' | 'cancelled'; result?: unknown },
+  outcome: { status: 'completed' | 'failed' | 'cancelled'; result?: unknown; registry_authority?: string },
 ): Promise<void> {
-  await postSigned(io, endpoint(target, `/runs/${encodeURIComponent(runId)}/complete`), secret, outcome, runId)
+  await postSigned(io, target, `/runs/${encodeURIComponent(runId)}/complete`, secret, outcome, runId)
 }
 
 async function postSigned(
   io: Pick<CliIo, 'fetch' | 'signal'>,
-  url: string,
+  target: ControlPlaneTarget,
+  path: string,
   secret: string,
   payload: unknown,
   pathRunId?: string,
 ): Promise<void> {
   const rawBody = JSON.stringify(payload)
   const nowSeconds = Math.floor(Date.now() / 1000)
-  const bound = { tenantId: undefined, runId: pathRunId, eventId: undefined }
-  await requestJson(io, url, {
+  const bound = { tenantId: target.tenantId, runId: pathRunId, eventId: undefined }
+  await requestJson(io, endpoint(target, path), {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
+      ...(target.tenantId === undefined ? {} : { 'x-tenant-id': target.tenantId }),
       [WEBHOOK_HEADERS.signature]: signWebhookBody(secret, rawBody),
       [WEBHOOK_HEADERS.timestamp]: String(nowSeconds),
       [WEBHOOK_HEADERS.signatureTimestamped]: signTimestampedWebhook(secret, nowSeconds, rawBody),
@@ -167,6 +165,82 @@ async function postSigned(
     },
     body: rawBody,
   })
+}
+
+/** What POST /registries/enroll takes (the control plane's EnrollBody). */
+export interface EnrollRequest {
+  authority: string
+  baseUrl?: string | null
+  registryDid?: string | null
+  webhookSecret?: string
+  enabled?: boolean
+}
+
+/** POST /registries/enroll (admin key): creates or updates the enrollment; the answer never holds the secret. */
+export async function enrollRegistry(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+  request: EnrollRequest,
+): Promise<EnrollmentRecord> {
+  return (await callControlPlane(io, target, '/registries/enroll', { method: 'POST', json: request }))
+    .body as EnrollmentRecord
+}
+
+/**
+ * The control plane's witness DID from its `/.well-known/did.json`, or undefined when it serves none (cosigning
+ * off: 404). Unauthenticated, as registries and consumers read it.
+ */
+export async function readWitnessDid(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+): Promise<string | undefined> {
+  try {
+    const { body } = await requestJson(io, endpoint(target, '/.well-known/did.json'))
+    const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined
+    return typeof id === 'string' && /^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/.test(id) ? id : undefined
+  } catch (error) {
+    if (error instanceof CliError && error.httpStatus === 404) return undefined
+    throw error
+  }
+}
+
+/**
+ * One authenticated control-plane call: the target's bearer key and tenant, an optional JSON body, and a 401
+ * explained as a missing or refused API key rather than only the control plane's code.
+ */
+async function callControlPlane(
+  io: Pick<CliIo, 'fetch' | 'signal'>,
+  target: ControlPlaneTarget,
+  path: string,
+  init: { method?: string; json?: unknown } = {},
+): Promise<JsonResponse> {
+  try {
+    return await requestJson(io, endpoint(target, path), {
+      ...(init.method === undefined ? {} : { method: init.method }),
+      headers: { ...authHeaders(target), ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
+    })
+  } catch (error) {
+    throw error instanceof CliError ? explainRefusedKey(target, error) : error
+  }
+}
+
+/** A 401 names what is wrong with the credentials: none was given, or the one given was refused. */
+function explainRefusedKey(target: ControlPlaneTarget, error: CliError): CliError {
+  if (error.httpStatus !== 401) return error
+  const hint =
+    target.apiKey === undefined
+      ? 'missing API key: this control plane requires one; set ACDP_API_KEY (an AUTH_API_KEYS entry; AUTH_ADMIN_API_KEYS for admin commands)'
+      : 'API key refused: ACDP_API_KEY is not one of the control plane’s AUTH_API_KEYS / AUTH_ADMIN_API_KEYS'
+  return new CliError(
+    error.exitCode,
+    target.apiKey === undefined ? 'missing_api_key' : error.code,
+    `${hint} (${error.message})`,
+    {
+      cause: error,
+      httpStatus: 401,
+    },
+  )
 }
 
 function endpoint(target: ControlPlaneTarget, path: string): string {
@@ -200,10 +274,9 @@ export async function rotateEnrollmentSecret(
   request: { webhookSecret: string; previousValidForSeconds?: number },
 ): Promise<EnrollmentRecord> {
   return (
-    await requestJson(io, endpoint(target, `/registries/${encodeURIComponent(authority)}/webhook-secret/rotate`), {
+    await callControlPlane(io, target, `/registries/${encodeURIComponent(authority)}/webhook-secret/rotate`, {
       method: 'POST',
-      headers: { ...authHeaders(target), 'content-type': 'application/json' },
-      body: JSON.stringify(request),
+      json: request,
     })
   ).body as EnrollmentRecord
 }
@@ -215,9 +288,8 @@ export async function dropPreviousEnrollmentSecret(
   authority: string,
 ): Promise<EnrollmentRecord> {
   return (
-    await requestJson(io, endpoint(target, `/registries/${encodeURIComponent(authority)}/webhook-secret/previous`), {
+    await callControlPlane(io, target, `/registries/${encodeURIComponent(authority)}/webhook-secret/previous`, {
       method: 'DELETE',
-      headers: authHeaders(target),
     })
   ).body as EnrollmentRecord
 }

@@ -69,7 +69,9 @@ export function unreachableError(url: string, error: unknown): CliError {
  */
 export function serverError(status: number, text: string, url: string): CliError {
   const { code, message } = readErrorEnvelope(status, text)
-  return new CliError(EXIT.failure, code, `${describeTarget(url)} answered ${status} ${code}: ${message}`)
+  return new CliError(EXIT.failure, code, `${describeTarget(url)} answered ${status} ${code}: ${message}`, {
+    httpStatus: status,
+  })
 }
 
 /** Extracts `{ code, message }` from an error body of either service (see {@link serverError}). */
