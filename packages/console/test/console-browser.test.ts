@@ -106,8 +106,6 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
       controlPlanePort: 0,
       logLevel: 'warn',
       writeLog: () => {},
-      // Receipts and the transparency log on, so the inspector has registry evidence to verify.
-      registryReceiptSeedB64: randomBytes(32).toString('base64'),
       // The log witness on, polled by the test (never by a timer); one failed poll raises `unreachable`.
       controlPlaneEnv: {
         LOG_WITNESS_ENABLED: 'true',
