@@ -67,6 +67,7 @@ export function loadOrCreateDevSecrets(
     if (options.dataSurvives === true) {
       throw new Error(
         `${path} is missing but the registry's data survives: its receipts and log were signed with the receipt key kept there; restore the file, or start clean (new keys, empty data) with acdp dev --reset`,
+        { cause: error },
       )
     }
   }
