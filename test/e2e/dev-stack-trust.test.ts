@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { runCli } from '../../packages/cli/src/cli.js'
 import { captureIo } from '../../packages/cli/src/test-io.js'
 import { openDatabase } from '../../packages/storage/src/index.js'
+import { eventually as waitFor } from '../support/eventually.js'
 
 const WAIT_MS = 20_000
 const postgresUrl = process.env.ACDP_TEST_DATABASE_URL || undefined
@@ -23,16 +24,8 @@ const postgresUrl = process.env.ACDP_TEST_DATABASE_URL || undefined
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are untyped JSON in tests
 type Json = any
 
-/** Polls `probe` until it returns a value other than undefined, or fails after {@link WAIT_MS}. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${WAIT_MS} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> =>
+  waitFor(what, probe, { timeoutMs: WAIT_MS })
 
 async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
   const response = await fetch(url, { headers, signal: AbortSignal.timeout(5000) })

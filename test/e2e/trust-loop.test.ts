@@ -44,6 +44,7 @@ import { type RunningControlPlane, startControlPlane } from '../../packages/cont
 import { createTestPki, type TestPki } from '../../packages/protocol/test/support/test-ca.js'
 import { resolveConfig } from '../../packages/registry/src/config.js'
 import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
+import { eventually as waitFor } from '../support/eventually.js'
 
 const REGISTRY_HOST = 'registry.trust.test'
 const WITNESS_HOST = 'witness.trust.test'
@@ -58,16 +59,8 @@ const WAIT_MS = 15_000
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are untyped JSON in tests
 type Json = any
 
-/** Polls `probe` until it returns a value other than undefined, or fails after {@link WAIT_MS}. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${WAIT_MS} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> =>
+  waitFor(what, probe, { timeoutMs: WAIT_MS })
 
 /** A TLS terminator on 127.0.0.1:0 piping every connection to `targetPort` (the service's plain listener). */
 async function startTlsTerminator(pki: TestPki, targetPort: number): Promise<TlsServer> {
