@@ -35,9 +35,12 @@ import { loadConfig as loadRegistryConfig } from '../../packages/registry/src/co
 import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
 import { type CrashBackend, openCrashBackend } from '../crash/backends.js'
 import { REPOSITORY_ROOT } from '../crash/service-process.js'
-import { eventually, portOf, routedOutbound, startTlsTerminator } from '../support/loopback-tls.js'
+import { eventually as waitFor } from '../support/eventually.js'
+import { portOf, routedOutbound, startTlsTerminator } from '../support/loopback-tls.js'
 import { parseEnvironmentFile } from './deploy-files.js'
 
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> =>
+  waitFor(what, probe, { timeoutMs })
 const run = promisify(execFile)
 const DEPLOY = join(REPOSITORY_ROOT, 'deploy')
 const REGISTRY_HOST = 'registry.example.com'

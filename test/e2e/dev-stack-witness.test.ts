@@ -6,7 +6,6 @@
  * base URL instead (services/witness-registry-keys.ts), so it verifies the checkpoint signature, follows the log as
  * it grows (consistency proven) and raises no alert. Polls are driven by the test; every wait is bounded.
  */
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -63,7 +62,6 @@ describe('acdp dev: the log witness follows the dev registry’s own log', () =>
       controlPlanePort: 0,
       logLevel: 'warn',
       writeLog: () => {},
-      registryReceiptSeedB64: randomBytes(32).toString('base64'),
       // Polled by the test only; a single failed poll would already raise `unreachable`.
       controlPlaneEnv: {
         LOG_WITNESS_ENABLED: 'true',

@@ -42,7 +42,8 @@ import { type RunningControlPlane, startControlPlane } from '../../packages/cont
 import { createTestPki, type TestPki } from '../../packages/protocol/test/support/test-ca.js'
 import { resolveConfig } from '../../packages/registry/src/config.js'
 import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
-import { eventually as eventuallyWithin, portOf, routedOutbound, startTlsTerminator } from '../support/loopback-tls.js'
+import { eventually as waitFor } from '../support/eventually.js'
+import { portOf, routedOutbound, startTlsTerminator } from '../support/loopback-tls.js'
 
 const REGISTRY_HOST = 'registry.trust.test'
 const WITNESS_HOST = 'witness.trust.test'
@@ -53,11 +54,12 @@ const LOG_ID = formatLogId(REGISTRY_DID, '1')
 const ADMIN_KEY = 'trust-loop-admin-key-0123456789'
 const USER_KEY = 'trust-loop-user-key-0123456789ab'
 const WAIT_MS = 15_000
-const eventually = <T>(what: string, probe: () => Promise<T | undefined>) => eventuallyWithin(what, probe, WAIT_MS)
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are untyped JSON in tests
 type Json = any
 
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> =>
+  waitFor(what, probe, { timeoutMs: WAIT_MS })
 /** A consumer's DID resolver reading DID documents through `outbound` (did:key resolves without a fetch). */
 function consumerResolver(outbound: OutboundClient): DidResolver {
   return new DidResolver({

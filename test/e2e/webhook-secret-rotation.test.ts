@@ -28,7 +28,7 @@ import { type RunningControlPlane, startControlPlane } from '../../packages/cont
 import { resolveConfig } from '../../packages/registry/src/config.js'
 import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
 import { didKeyProducer, minimalUnsigned, signRequest } from '../../packages/registry/test/support/registry-harness.js'
-import { eventually as eventuallyWithin } from '../support/loopback-tls.js'
+import { eventually as waitFor } from '../support/eventually.js'
 
 const AUTHORITY = 'registry.rotation.test'
 const TENANT = 'acme'
@@ -37,7 +37,8 @@ const GLOBAL_SECRET = 'rotation-global-webhook-secret-0123'
 const OLD_SECRET = 'rotation-old-registry-secret-0123456789'
 const WAIT_MS = 90_000
 
-const eventually = <T>(what: string, probe: () => Promise<T | undefined>) => eventuallyWithin(what, probe, WAIT_MS)
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> =>
+  waitFor(what, probe, { timeoutMs: WAIT_MS, intervalMs: 50 })
 
 /** A publisher that publishes one context after another to whichever registry instances are listed. */
 function startPublisher(targets: () => string[]) {

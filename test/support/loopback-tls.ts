@@ -54,14 +54,3 @@ export function routedOutbound(pki: TestPki, ports: Map<string, number>): Outbou
     close: () => client.close(),
   }
 }
-
-/** Polls `probe` every 100 ms until it returns a value other than undefined, or fails after `waitMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, waitMs: number): Promise<T> {
-  const deadline = Date.now() + waitMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${waitMs} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}

@@ -8,7 +8,6 @@
  *
  * Skips with one printed line when /usr/bin/chromium is absent. Loopback only; every wait is bounded.
  */
-import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -106,8 +105,6 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
       controlPlanePort: 0,
       logLevel: 'warn',
       writeLog: () => {},
-      // Receipts and the transparency log on, so the inspector has registry evidence to verify.
-      registryReceiptSeedB64: randomBytes(32).toString('base64'),
       // The log witness on, polled by the test (never by a timer); one failed poll raises `unreachable`.
       controlPlaneEnv: {
         LOG_WITNESS_ENABLED: 'true',
@@ -239,6 +236,20 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
       expect(await page.getAttribute(row(subject), 'data-mark'), (await page.textContent(row(subject))) ?? '').toBe(
         mark,
       )
+    // The dev stack's witness (the control plane) cosigns the log; one poll by the test, then the registry
+    // collects the cosignature on its own schedule (every 2 s).
+    await stack.controlPlane.app.witness.store.syncCursors(Date.now())
+    expect(await stack.controlPlane.app.witness.poller!.pollDue()).toBe(1)
+    await expect
+      .poll(
+        async () => {
+          const response = await fetch(`${stack.registryUrl}/log/checkpoint`)
+          const body = (await response.json()) as { witness_signatures?: Array<{ witness_id: string }> }
+          return body.witness_signatures?.[0]?.witness_id
+        },
+        { timeout: WAIT_MS },
+      )
+      .toBe(stack.witnessDid)
     const open = async () => {
       await page.locator(`g.node[data-ctx-id="${ctxId}"]`).focus()
       await page.keyboard.press('Enter')
@@ -258,8 +269,9 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await expectMark('registry_receipt', 'verified')
     await expectMark('log_inclusion', 'verified')
     expect(await page.textContent('.inspector [data-subject=log_inclusion]')).toContain('did:web:localhost/log/')
-    // No witness cosigns the dev registry's log: nothing to check, and the row says so.
-    await expectMark('witness_signatures', 'not_available')
+    // The dev witness is a did:key: its cosignature is checked in the browser too.
+    await expectMark('witness_signatures', 'verified')
+    expect(await page.textContent('.inspector [data-subject=witness_signatures]')).toContain(stack.witnessDid)
     expect(await seriousViolations(page)).toEqual([])
     expect(await unlabelledControls(page)).toBe(0)
     await page.screenshot({ path: join(SCREENSHOTS, 'run-detail.png'), fullPage: true })

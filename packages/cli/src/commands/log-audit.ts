@@ -116,7 +116,11 @@ async function auditOnce(
 ): Promise<AuditStep> {
   const answer = await getRegistryJson(io, registryUrl, '/log/checkpoint')
   if (answer.status !== 200) {
-    throw new CliError(EXIT.failure, 'log_unavailable', `GET /log/checkpoint answered ${answer.status}`)
+    throw new CliError(
+      EXIT.failure,
+      'log_unavailable',
+      `GET /log/checkpoint answered ${answer.status}${logHint(answer.status)}`,
+    )
   }
   // RFC-ACDP-0015 aggregation: { log_checkpoint, witness_signatures } instead of the bare checkpoint.
   const document = answer.body as Record<string, unknown>
@@ -280,4 +284,17 @@ function describe(error: unknown): string {
     : error instanceof Error
       ? error.message
       : String(error)
+}
+
+/**
+ * What to do about a registry without a log: 501 is the RFC-ACDP-0012 answer of a registry that does not run
+ * the transparency-log profile, 404 that of a server without the route at all.
+ */
+function logHint(status: number): string {
+  if (status !== 501 && status !== 404) return ''
+  return (
+    '; this registry keeps no transparency log: its operator enables it with log.enabled = true and a receipt key' +
+    ' (receipt.signing_key_seed_b64 or receipt.signing_key_path; docs/registry/configuration.md "Trust layer"),' +
+    ' as the dev stack (acdp dev) does'
+  )
 }

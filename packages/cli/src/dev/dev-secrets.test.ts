@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -20,7 +20,7 @@ describe('loadOrCreateDevSecrets', () => {
     const first = loadOrCreateDevSecrets(dir)
     expect(first.generated).toBe(true)
     const values = Object.values(first.secrets)
-    expect(new Set(values).size).toBe(4)
+    expect(new Set(values).size).toBe(6)
     for (const value of values) expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(statSync(join(dir, 'dev-secrets.json')).mode & 0o777).toBe(0o600)
     const second = loadOrCreateDevSecrets(dir)
@@ -35,6 +35,12 @@ describe('loadOrCreateDevSecrets', () => {
     expect(generated).toBe(true)
     expect(secrets.webhook_secret).toBe(kept)
     expect(JSON.parse(readFileSync(join(dir, 'dev-secrets.json'), 'utf8'))).toEqual(secrets)
+  })
+
+  it('refuses a missing secrets file while the registry data survives, naming --reset', () => {
+    const dir = tempDir()
+    expect(() => loadOrCreateDevSecrets(dir, { dataSurvives: true })).toThrow(/receipt key.*--reset/)
+    expect(existsSync(join(dir, 'dev-secrets.json'))).toBe(false)
   })
 
   it('refuses a secrets file that is not a JSON object, naming --reset', () => {

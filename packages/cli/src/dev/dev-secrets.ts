@@ -18,6 +18,13 @@ export interface DevSecrets {
   control_plane_api_key: string
   /** The registry's admin bearer (auth.admin_tokens). */
   registry_admin_token: string
+  /**
+   * Seed (32 bytes, base64url) of the registry's receipt key: signs receipts, lineage-head receipts and log
+   * checkpoints. Losing it while the registry's data survives orphans every receipt, so that is refused.
+   */
+  receipt_key_seed: string
+  /** Seed (32 bytes, base64url) of the control plane's witness key: cosigns the registry's checkpoints. */
+  witness_key_seed: string
 }
 
 const MEMBERS: ReadonlyArray<keyof DevSecrets> = [
@@ -25,6 +32,8 @@ const MEMBERS: ReadonlyArray<keyof DevSecrets> = [
   'run_secret',
   'control_plane_api_key',
   'registry_admin_token',
+  'receipt_key_seed',
+  'witness_key_seed',
 ]
 
 /** 32 random bytes as base64url: 43 characters, above every minimum length the services enforce. */
@@ -36,10 +45,18 @@ function generateSecret(): string {
  * Reads the secrets file, generating any missing member (all of them on a first run) and writing the file
  * back atomically with mode 0600 when something was generated.
  *
+ * A member missing from an existing file is generated: that is how a data directory from before the trust
+ * layer gains its keys (its contexts carry no receipts, so no earlier key is orphaned). A missing FILE while
+ * the registry's data survives (`options.dataSurvives`) is refused instead: the receipt key signed that data.
+ *
  * @returns the secrets and whether any were generated now.
- * @throws Error when the file exists but is not a JSON object (the user is told to fix or --reset).
+ * @throws Error when the file exists but is not a JSON object (the user is told to fix or --reset), or is
+ *   missing while the registry's data survives.
  */
-export function loadOrCreateDevSecrets(dataDir: string): { secrets: DevSecrets; generated: boolean } {
+export function loadOrCreateDevSecrets(
+  dataDir: string,
+  options: { dataSurvives?: boolean } = {},
+): { secrets: DevSecrets; generated: boolean } {
   const path = join(dataDir, DEV_SECRETS_FILE)
   let stored: Record<string, unknown> = {}
   let text: string | undefined
@@ -47,6 +64,12 @@ export function loadOrCreateDevSecrets(dataDir: string): { secrets: DevSecrets; 
     text = readFileSync(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    if (options.dataSurvives === true) {
+      throw new Error(
+        `${path} is missing but the registry's data survives: its receipts and log were signed with the receipt key kept there; restore the file, or start clean (new keys, empty data) with acdp dev --reset`,
+        { cause: error },
+      )
+    }
   }
   if (text !== undefined) {
     let parsed: unknown
@@ -74,6 +97,11 @@ export function loadOrCreateDevSecrets(dataDir: string): { secrets: DevSecrets; 
   if (generated) writeFileAtomically(path, `${JSON.stringify(secrets, null, 2)}\n`, 0o600)
   else chmodSync(path, 0o600)
   return { secrets, generated }
+}
+
+/** A 32-byte seed kept as base64url, in the standard base64 the services' settings take. */
+export function seedAsBase64(seed: string): string {
+  return Buffer.from(seed, 'base64url').toString('base64')
 }
 
 /** Writes a file through a temporary sibling and a rename, so a crash never leaves half a file. */

@@ -6,20 +6,32 @@
  * - the registry is enrolled in the control plane (POST /registries/enroll, over HTTP with the dev admin key)
  *   with that secret and its base URL, so the control plane verifies events claiming the registry's authority
  *   with that secret only (never with its global WEBHOOK_SECRET, which signs run notifications);
+ * - the trust layer is on (dev/dev-trust.ts): receipts, lineage-head receipts, the transparency log and lifecycle
+ *   in the registry, signed with a receipt key kept in the dev secrets; the control plane witnesses that log and
+ *   cosigns it with a dev witness key, and the registry collects and serves the cosignatures;
  * - loopback is reachable by both services' outbound clients only through the explicit operator allowlist
  *   (`127.0.0.1/32`, `::1/128`) with plain HTTP allowed only to allowlisted addresses — never a global switch.
  *   The services refuse that allowlist when NODE_ENV=production, and so does `acdp dev` (docs/dev-stack.md).
  *
+ * On `--postgres URL` both services keep their data in PostgreSQL, one schema each (dev/dev-postgres.ts).
+ *
  * Tests call {@link startDevStack} directly with temp directories and free ports.
  */
-import { mkdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig as loadControlPlaneConfig, type RunningControlPlane, startControlPlane } from '@acdp/control-plane'
 import { type RunningRegistry, resolveConfig as resolveRegistryConfig, startRegistry } from '@acdp/registry'
 import { CliError, EXIT } from '../exit-codes.js'
 import { DEV_SECRETS_FILE, DEV_STACK_FILE } from '../stack-target.js'
 import { createDevLogger } from './dev-logger.js'
+import {
+  devPostgresSchemas,
+  DEV_POSTGRES_SCHEMA_PREFIX,
+  prepareDevPostgres,
+  urlWithSearchPath,
+} from './dev-postgres.js'
 import { type DevSecrets, loadOrCreateDevSecrets, writeFileAtomically } from './dev-secrets.js'
+import { controlPlaneWitnessEnv, devWitnessIdentity, registryTrustSettings } from './dev-trust.js'
 import { findFreePort, isPortFree, isPortInUseError } from './port-probe.js'
 
 /** The outbound allowlist `acdp dev` opens: loopback only, both families. */
@@ -59,10 +71,10 @@ export interface DevStackOptions {
   /** HTTP client for the enrollment call and health checks. */
   fetch?: typeof globalThis.fetch
   /**
-   * A receipt key seed (base64 of 32 bytes): the registry then mints receipts and keeps a transparency log
-   * (tests of the trust layer; `acdp dev` itself runs without, as its data outlives any one key).
+   * Keep both services' data in this PostgreSQL database instead of SQLite files, each in its own schema
+   * `<schemaPrefix>_registry` / `<schemaPrefix>_control_plane` (default prefix `acdp_dev`).
    */
-  registryReceiptSeedB64?: string
+  postgres?: { url: string; schemaPrefix?: string }
   /** Extra control-plane settings (tests: e.g. the log witness), applied over the stack's own. */
   controlPlaneEnv?: Record<string, string>
   /**
@@ -84,6 +96,10 @@ export interface RunningDevStack {
   secrets: DevSecrets
   /** True when this run generated the secrets (first run or after --reset). */
   isFirstRun: boolean
+  /** The control plane's witness DID (a did:key of the dev witness key). */
+  witnessDid: string
+  /** Where the data lives: `sqlite`, or the PostgreSQL schemas. */
+  storage: { kind: 'sqlite' } | { kind: 'postgres'; registrySchema: string; controlPlaneSchema: string }
   /** Migrations the registry applied while starting (empty when reusing data). */
   registryMigrationsApplied: string[]
   registry: RunningRegistry
@@ -96,7 +112,8 @@ export interface RunningDevStack {
  * Starts and wires both services.
  *
  * @throws CliError `production_refused` (exit 2) when NODE_ENV=production; `port_in_use` (exit 3) when a port
- *   is taken; `dev_stack_failed` (exit 1) when a service refuses its configuration or enrollment fails.
+ *   is taken; `dev_stack_failed` (exit 1) when a service refuses its configuration or enrollment fails, or
+ *   when the dev secrets (the receipt key) are gone while the registry's data survives.
  */
 export async function startDevStack(options: DevStackOptions): Promise<RunningDevStack> {
   if (options.nodeEnv === 'production') {
@@ -110,7 +127,23 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
   const { host, dataDir } = options
   if (options.reset) for (const entry of DATA_ENTRIES) rmSync(join(dataDir, entry), { recursive: true, force: true })
   mkdirSync(join(dataDir, 'control-plane'), { recursive: true, mode: 0o700 })
-  const { secrets, generated } = loadOrCreateDevSecrets(dataDir)
+  const postgres = options.postgres
+  const schemas =
+    postgres === undefined ? undefined : devPostgresSchemas(postgres.schemaPrefix ?? DEV_POSTGRES_SCHEMA_PREFIX)
+  const dataSurvives =
+    postgres === undefined || schemas === undefined
+      ? existsSync(join(dataDir, 'registry.db'))
+      : await startService('PostgreSQL setup', 0, () =>
+          prepareDevPostgres(postgres.url, schemas, options.reset === true),
+        )
+  let loaded: ReturnType<typeof loadOrCreateDevSecrets>
+  try {
+    loaded = loadOrCreateDevSecrets(dataDir, { dataSurvives })
+  } catch (error) {
+    throw new CliError(EXIT.failure, 'dev_stack_failed', (error as Error).message, { cause: error })
+  }
+  const { secrets, generated } = loaded
+  const witness = devWitnessIdentity(secrets.witness_key_seed)
 
   const controlPlanePort = await choosePort(host, options.controlPlanePort, 'control plane', 'control-plane-port')
   const registryPort = await choosePort(host, options.registryPort, 'registry', 'registry-port')
@@ -142,6 +175,10 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
         OUTBOUND_ALLOW_HTTP: 'true',
         SWAGGER_ENABLED: 'true',
         LOG_LEVEL: options.logLevel ?? 'info',
+        ...controlPlaneWitnessEnv(witness),
+        ...(postgres === undefined || schemas === undefined
+          ? {}
+          : { DATABASE_URL: urlWithSearchPath(postgres.url, schemas.controlPlane) }),
         ...options.controlPlaneEnv,
       }),
       { logger: logger('control-plane', 35) },
@@ -154,13 +191,14 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
       resolveRegistryConfig(
         {
           registry: { authority: DEV_REGISTRY_AUTHORITY, port: registryPort, bind: host, base_url: registryUrl },
-          storage: { backend: 'sqlite', sqlite_path: join(dataDir, 'registry.db') },
+          storage:
+            postgres === undefined || schemas === undefined
+              ? { backend: 'sqlite', sqlite_path: join(dataDir, 'registry.db') }
+              : { backend: 'postgres', postgres_url: urlWithSearchPath(postgres.url, schemas.registry) },
           auth: { did_methods: ['did:web', 'did:key'], admin_tokens: [secrets.registry_admin_token] },
           webhook: { enabled: true, url: webhookUrl, secret: secrets.webhook_secret },
           outbound: { allow_cidrs: [...DEV_ALLOW_CIDRS], allow_http_for_allowlisted: true },
-          ...(options.registryReceiptSeedB64 === undefined
-            ? {}
-            : { receipt: { signing_key_seed_b64: options.registryReceiptSeedB64 }, log: { enabled: true } }),
+          ...registryTrustSettings(secrets, witness, controlPlaneUrl),
         },
         { nodeEnv: 'development' },
       ),
@@ -197,6 +235,11 @@ export async function startDevStack(options: DevStackOptions): Promise<RunningDe
     registryOpenApiUrl: `${registryUrl}/openapi.json`,
     secrets,
     isFirstRun: generated,
+    witnessDid: witness.did,
+    storage:
+      schemas === undefined
+        ? { kind: 'sqlite' }
+        : { kind: 'postgres', registrySchema: schemas.registry, controlPlaneSchema: schemas.controlPlane },
     registryMigrationsApplied: registry.migrationsApplied,
     registry,
     controlPlane,
