@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import swagger from '@fastify/swagger'
 import Fastify, {
   type FastifyInstance,
+  LogController,
   type FastifyRequest,
   type FastifySchemaCompiler,
   type FastifyServerOptions,
@@ -23,6 +24,7 @@ import { installJsonBodyParser } from './http/json-body.js'
 import { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compilers.js'
 import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { createRequestIdGenerator } from './http/request-id.js'
+import { installAccessLog } from './access-log.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { registerAdminLogRoute } from './routes/admin-log.js'
 import { registerPinnedKeysReloadRoute } from './routes/admin-pinned-keys.js'
@@ -126,6 +128,8 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
           https: { cert: readFileSync(config.registry.tls.cert_path), key: readFileSync(config.registry.tls.key_path) },
         }
       : {}),
+    // Fastify's two lines per request are replaced by one of ours (access-log.ts, `registry.access_log`).
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: createRequestIdGenerator(deps.random),
     requestIdHeader: false,
     bodyLimit: config.limits.max_payload_bytes,
@@ -177,6 +181,7 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
   })
 
   installCors(app, config.registry.cors.allowed_origins)
+  installAccessLog(app, config.registry.access_log)
   if (deps.metrics) registerHttpMetrics(app, deps.metrics)
   subscribeFeatures(config, deps)
 

@@ -52,6 +52,9 @@ const RegistrySection = Type.Object(
       ],
       { description: 'pino log level' },
     ),
+    access_log: Type.Union([Type.Literal('all'), Type.Literal('errors'), Type.Literal('off')], {
+      description: 'one info line per request (all), only for status >= 400 (errors), or none (off)',
+    }),
     tls: Type.Object(
       {
         enabled: Bool('serve HTTPS directly'),
@@ -296,6 +299,7 @@ export const DEFAULT_CONFIG: Omit<RegistryConfig, 'registry'> & {
     profiles: ['acdp-registry-core', 'acdp-registry-discovery'],
     cross_registry_resolution: true,
     log_level: 'info',
+    access_log: 'all',
     tls: { enabled: false, cert_path: '', key_path: '' },
     cors: { allowed_origins: [] },
   },
