@@ -5,12 +5,10 @@
  * introspection, revocation, the revocation feed, JWKS, the pinned-key reload and the per-IP throttle.
  */
 import { generateKeyPairSync } from 'node:crypto'
-import { once } from 'node:events'
-import { createServer as createHttpServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { testDatabaseTargets } from '@acdp/storage'
 import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose'
 import { afterEach, describe, expect, it } from 'vitest'
+import { startRecordingServer } from '../../../test/support/recording-server.js'
 import { createTestAgent, issueToken, requestChallenge, tokenRequest } from './support/agent-keys.js'
 import { ADMIN_KEY, bearer, openTestApp, T0, type TestApp, USER_KEY } from './support/test-app.js'
 
@@ -269,17 +267,10 @@ describe.each(testDatabaseTargets())('agent tokens on $name', (target) => {
     })
 
     it('never follows jku or x5u: a token pointing at a loopback server is 401 and the server sees nothing', async () => {
-      const seen: string[] = []
-      const server = createHttpServer((req, res) => {
-        seen.push(req.url ?? '')
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[]}')
-      })
-      server.listen(0, '127.0.0.1')
-      await once(server, 'listening')
+      const server = await startRecordingServer()
       try {
-        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
         t = await openTestApp(target, TOKEN_ENV)
-        for (const header of [{ jku: `${base}/jwks` }, { x5u: `${base}/cert` }]) {
+        for (const header of [{ jku: `${server.base}/jwks` }, { x5u: `${server.base}/cert` }]) {
           const res = await t.app.inject({
             method: 'GET',
             url: '/runs',
@@ -289,10 +280,10 @@ describe.each(testDatabaseTargets())('agent tokens on $name', (target) => {
           expect(res.json()).toMatchObject({ errorCode: 'UNAUTHORIZED' })
         }
         // Absence shown by a later event: our own probe is the first request the server ever received.
-        await fetch(`${base}/probe`)
-        expect(seen).toEqual(['/probe'])
+        await fetch(`${server.base}/probe`)
+        expect(server.seen).toEqual(['/probe'])
       } finally {
-        server.close()
+        await server.close()
       }
     })
 

@@ -5,13 +5,11 @@
  * PostgreSQL with ACDP_TEST_DATABASE_URL.
  */
 import { createPrivateKey, generateKeyPairSync, randomUUID } from 'node:crypto'
-import { once } from 'node:events'
-import { createServer as createHttpServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { DidResolver, signLifecycleEvent } from '@acdp/protocol'
 import { testDatabaseTargets } from '@acdp/storage'
 import { createLocalJWKSet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
+import { startRecordingServer } from '../../../test/support/recording-server.js'
 import { buildApp } from '../src/app.js'
 import type { RegistryConfigInput } from '../src/config.js'
 import { createAuthStore } from '../src/store/auth-store.js'
@@ -449,25 +447,18 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
     })
 
     it('never follows jku or x5u: a token pointing at a loopback server is refused and the server sees nothing', async () => {
-      const seen: string[] = []
-      const server = createHttpServer((req, res) => {
-        seen.push(req.url ?? '')
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[]}')
-      })
-      server.listen(0, '127.0.0.1')
-      await once(server, 'listening')
+      const server = await startRecordingServer()
       try {
-        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
         const r = await startAuth()
         const p = didKeyProducer()
-        for (const header of [{ jku: `${base}/jwks` }, { x5u: `${base}/cert` }]) {
+        for (const header of [{ jku: `${server.base}/jwks` }, { x5u: `${server.base}/cert` }]) {
           await expectRefused(r, p, await forge(r, p, { header }))
         }
         // Absence shown by a later event: our own probe is the first request the server ever received.
-        await fetch(`${base}/probe`)
-        expect(seen).toEqual(['/probe'])
+        await fetch(`${server.base}/probe`)
+        expect(server.seen).toEqual(['/probe'])
       } finally {
-        server.close()
+        await server.close()
       }
     })
   })
