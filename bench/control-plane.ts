@@ -57,6 +57,10 @@ const ONLY = new Set(
 /** The token-auth and federation phases live in their own file (bench/control-plane-auth.ts). */
 const AUTH_BENCH_MODULE: string = './control-plane-auth.ts'
 
+/** A variable specifier: Node runs the .ts file itself, which TypeScript only accepts in type positions. */
+const LOAD_BODIES_MODULE: string = './load-bodies.ts'
+const { publishedEventBody } = (await import(LOAD_BODIES_MODULE)) as typeof import('./load-bodies.ts')
+
 const AUTHORITY = 'bench.registry.test'
 const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789abcdef'
 const API_KEY = 'bench-api-key-0123456789abcdef'
@@ -289,32 +293,10 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 let sequence = 0
 
-/**
- * A context_published body as a registry sends it; distinct event and ctx ids; runs of 20 consecutive events.
- * `type` replaces the event type (the SSE warm-up uses one the clients do not count).
- */
+/** The next context_published body (bench/load-bodies.ts); `type` replaces the event type. */
 function publishedBody(createdAt: string, type = 'context_published'): string {
   sequence += 1
-  const suffix = sequence.toString(16).padStart(12, '0')
-  return JSON.stringify({
-    event_id: `b0000000-0000-4000-8000-${suffix}`,
-    schema_version: '1.0',
-    type,
-    registry_authority: AUTHORITY,
-    registry_base_url: `https://${AUTHORITY}`,
-    ctx_id: `acdp://${AUTHORITY}/c0000000-0000-4000-8000-${suffix}`,
-    lineage_id: `lin:sha256:${'ab'.repeat(32)}`,
-    agent_id: `did:key:z6MkBenchAgent${sequence % 50}`,
-    context_type: 'analysis',
-    visibility: 'public',
-    version: 1,
-    created_at: createdAt,
-    derived_from:
-      sequence % 5 === 0
-        ? [`acdp://${AUTHORITY}/c0000000-0000-4000-8000-${(sequence - 1).toString(16).padStart(12, '0')}`]
-        : [],
-    run_id: `bench-run-${Math.floor(sequence / 20)}`,
-  })
+  return publishedEventBody(AUTHORITY, sequence, createdAt, type)
 }
 
 async function signer(): Promise<(body: string) => string> {

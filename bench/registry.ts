@@ -139,6 +139,7 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 const AUTOCANNON_MODULE: string = 'autocannon'
 /** A variable specifier: Node runs the .ts file itself, which TypeScript only accepts in type positions. */
 const LOADER_MODULE: string = './log-bulk-load.ts'
+const LOAD_BODIES_MODULE: string = './load-bodies.ts'
 
 /** What a load phase reports to `run` (autocannon's result, or the open-loop generator's in the same shape). */
 type LoadResult = AutocannonResult
@@ -268,7 +269,9 @@ async function serve(dir: string, restart: boolean): Promise<void> {
 
 async function main(): Promise<void> {
   const autocannon = ((await import(AUTOCANNON_MODULE)) as { default: Autocannon }).default
-  const { buildPublishRequest, completeProducerContent, createProducerKey } = await import('@acdp/protocol')
+  const protocol = await import('@acdp/protocol')
+  const { createProducerKey } = protocol
+  const { signedPublishBody } = (await import(LOAD_BODIES_MODULE)) as typeof import('./load-bodies.ts')
 
   const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-registry-'))
   // The loader also returns the roots at the sampled consistency proofs' first sizes, to verify them against.
@@ -289,30 +292,7 @@ async function main(): Promise<void> {
     const producers = Array.from({ length: PRODUCERS }, () => createProducerKey())
     const signStart = performance.now()
     const bodies: string[] = []
-    for (let i = 0; i < needed; i++) {
-      const key = producers[i % producers.length]!
-      const content = completeProducerContent(
-        {
-          type: 'data_snapshot',
-          title: `Bench observation ${i}`,
-          summary: `Synthetic reading number ${i} for the registry benchmark`,
-          domain: 'benchmarks',
-          tags: ['bench', `shard-${i % 16}`],
-          metadata: { sequence: i, value: (i * 7919) % 10_007 },
-        },
-        key,
-      )
-      bodies.push(
-        JSON.stringify(
-          buildPublishRequest({
-            body: content,
-            algorithm: key.algorithm,
-            privateKey: key.privateKey,
-            keyId: key.keyId,
-          }),
-        ),
-      )
-    }
+    for (let i = 0; i < needed; i++) bodies.push(signedPublishBody(protocol, producers, i))
     console.log(
       `signed ${bodies.length} publish requests from ${PRODUCERS} did:key producers in ${Math.round(performance.now() - signStart)} ms`,
     )

@@ -1,12 +1,14 @@
 /**
  * Agent tokens over HTTP on every dialect: challenge and exchange (every refusal of the product spec), JWTs beside
- * API keys, the JWT refusals (alg none, alg confusion, expiry, nbf, audience, issuer), tenancy rule 6 for tokens,
+ * API keys, the JWT refusals (alg none, alg confusion, expiry, nbf, a future iat, an unknown kid, jku/x5u never
+ * followed, audience, issuer), tenancy rule 6 for tokens,
  * introspection, revocation, the revocation feed, JWKS, the pinned-key reload and the per-IP throttle.
  */
 import { generateKeyPairSync } from 'node:crypto'
 import { testDatabaseTargets } from '@acdp/storage'
 import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose'
 import { afterEach, describe, expect, it } from 'vitest'
+import { startRecordingServer } from '../../../test/support/recording-server.js'
 import { createTestAgent, issueToken, requestChallenge, tokenRequest } from './support/agent-keys.js'
 import { ADMIN_KEY, bearer, openTestApp, T0, type TestApp, USER_KEY } from './support/test-app.js'
 
@@ -25,7 +27,12 @@ const TOKEN_ENV = {
 }
 
 /** Signs claims with the HS256 secret of the service (to forge tokens the service did not mint). */
-async function hsToken(claims: Record<string, unknown>, secret = JWT_SECRET, alg = 'HS256'): Promise<string> {
+async function hsToken(
+  claims: Record<string, unknown>,
+  secret = JWT_SECRET,
+  alg = 'HS256',
+  header: Record<string, unknown> = {},
+): Promise<string> {
   const now = Math.floor(T0 / 1000)
   return new SignJWT({
     iss: 'cp.test',
@@ -36,7 +43,7 @@ async function hsToken(claims: Record<string, unknown>, secret = JWT_SECRET, alg
     exp: now + 600,
     ...claims,
   })
-    .setProtectedHeader({ alg })
+    .setProtectedHeader({ alg, ...header })
     .sign(new TextEncoder().encode(secret))
 }
 
@@ -249,11 +256,55 @@ describe.each(testDatabaseTargets())('agent tokens on $name', (target) => {
       ['an unknown issuer', async () => hsToken({ iss: 'other.test' })],
       ['a token without jti', async () => hsToken({ jti: undefined })],
       ['a malformed tenant claim', async () => hsToken({ tenant: 'bad tenant!' })],
+      ['an iat an hour in the future', async () => hsToken({ iat: Math.floor(T0 / 1000) + 3600 })],
+      ['an iat a second in the future (no leeway)', async () => hsToken({ iat: Math.floor(T0 / 1000) + 1 })],
+      ['a kid naming no key we hold', async () => hsToken({}, JWT_SECRET, 'HS256', { kid: 'someone-elses-key' })],
     ])('refuses %s with 401 and never falls back to API keys', async (_name, make) => {
       t = await openTestApp(target, TOKEN_ENV)
       const res = await t.app.inject({ method: 'GET', url: '/runs', headers: bearer(await make()) })
       expect(res.statusCode).toBe(401)
       expect(res.json()).toMatchObject({ errorCode: 'UNAUTHORIZED' })
+    })
+
+    it('never follows jku or x5u: a token pointing at a loopback server is 401 and the server sees nothing', async () => {
+      const server = await startRecordingServer()
+      try {
+        t = await openTestApp(target, TOKEN_ENV)
+        for (const header of [{ jku: `${server.base}/jwks` }, { x5u: `${server.base}/cert` }]) {
+          const res = await t.app.inject({
+            method: 'GET',
+            url: '/runs',
+            headers: bearer(await hsToken({}, JWT_SECRET, 'HS256', header)),
+          })
+          expect(res.statusCode).toBe(401)
+          expect(res.json()).toMatchObject({ errorCode: 'UNAUTHORIZED' })
+        }
+        // Absence shown by a later event: our own probe is the first request the server ever received.
+        await fetch(`${server.base}/probe`)
+        expect(server.seen).toEqual(['/probe'])
+      } finally {
+        await server.close()
+      }
+    })
+
+    it('accepts its own EdDSA token only under its own kid', async () => {
+      const { privateKey } = generateKeyPairSync('ed25519')
+      t = await openTestApp(target, {
+        ...TOKEN_ENV,
+        JWT_SIGNING_ALG: 'EdDSA',
+        JWT_SECRET: '',
+        JWT_KID: 'cp-k1',
+        JWT_PRIVATE_KEY_PEM: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      })
+      const now = Math.floor(T0 / 1000)
+      const signed = (kid: string) =>
+        new SignJWT({ iss: 'cp.test', aud: 'cp.test', sub: alice.did, jti: `ed-${kid}`, iat: now, exp: now + 600 })
+          .setProtectedHeader({ alg: 'EdDSA', kid })
+          .sign(privateKey)
+      const runs = async (token: string) =>
+        (await t.app.inject({ method: 'GET', url: '/runs', headers: bearer(token) })).statusCode
+      expect(await runs(await signed('cp-k2'))).toBe(401)
+      expect(await runs(await signed('cp-k1'))).toBe(200)
     })
 
     it('refuses alg confusion: an HS256 token keyed with the EdDSA public key', async () => {

@@ -4,6 +4,7 @@
  * import it and never re-implement it. No HTTP-server code lives in this package.
  */
 
+export * from './bearer/index.js'
 export * from './checkpoint/index.js'
 export * from './cosignature/index.js'
 export * from './did/index.js'

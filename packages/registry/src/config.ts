@@ -55,6 +55,9 @@ const RegistrySection = Type.Object(
       ],
       { description: 'pino log level' },
     ),
+    access_log: Type.Union([Type.Literal('all'), Type.Literal('errors'), Type.Literal('off')], {
+      description: 'one info line per request (all), only for status >= 400 (errors), or none (off)',
+    }),
     tls: Type.Object(
       {
         enabled: Bool('serve HTTPS directly'),
@@ -300,6 +303,7 @@ export const DEFAULT_CONFIG: Omit<RegistryConfig, 'registry'> & {
     cross_registry_resolution: true,
     trusted_origins: [],
     log_level: 'info',
+    access_log: 'all',
     tls: { enabled: false, cert_path: '', key_path: '' },
     cors: { allowed_origins: [] },
   },

@@ -210,7 +210,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (registryError.code === 'internal_error') {
       request.log.error({ err: error }, 'internal error')
     } else {
-      request.log.info({ code: registryError.code, status: registryError.status }, 'request refused')
+      // At debug: the access log's one line per request already carries the code (access-log.ts).
+      request.log.debug({ code: registryError.code, status: registryError.status }, 'request refused')
     }
     return sendRegistryError(reply, registryError)
   })

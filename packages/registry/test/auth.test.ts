@@ -4,11 +4,12 @@
  * visibility through the bearer's DID, and state shared by two instances on one database. SQLite always,
  * PostgreSQL with ACDP_TEST_DATABASE_URL.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto'
+import { createPrivateKey, generateKeyPairSync, randomUUID } from 'node:crypto'
 import { DidResolver, signLifecycleEvent } from '@acdp/protocol'
 import { testDatabaseTargets } from '@acdp/storage'
 import { createLocalJWKSet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
+import { startRecordingServer } from '../../../test/support/recording-server.js'
 import { buildApp } from '../src/app.js'
 import type { RegistryConfigInput } from '../src/config.js'
 import { createAuthStore } from '../src/store/auth-store.js'
@@ -46,6 +47,15 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
 
   async function publishWith(r: TestRegistry, producer: ReturnType<typeof didKeyProducer>, token?: string) {
     return publish(r.app, signRequest(producer, minimalUnsigned(producer)), token ? bearer(token) : {})
+  }
+
+  /** A publish with `token` is refused 403 not_authorized and stores nothing. */
+  async function expectRefused(r: TestRegistry, p: ReturnType<typeof didKeyProducer>, token: string) {
+    const before = await countRows(r.database)
+    const res = await publishWith(r, p, token)
+    expect(res.statusCode).toBe(403)
+    expect(res.json().error.code).toBe('not_authorized')
+    expect(await countRows(r.database)).toEqual(before)
   }
 
   describe('challenge and token', () => {
@@ -348,11 +358,7 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
       r.clock.advance(65_000)
       expect((await publishWith(r, p, token)).statusCode).toBe(201)
       r.clock.advance(10_000)
-      const before = await countRows(r.database)
-      const late = await publishWith(r, p, token)
-      expect(late.statusCode).toBe(403)
-      expect(late.json().error.code).toBe('not_authorized')
-      expect(await countRows(r.database)).toEqual(before)
+      await expectRefused(r, p, token)
     })
 
     it('refuses alg none and an HS256 token keyed with the EdDSA public key', async () => {
@@ -386,6 +392,71 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
         expect(res.json().error.code).toBe('not_authorized')
       }
       expect(await countRows(r.database)).toEqual(before)
+    })
+  })
+
+  describe('token times and key headers (attacks)', () => {
+    /** A token signed with the registry's own HS256 secret, with any header and claims the attacker likes. */
+    async function forge(
+      r: TestRegistry,
+      p: ReturnType<typeof didKeyProducer>,
+      options: { header?: Record<string, unknown>; claims?: Record<string, unknown> } = {},
+    ): Promise<string> {
+      const now = Math.floor(r.clock.nowMs / 1000)
+      return new SignJWT({ sub: p.did, jti: randomUUID(), iat: now, exp: now + 600, ...options.claims })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT', ...options.header })
+        .setIssuer(`did:web:${AUTHORITY}`)
+        .setAudience(AUTHORITY)
+        .sign(Buffer.from(SECRET, 'base64'))
+    }
+
+    it('refuses an iat or nbf beyond the leeway and accepts both inside it', async () => {
+      const r = await startAuth({ token_leeway_seconds: 10 })
+      const p = didKeyProducer()
+      const now = Math.floor(r.clock.nowMs / 1000)
+      await expectRefused(r, p, await forge(r, p, { claims: { iat: now + 3600 } }))
+      await expectRefused(r, p, await forge(r, p, { claims: { iat: now + 11 } }))
+      await expectRefused(r, p, await forge(r, p, { claims: { nbf: now + 11 } }))
+      expect(
+        (await publishWith(r, p, await forge(r, p, { claims: { iat: now + 10, nbf: now + 10 } }))).statusCode,
+      ).toBe(201)
+    })
+
+    it('refuses a kid naming no key it holds, under HS256 and EdDSA', async () => {
+      const r = await startAuth()
+      const p = didKeyProducer()
+      await expectRefused(r, p, await forge(r, p, { header: { kid: 'someone-elses-key' } }))
+
+      const pem = edKeyPem()
+      const ed = await start({
+        openDatabase: target.open,
+        config: { auth: { enabled: true, jwt_signing_alg: 'EdDSA', jwt_private_key_pem: pem, jwt_kid: 'k1' } },
+      })
+      const now = Math.floor(ed.clock.nowMs / 1000)
+      const signed = (kid: string) =>
+        new SignJWT({ sub: p.did, jti: randomUUID(), iat: now, exp: now + 600 })
+          .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid })
+          .setIssuer(`did:web:${AUTHORITY}`)
+          .setAudience(AUTHORITY)
+          .sign(createPrivateKey(pem))
+      await expectRefused(ed, p, await signed('k2'))
+      expect((await publishWith(ed, p, await signed('k1'))).statusCode).toBe(201)
+    })
+
+    it('never follows jku or x5u: a token pointing at a loopback server is refused and the server sees nothing', async () => {
+      const server = await startRecordingServer()
+      try {
+        const r = await startAuth()
+        const p = didKeyProducer()
+        for (const header of [{ jku: `${server.base}/jwks` }, { x5u: `${server.base}/cert` }]) {
+          await expectRefused(r, p, await forge(r, p, { header }))
+        }
+        // Absence shown by a later event: our own probe is the first request the server ever received.
+        await fetch(`${server.base}/probe`)
+        expect(server.seen).toEqual(['/probe'])
+      } finally {
+        await server.close()
+      }
     })
   })
 

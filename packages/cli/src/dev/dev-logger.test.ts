@@ -27,6 +27,12 @@ describe('createDevLogger', () => {
     expect(lines).toEqual(['[registry]      09:00:01.234 INFO  POST /contexts → 201 (4.1 ms)\n'])
   })
 
+  it('renders the registry’s access line as method, URL, status and time, keeping its error code', () => {
+    const { logger, lines } = capture()
+    logger.info({ method: 'GET', url: '/contexts/x', status: 400, ms: 0.84, code: 'invalid_ctx_id' }, 'request')
+    expect(lines).toEqual(['[registry]      09:00:01.234 INFO  GET /contexts/x → 400 (0.8 ms)  code=invalid_ctx_id\n'])
+  })
+
   it('honours the level, including for children, and silent', () => {
     const { logger, lines } = capture('warn')
     logger.info('hidden')

@@ -6,7 +6,8 @@
  *   [registry]      12:00:01.234 INFO  POST /contexts → 201 (4.1 ms)
  *   [control-plane] 12:00:01.240 INFO  POST /ingest/acdp → 204 (2.0 ms)
  *
- * Fastify's "incoming request" records are dropped (the completion line says everything); errors keep their
+ * Fastify's "incoming request" records are dropped (the completion line says everything), and the registry's
+ * one-line access record renders the same way (its error code as `code=`); errors keep their
  * stack, indented under the line.
  */
 import { format } from 'node:util'
@@ -20,6 +21,7 @@ type LevelName = keyof typeof LEVELS
 
 /** Members never worth a terminal column in development. */
 const HIDDEN = new Set(['reqId', 'req', 'res', 'responseTime', 'err', 'error', 'pid', 'hostname', 'msg'])
+const ACCESS_HIDDEN = new Set([...HIDDEN, 'method', 'url', 'status', 'ms'])
 
 /** Options of {@link createDevLogger}. */
 export interface DevLoggerOptions {
@@ -96,8 +98,11 @@ export function formatRecord(level: LevelName, bindings: Record<string, unknown>
   if (message === 'incoming request') return undefined
   const request = describeRequest(fields)
   if (message === 'request completed' && request !== undefined) message = request
+  const access = message === 'request' ? describeAccessLine(fields) : undefined
+  if (access !== undefined) message = access
+  const hidden = access === undefined ? HIDDEN : ACCESS_HIDDEN
   const extras = Object.entries(fields)
-    .filter(([key, value]) => !HIDDEN.has(key) && value !== undefined && (typeof value !== 'object' || value === null))
+    .filter(([key, value]) => !hidden.has(key) && value !== undefined && (typeof value !== 'object' || value === null))
     .map(([key, value]) => `${key}=${String(value)}`)
   const error = fields['err'] ?? fields['error']
   const errorText =
@@ -115,6 +120,13 @@ function describeRequest(fields: Record<string, unknown>): string | undefined {
   const url = typeof reply.request?.url === 'string' ? reply.request.url : '?'
   const time = typeof fields['responseTime'] === 'number' ? ` (${fields['responseTime'].toFixed(1)} ms)` : ''
   return `${method} ${url} → ${String(reply.statusCode)}${time}`
+}
+
+// The registry's own access line (its access-log.ts): `{ method, url, status, ms, code? }`, message `request`.
+function describeAccessLine(fields: Record<string, unknown>): string | undefined {
+  const { method, url, status, ms } = fields
+  if (typeof method !== 'string' || typeof url !== 'string' || typeof status !== 'number') return undefined
+  return `${method} ${url} → ${status}${typeof ms === 'number' ? ` (${ms.toFixed(1)} ms)` : ''}`
 }
 
 function formatTime(date: Date): string {

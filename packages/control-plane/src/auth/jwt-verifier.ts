@@ -4,12 +4,13 @@
  * to try; nothing else is read before the signature verifies.
  *
  * Refused: `alg: none` and any algorithm other than the issuer's (alg confusion: an HS256 token "signed" with an
- * EdDSA public key never reaches a key of the wrong type), expired or not-yet-valid tokens (no clock tolerance),
+ * EdDSA public key never reaches a key of the wrong type), expired or not-yet-valid tokens and an `iat` in the
+ * future (no clock tolerance), a `kid` naming no key we hold, any `jku`/`x5u`/`jwk`/`x5c` header (never followed),
  * a wrong audience, a missing `sub`/`jti`/`exp`, a malformed `tenant` claim, missing required scopes, and revoked
  * tokens. EdDSA signatures also pass the protocol library's strict Ed25519 checks (small-order and non-canonical
  * encodings) before jose verifies them.
  */
-import { findEd25519Weakness } from '@acdp/protocol'
+import { findEd25519Weakness, findTokenGuardFault } from '@acdp/protocol'
 import type { JWTPayload } from 'jose'
 import { loadJose } from './jose-module.js'
 import { TENANT_ID_PATTERN } from '../config.js'
@@ -66,17 +67,22 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
 
       let key: Parameters<typeof jwtVerify>[1]
       let rawEd25519: Uint8Array | undefined
+      // The name of the key we verify with: a token naming another is refused (findTokenGuardFault).
+      let expectedKid: string | undefined
       if (own) {
         if (signer === undefined) return undefined
         key = signer.verificationKey
         rawEd25519 = signer.rawPublicKey
+        expectedKid = signer.kid
       } else if (issuer?.algorithm === 'HS256') {
         key = new TextEncoder().encode(issuer.secret)
+        expectedKid = undefined
       } else {
         const found = await jwks.find(issuer?.jwksUrl ?? '', header.kid)
         if (found === undefined) return undefined
         key = found.key
         rawEd25519 = found.raw
+        expectedKid = header.kid
       }
       if (algorithm === 'EdDSA') {
         const signature = Buffer.from(token.slice(token.lastIndexOf('.') + 1), 'base64url')
@@ -85,15 +91,24 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
         }
       }
       const now = clock()
+      // Revoking an expired token: the signature must still verify, the time checks are waived.
+      const tolerance = inspectOptions.allowExpired === true ? TEN_YEARS_SECONDS : 0
       const { payload } = await jwtVerify(token, key, {
         algorithms: [algorithm],
         issuer: unverified.iss,
         audience: own ? tokens.audience : issuer?.audience,
         requiredClaims: ['sub', 'jti', 'exp'],
         currentDate: now,
-        // Revoking an expired token: the signature must still verify, the time checks are waived.
-        clockTolerance: inspectOptions.allowExpired === true ? TEN_YEARS_SECONDS : 0,
+        clockTolerance: tolerance,
       })
+      const fault = findTokenGuardFault({
+        header,
+        claims: payload,
+        expectedKid,
+        nowMs: now.getTime(),
+        leewaySeconds: tolerance,
+      })
+      if (fault !== null) return undefined
       if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
         return undefined
       }

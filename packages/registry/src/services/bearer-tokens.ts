@@ -4,10 +4,12 @@
  * `auth.jwt_private_key_pem` (its Ed25519 public key is the JWKS).
  *
  * Verification pins the one configured algorithm, so `alg: none` and an HS256 token "signed" with the published
- * EdDSA public key are refused by construction; issuer, audience, `exp` (with `auth.token_leeway_seconds`), `sub`
- * and `jti` are required. Every refusal is the same `not_authorized`, so an answer never says which check failed.
+ * EdDSA public key are refused by construction; issuer, audience, `exp`, `sub` and `jti` are required, and `exp`,
+ * `iat` and `nbf` all honour `auth.token_leeway_seconds` (an `iat` beyond it is refused). A `kid` other than ours
+ * and any `jku`/`x5u`/`jwk`/`x5c` header are refused (protocol `findTokenGuardFault`). Every refusal is the same `not_authorized`, so an answer never says which check failed.
  */
 import { createHmac, createPrivateKey, createPublicKey, type KeyObject, webcrypto } from 'node:crypto'
+import { findTokenGuardFault } from '@acdp/protocol'
 import type { JWK } from 'jose'
 import { loadJose } from './jose-module.js'
 import type { RegistryConfig } from '../config.js'
@@ -182,14 +184,23 @@ export class BearerTokens {
     }
     try {
       const { jwtVerify } = await loadJose()
-      const { payload } = await jwtVerify(token, s.keys.verificationKey, {
+      const now = s.clock()
+      const { payload, protectedHeader } = await jwtVerify(token, s.keys.verificationKey, {
         algorithms: [s.keys.alg],
         issuer: s.issuer,
         audience: s.audience,
         clockTolerance: s.leewaySeconds,
-        currentDate: s.clock(),
+        currentDate: now,
         requiredClaims: ['sub', 'jti', 'exp', 'iat'],
       })
+      const fault = findTokenGuardFault({
+        header: protectedHeader,
+        claims: payload,
+        expectedKid: s.keys.kid,
+        nowMs: now.getTime(),
+        leewaySeconds: s.leewaySeconds,
+      })
+      if (fault !== null) throw new TypeError(fault)
       const { sub, jti, exp, tenant } = payload
       if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') throw new TypeError('claims')
       // This registry signs only well-formed, non-reserved tenants; anything else was not minted here.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { StoredContext } from '../store/store.js'
-import { ContextCache } from './context-cache.js'
+import { ContextCache, costOf, ENTRY_OVERHEAD_BYTES } from './context-cache.js'
 
 function ctx(id: string, bodyChars = 10, supersededBy: string | null = null): StoredContext {
   return {
@@ -28,7 +28,11 @@ function ctx(id: string, bodyChars = 10, supersededBy: string | null = null): St
 
 describe('ContextCache', () => {
   it('evicts the least recently used entry past the entry bound', () => {
-    const cache = new ContextCache({ maxEntries: 2, maxBodyChars: 1000, statusMaxAgeMs: Number.POSITIVE_INFINITY })
+    const cache = new ContextCache({
+      maxEntries: 2,
+      maxBytes: 100 * ENTRY_OVERHEAD_BYTES,
+      statusMaxAgeMs: Number.POSITIVE_INFINITY,
+    })
     cache.set(ctx('a'), 0)
     cache.set(ctx('b'), 0)
     cache.get('a', 0)
@@ -38,17 +42,34 @@ describe('ContextCache', () => {
     expect(cache.size).toBe(2)
   })
 
-  it('evicts by total body size and never caches a body over a quarter of the budget', () => {
-    const cache = new ContextCache({ maxEntries: 100, maxBodyChars: 100, statusMaxAgeMs: Number.POSITIVE_INFINITY })
+  it('evicts by the memory held and never caches an entry over a quarter of the budget', () => {
+    const maxBytes = 4 * (ENTRY_OVERHEAD_BYTES + 25)
+    const cache = new ContextCache({ maxEntries: 100, maxBytes, statusMaxAgeMs: Number.POSITIVE_INFINITY })
     cache.set(ctx('big', 26), 0)
     expect(cache.get('big', 0)).toBeUndefined()
     for (const id of ['a', 'b', 'c', 'd', 'e']) cache.set(ctx(id, 25), 0)
     expect(cache.size).toBe(4)
+    expect(cache.bytes).toBe(maxBytes)
     expect(cache.get('a', 0)).toBeUndefined()
   })
 
+  it('charges the receipt and lifecycle texts too, including when a lifecycle event grows an entry', () => {
+    const withReceipt = { ...ctx('r', 10), registryReceipt: 'x'.repeat(500) }
+    expect(costOf(withReceipt)).toBe(ENTRY_OVERHEAD_BYTES + 510)
+    const maxBytes = 4 * (ENTRY_OVERHEAD_BYTES + 10)
+    const cache = new ContextCache({ maxEntries: 100, maxBytes, statusMaxAgeMs: Number.POSITIVE_INFINITY })
+    for (const id of ['a', 'b', 'c', 'd']) cache.set(ctx(id, 10), 0)
+    expect(cache.bytes).toBe(maxBytes)
+    cache.refreshStatus('d', { lifecycleEventsJson: 'e'.repeat(600) }, 0)
+    // d now costs 600 more: the oldest entry goes, the others stay and the total is back under the bound.
+    expect(cache.get('a', 0)).toBeUndefined()
+    expect(cache.size).toBe(3)
+    expect(cache.bytes).toBe(3 * (ENTRY_OVERHEAD_BYTES + 10) + 600)
+    expect(cache.bytes).toBeLessThanOrEqual(maxBytes)
+  })
+
   it('marks every entry stale after statusMaxAgeMs (a superseded context can still be retracted elsewhere)', () => {
-    const cache = new ContextCache({ maxEntries: 10, maxBodyChars: 1000, statusMaxAgeMs: 1000 })
+    const cache = new ContextCache({ maxEntries: 10, maxBytes: 100 * ENTRY_OVERHEAD_BYTES, statusMaxAgeMs: 1000 })
     cache.set(ctx('head'), 0)
     cache.set(ctx('old', 10, 'head'), 0)
     expect(cache.get('head', 1000)?.stale).toBe(false)

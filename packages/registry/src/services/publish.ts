@@ -237,7 +237,9 @@ export async function publishContext(
 
   if (request.type === 'key-revocation') settings.revocationSigners?.add(request.agent_id)
   if (request.supersedes !== null) cache.refreshStatus(request.supersedes, { supersededBy: ctxId }, nowMs)
-  cache.set(toStoredContext(context, outcome.leafIndex), nowMs)
+  // The new context is not cached here: reads fill the cache (retrieval.ts). Caching every publish kept the
+  // cache full of contexts nobody had asked for, the largest part of the registry's memory after sustained
+  // publishing (docs/registry/memory.md); the first read costs one indexed lookup instead.
   if (receipt !== undefined) deps.metrics?.recordReceiptMinted()
   if (outcome.leafIndex !== null) deps.metrics?.recordLogLeafAppended()
   if (deps.events.has('context_published')) {
@@ -399,28 +401,4 @@ export function appendRegistryFields(requestText: string, fields: Record<string,
 function toLogLeaf(minted: MintedRegistryReceipt): NewLogLeaf {
   const bytes = encodeMintedLogLeaf(minted)
   return { leafJson: Buffer.from(bytes).toString('utf8'), leafHash: computeLeafHash(bytes) }
-}
-
-function toStoredContext(c: NewContext, leafIndex: number | null): StoredContext {
-  return {
-    ctxId: c.ctxId,
-    lineageId: c.lineageId,
-    version: c.version,
-    supersedes: c.supersedes,
-    supersededBy: null,
-    agentId: c.agentId,
-    contextType: c.contextType,
-    visibility: c.visibility,
-    audience: c.audience,
-    contentHash: c.contentHash,
-    createdAt: c.createdAt,
-    createdAtMs: c.createdAtMs,
-    expiresAtMs: c.expiresAtMs,
-    bodyText: c.bodyText,
-    registryReceipt: c.registryReceipt,
-    leafIndex,
-    retracted: false,
-    lifecycleEventsJson: null,
-    tenantId: c.tenantId,
-  }
 }
