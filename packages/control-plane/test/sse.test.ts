@@ -349,6 +349,7 @@ describe('SSE streams', () => {
     const instance = await startSqliteInstance({
       // Holds the first history read until live events have been published meanwhile.
       wrapHistory: (history) => ({
+        ...history,
         async readAfter(query) {
           replayStarted()
           await replayGate
@@ -393,6 +394,7 @@ describe('SSE streams', () => {
     const instance = await startSqliteInstance({
       hub: { maxPendingEvents: 2 },
       wrapHistory: (history) => ({
+        ...history,
         async readAfter(query) {
           calls += 1
           if (calls === 1) await gate
