@@ -632,14 +632,20 @@ function deliveryFaults(observed: Observed, truth: BusEvent[]) {
 }
 
 /**
- * Ingests `perWorker` events on each of `workers` concurrent writers of `instance`; a writer stops at the first
- * failure (its instance was killed) or when `isDead()`.
+ * Ingests at least `perWorker` events on each of `workers` concurrent writers of `instance`, and goes on while
+ * `keepGoing()`; a writer stops at the first failure (its instance was killed).
  */
-async function ingestConcurrently(instance: Instance, tenantId: string, workers: number, perWorker: number) {
+async function ingestConcurrently(
+  instance: Instance,
+  tenantId: string,
+  workers: number,
+  perWorker: number,
+  keepGoing: () => boolean = () => false,
+) {
   let committed = 0
   await Promise.all(
     Array.from({ length: workers }, async () => {
-      for (let i = 0; i < perWorker; i++) {
+      for (let i = 0; i < perWorker || keepGoing(); i++) {
         try {
           await instance.ingest(tenantId)
           committed += 1
@@ -668,8 +674,10 @@ async function runOrderScenario(instances: Instance[], kill?: (instance: Instanc
   const continuous = await connectSse(survivor.port, '/events/stream', { 'x-test-tenant': tenantId })
   const resuming = startResumingClient(() => [...alive].map((i) => i.port), tenantId, 300)
   const ingests = instances.map((instance, index) => {
-    if (index === 0 || kill === undefined)
-      return ingestConcurrently(instance, tenantId, 16, instances.length === 1 ? 150 : 70)
+    // The survivor writes until the resuming client has reconnected a few times, however fast the machine is.
+    if (index === 0 || kill === undefined) {
+      return ingestConcurrently(instance, tenantId, 16, 70, () => resuming.reconnects() < 6)
+    }
     // Half the writes, the kill while the other half is in flight.
     return ingestConcurrently(instance, tenantId, 16, 35).then(async (first) => {
       const rest = ingestConcurrently(instance, tenantId, 16, 35)
