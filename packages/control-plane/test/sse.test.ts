@@ -476,6 +476,21 @@ describe('SSE streams', () => {
 
 const pgUrl = testDatabaseUrl()
 
+/** One instance per database (databases sharing one schema), each with its own PostgreSQL bus. */
+async function startPostgresInstances(databases: Array<Database<ControlPlaneTables>>): Promise<Instance[]> {
+  const instances: Instance[] = []
+  for (const [index, database] of databases.entries()) {
+    const history = createEventHistory(createKyselyStore(database))
+    const bus = await createPostgresEventBus({
+      pool: database.pool as NonNullable<typeof database.pool>,
+      loadEvent: (ref) => history.load(ref),
+      instanceId: `test-${index}-${Math.random()}`,
+    })
+    instances.push(await startInstance({ database, bus, ownsDatabase: false }))
+  }
+  return instances
+}
+
 describe.runIf(pgUrl)('SSE across two instances on one PostgreSQL database', () => {
   let schema = ''
 
@@ -489,19 +504,7 @@ describe.runIf(pgUrl)('SSE across two instances on one PostgreSQL database', () 
 
   async function startPair() {
     const [dbA, dbB] = await openTwo()
-    const instances: Instance[] = []
-    for (const [name, database] of [
-      ['a', dbA],
-      ['b', dbB],
-    ] as const) {
-      const history = createEventHistory(createKyselyStore(database))
-      const bus = await createPostgresEventBus({
-        pool: database.pool as NonNullable<typeof database.pool>,
-        loadEvent: (ref) => history.load(ref),
-        instanceId: `test-${name}-${Math.random()}`,
-      })
-      instances.push(await startInstance({ database, bus, ownsDatabase: false }))
-    }
+    const instances = await startPostgresInstances([dbA, dbB])
     // Close order: instances first (their pools), then the schema-owning database last.
     cleanups.unshift(async () => {
       await dbB.close()
@@ -731,19 +734,7 @@ describe.runIf(pgUrl)('SSE order and resume under concurrent ingest (two Postgre
     // Its pooled sessions (idle or in a transaction) report the kill as errors, which are the point here.
     second.pool?.on('error', () => undefined)
     second.pool?.on('connect', (client) => client.on('error', () => undefined))
-    const instances: Instance[] = []
-    for (const [name, database] of [
-      ['survivor', first],
-      ['doomed', second],
-    ] as const) {
-      const history = createEventHistory(createKyselyStore(database))
-      const bus = await createPostgresEventBus({
-        pool: database.pool as NonNullable<typeof database.pool>,
-        loadEvent: (ref) => history.load(ref),
-        instanceId: `order-${name}-${Math.random()}`,
-      })
-      instances.push(await startInstance({ database, bus, ownsDatabase: false }))
-    }
+    const instances = await startPostgresInstances([first, second])
     cleanups.unshift(async () => {
       await second.close()
       await first.close()
