@@ -23,7 +23,9 @@
  *   at clients / interval per second whatever the event rate, at the price of at most one interval of latency;
  *   a quiet stream still gets a lone event in the next turn. A flush round writes to FLUSH_SLICE_CLIENTS streams
  *   per event-loop turn, so other requests are served between slices.
- * - After a cross-instance relay gap (`onGap`), every client re-reads history from its last id.
+ * - Events reach the streams through the instance's EventSequencer, in id order; a replay reads history only up to
+ *   its released position, and a live event at or below a client's position is not sent again. After a
+ *   cross-instance relay gap (`onGap`) the sequencer reads the missed events from the store.
  */
 import type { ServerResponse } from 'node:http'
 import type { ControlPlaneMetrics } from '../metrics.js'
