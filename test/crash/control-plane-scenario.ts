@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:http'
 import { signWebhookBody } from '@acdp/protocol'
 import type { CrashBackend } from './backends.js'
 import type { CrashScenario } from './crash-scenario.js'
-import { BINS } from './service-process.js'
+import { BINS, type ServiceSpec } from './service-process.js'
 
 const WEBHOOK_SECRET = 'crash-webhook-secret-0123456789abcdef'
 const API_KEY = 'crash-api-key-0123456789abcdef'
@@ -36,12 +36,77 @@ interface SentEvent {
   outcome: Outcome
 }
 
-interface StoredEvent {
+export interface StoredEvent {
   eventType: string
   eventId: string | null
   ctxId: string | null
   derivedFrom: string[]
 }
+
+/** The signed registry delivery of `body` (a wrong signature when `forge`), as a registry sends it. */
+export async function signedPost(url: string, body: unknown, headers: Record<string, string> = {}, forge = false) {
+  const raw = JSON.stringify(body)
+  const signature = signWebhookBody(forge ? `${WEBHOOK_SECRET}-forged` : WEBHOOK_SECRET, raw)
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-acdp-signature': signature, ...headers },
+    body: raw,
+  })
+}
+
+/** The read credential of the crash configuration. */
+export const CRASH_AUTH = { authorization: `Bearer ${API_KEY}` } as const
+
+/** The control plane bin on `backend` at `port`, with the crash suite's configuration. */
+export function controlPlaneSpec(backend: CrashBackend, port: number): ServiceSpec {
+  const database: Record<string, string> =
+    backend.kind === 'sqlite' ? { SQLITE_PATH: backend.sqlitePath } : { DATABASE_URL: backend.postgresUrl }
+  return {
+    bin: BINS.controlPlane,
+    args: [],
+    port,
+    env: {
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      DATA_DIR: backend.dir,
+      ...database,
+      WEBHOOK_SECRET,
+      AUTH_API_KEYS: API_KEY,
+      SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64'),
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+      OUTBOUND_ALLOW_HTTP: 'true',
+      WEBHOOK_RETRY_INTERVAL_MS: '1000',
+      WEBHOOK_RETRY_BASE_MS: '50',
+      WEBHOOK_RETRY_MAX_MS: '500',
+      WEBHOOK_TIMEOUT_MS: '1000',
+    },
+  }
+}
+
+/** A context_published delivery body (a chain link when `parentCtxId` is given). */
+export function publishBody(entry: { eventId: string; ctxId: string; runId: string; parentCtxId?: string }) {
+  return {
+    event_id: entry.eventId,
+    schema_version: '1.0',
+    type: 'context_published',
+    registry_authority: AUTHORITY,
+    registry_base_url: `https://${AUTHORITY}`,
+    ctx_id: entry.ctxId,
+    lineage_id: `lin:sha256:${'b'.repeat(64)}`,
+    agent_id: AGENT,
+    context_type: 'analysis',
+    visibility: 'public',
+    version: 1,
+    created_at: '2026-01-15T11:59:00.000Z',
+    derived_from: entry.parentCtxId === undefined ? [] : [entry.parentCtxId],
+    run_id: entry.runId,
+  }
+}
+
+/** A fresh context id of the crash registry. */
+export const crashCtxId = () => `acdp://${AUTHORITY}/${randomUUID()}`
 
 export function controlPlaneCrashScenario(): CrashScenario {
   const events = new Map<string, SentEvent>()
@@ -50,45 +115,10 @@ export function controlPlaneCrashScenario(): CrashScenario {
   const received = new Map<string, Set<string>>()
   let sink: Server | undefined
   let sinkPort = 0
-  const auth = { authorization: `Bearer ${API_KEY}` }
-
-  const signedPost = async (url: string, body: unknown, headers: Record<string, string> = {}, forge = false) => {
-    const raw = JSON.stringify(body)
-    const signature = signWebhookBody(forge ? `${WEBHOOK_SECRET}-forged` : WEBHOOK_SECRET, raw)
-    return fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-acdp-signature': signature, ...headers },
-      body: raw,
-    })
-  }
+  const auth = CRASH_AUTH
 
   return {
-    spec(backend: CrashBackend, port: number) {
-      const database: Record<string, string> =
-        backend.kind === 'sqlite' ? { SQLITE_PATH: backend.sqlitePath } : { DATABASE_URL: backend.postgresUrl }
-      return {
-        bin: BINS.controlPlane,
-        args: [],
-        port,
-        env: {
-          NODE_ENV: 'test',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          LOG_LEVEL: 'warn',
-          DATA_DIR: backend.dir,
-          ...database,
-          WEBHOOK_SECRET,
-          AUTH_API_KEYS: API_KEY,
-          SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64'),
-          OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
-          OUTBOUND_ALLOW_HTTP: 'true',
-          WEBHOOK_RETRY_INTERVAL_MS: '1000',
-          WEBHOOK_RETRY_BASE_MS: '50',
-          WEBHOOK_RETRY_MAX_MS: '500',
-          WEBHOOK_TIMEOUT_MS: '1000',
-        },
-      }
-    },
+    spec: controlPlaneSpec,
 
     async prepare(baseUrl) {
       sink = createServer((request, response) => {
@@ -134,27 +164,17 @@ export function controlPlaneCrashScenario(): CrashScenario {
           const entry: SentEvent = {
             eventId: randomUUID(),
             runId: forged ? FORGED_RUN : runId,
-            ctxId: `acdp://${AUTHORITY}/${randomUUID()}`,
+            ctxId: crashCtxId(),
             parentCtxId: forged ? undefined : parent,
             outcome: 'pending',
           }
           events.set(entry.eventId, entry)
-          const body = {
-            event_id: entry.eventId,
-            schema_version: '1.0',
-            type: 'context_published',
-            registry_authority: AUTHORITY,
-            registry_base_url: `https://${AUTHORITY}`,
-            ctx_id: entry.ctxId,
-            lineage_id: `lin:sha256:${'b'.repeat(64)}`,
-            agent_id: AGENT,
-            context_type: 'analysis',
-            visibility: 'public',
-            version: 1,
-            created_at: '2026-01-15T11:59:00.000Z',
-            derived_from: entry.parentCtxId === undefined ? [] : [entry.parentCtxId],
-            run_id: entry.runId,
-          }
+          const body = publishBody({
+            eventId: entry.eventId,
+            ctxId: entry.ctxId,
+            runId: entry.runId,
+            ...(entry.parentCtxId === undefined ? {} : { parentCtxId: entry.parentCtxId }),
+          })
           try {
             const answer = await signedPost(`${baseUrl}/ingest/acdp`, body, { 'x-run-id': entry.runId }, forged)
             await answer.arrayBuffer()
@@ -272,7 +292,11 @@ export function controlPlaneCrashScenario(): CrashScenario {
 }
 
 /** Every stored event of a run, through the cursor pages of GET /runs/:runId/events. */
-async function listRunEvents(baseUrl: string, runId: string, headers: Record<string, string>): Promise<StoredEvent[]> {
+export async function listRunEvents(
+  baseUrl: string,
+  runId: string,
+  headers: Record<string, string>,
+): Promise<StoredEvent[]> {
   const out: StoredEvent[] = []
   let cursor: string | null = null
   do {

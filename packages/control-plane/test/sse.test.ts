@@ -349,6 +349,7 @@ describe('SSE streams', () => {
     const instance = await startSqliteInstance({
       // Holds the first history read until live events have been published meanwhile.
       wrapHistory: (history) => ({
+        ...history,
         async readAfter(query) {
           replayStarted()
           await replayGate
@@ -393,6 +394,7 @@ describe('SSE streams', () => {
     const instance = await startSqliteInstance({
       hub: { maxPendingEvents: 2 },
       wrapHistory: (history) => ({
+        ...history,
         async readAfter(query) {
           calls += 1
           if (calls === 1) await gate
@@ -474,6 +476,21 @@ describe('SSE streams', () => {
 
 const pgUrl = testDatabaseUrl()
 
+/** One instance per database (databases sharing one schema), each with its own PostgreSQL bus. */
+async function startPostgresInstances(databases: Array<Database<ControlPlaneTables>>): Promise<Instance[]> {
+  const instances: Instance[] = []
+  for (const [index, database] of databases.entries()) {
+    const history = createEventHistory(createKyselyStore(database))
+    const bus = await createPostgresEventBus({
+      pool: database.pool as NonNullable<typeof database.pool>,
+      loadEvent: (ref) => history.load(ref),
+      instanceId: `test-${index}-${Math.random()}`,
+    })
+    instances.push(await startInstance({ database, bus, ownsDatabase: false }))
+  }
+  return instances
+}
+
 describe.runIf(pgUrl)('SSE across two instances on one PostgreSQL database', () => {
   let schema = ''
 
@@ -487,19 +504,7 @@ describe.runIf(pgUrl)('SSE across two instances on one PostgreSQL database', () 
 
   async function startPair() {
     const [dbA, dbB] = await openTwo()
-    const instances: Instance[] = []
-    for (const [name, database] of [
-      ['a', dbA],
-      ['b', dbB],
-    ] as const) {
-      const history = createEventHistory(createKyselyStore(database))
-      const bus = await createPostgresEventBus({
-        pool: database.pool as NonNullable<typeof database.pool>,
-        loadEvent: (ref) => history.load(ref),
-        instanceId: `test-${name}-${Math.random()}`,
-      })
-      instances.push(await startInstance({ database, bus, ownsDatabase: false }))
-    }
+    const instances = await startPostgresInstances([dbA, dbB])
     // Close order: instances first (their pools), then the schema-owning database last.
     cleanups.unshift(async () => {
       await dbB.close()
@@ -558,6 +563,193 @@ describe.runIf(pgUrl)('SSE across two instances on one PostgreSQL database', () 
     expect(onB.events().map((f) => f.id)).toEqual([first.id, missed.id, after.id])
     onB.close()
   })
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Order and resume under concurrent ingest: ids are taken before commit and transactions commit out of order, so
+// without the sequencer live frames arrived out of id order and a client resuming with the last id it received
+// skipped lower ids that committed later, and saw again ids replayed and then delivered live.
+
+/** Event ids (the `eventId` data member) in arrival order, and the `id:` of each event frame. */
+interface Observed {
+  eventIds: string[]
+  frameIds: string[]
+}
+
+function observe(observed: Observed, frames: Frame[]): void {
+  for (const frame of frames) {
+    if (frame.id === undefined) continue
+    observed.eventIds.push(String(parsed(frame).eventId))
+    observed.frameIds.push(frame.id)
+  }
+}
+
+/** Reconnects every `everyMs` with the last id received, cycling through the instances `ports()` still lists. */
+function startResumingClient(ports: () => number[], tenantId: string, everyMs: number) {
+  const observed: Observed = { eventIds: [], frameIds: [] }
+  let isStopped = false
+  let reconnects = 0
+  const loop = (async () => {
+    let lastId = '0'
+    for (let turn = 0; !isStopped; turn++) {
+      const live = ports()
+      const port = live[turn % live.length] as number
+      const client = await connectSse(port, '/events/stream', {
+        'x-test-tenant': tenantId,
+        'last-event-id': lastId,
+      }).catch(() => undefined)
+      if (client) {
+        reconnects += 1
+        // Paces the reconnects (the scenario under test), never used to prove anything absent.
+        await Promise.race([new Promise((r) => setTimeout(r, everyMs)), client.ended])
+        client.close()
+        observe(observed, client.frames)
+        for (const frame of client.events()) if (frame.id !== '') lastId = frame.id as string
+      } else await new Promise((r) => setTimeout(r, 10))
+    }
+  })()
+  return {
+    observed,
+    reconnects: () => reconnects,
+    async stop() {
+      isStopped = true
+      await loop
+    },
+  }
+}
+
+/** Missing, repeated and out-of-order counts of `observed` against the committed events `truth` (id order). */
+function deliveryFaults(observed: Observed, truth: BusEvent[]) {
+  const seen = new Map<string, number>()
+  for (const id of observed.eventIds) seen.set(id, (seen.get(id) ?? 0) + 1)
+  const expected = truth.map((event) => String(JSON.parse(event.data).eventId))
+  let inversions = 0
+  for (let i = 1; i < observed.frameIds.length; i++) {
+    if (Number(observed.frameIds[i]) <= Number(observed.frameIds[i - 1])) inversions += 1
+  }
+  return {
+    missing: expected.filter((id) => !seen.has(id)).length,
+    repeated: [...seen.values()].reduce((sum, n) => sum + n - 1, 0),
+    inversions,
+  }
+}
+
+/**
+ * Ingests at least `perWorker` events on each of `workers` concurrent writers of `instance`, and goes on while
+ * `keepGoing()`; a writer stops at the first failure (its instance was killed).
+ */
+async function ingestConcurrently(
+  instance: Instance,
+  tenantId: string,
+  workers: number,
+  perWorker: number,
+  keepGoing: () => boolean = () => false,
+) {
+  let committed = 0
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      for (let i = 0; i < perWorker || keepGoing(); i++) {
+        try {
+          await instance.ingest(tenantId)
+          committed += 1
+        } catch {
+          return
+        }
+      }
+    }),
+  )
+  return committed
+}
+
+async function committedEvents(instance: Instance, tenantId: string): Promise<BusEvent[]> {
+  return instance.history.readAfter({ tenantId, afterId: '0', limit: 100_000 })
+}
+
+/**
+ * Runs the scenario on `instances` (the first one survives): a continuous client on the first instance and a
+ * client resuming every 300 ms across the live instances, concurrent ingest on every instance, `kill` of the
+ * others half-way when given; then a marker event on the survivor, which both clients must reach.
+ */
+async function runOrderScenario(instances: Instance[], kill?: (instance: Instance) => Promise<void>) {
+  const tenantId = `order-${Math.random()}`
+  const survivor = instances[0] as Instance
+  const alive = new Set(instances)
+  const continuous = await connectSse(survivor.port, '/events/stream', { 'x-test-tenant': tenantId })
+  const resuming = startResumingClient(() => [...alive].map((i) => i.port), tenantId, 300)
+  const ingests = instances.map((instance, index) => {
+    // The survivor writes until the resuming client has reconnected a few times, however fast the machine is.
+    if (index === 0 || kill === undefined) {
+      return ingestConcurrently(instance, tenantId, 16, 70, () => resuming.reconnects() < 6)
+    }
+    // Half the writes, the kill while the other half is in flight.
+    return ingestConcurrently(instance, tenantId, 16, 35).then(async (first) => {
+      const rest = ingestConcurrently(instance, tenantId, 16, 35)
+      await new Promise((r) => setTimeout(r, 50))
+      alive.delete(instance)
+      await kill(instance)
+      return first + (await rest)
+    })
+  })
+  await Promise.all(ingests)
+  const marker = await survivor.ingest(tenantId)
+  const markerId = String(JSON.parse(marker.data).eventId)
+  const reached = (observed: Observed) => observed.eventIds.includes(markerId)
+  const continuousSeen: Observed = { eventIds: [], frameIds: [] }
+  await continuous.waitFor((frames) => frames.some((f) => f.id !== undefined && f.data?.includes(markerId)), 30_000)
+  observe(continuousSeen, continuous.frames)
+  continuous.close()
+  await vi_waitUntil(() => reached(resuming.observed), 30_000)
+  await resuming.stop()
+  const truth = await committedEvents(survivor, tenantId)
+  return { truth, continuous: continuousSeen, resuming: resuming.observed, reconnects: resuming.reconnects() }
+}
+
+function expectExactlyOnceInOrder(result: Awaited<ReturnType<typeof runOrderScenario>>) {
+  const expected = result.truth.map((event) => String(JSON.parse(event.data).eventId))
+  expect(result.truth.length).toBeGreaterThan(1000)
+  expect(result.reconnects).toBeGreaterThan(3)
+  for (const observed of [result.continuous, result.resuming]) {
+    expect(deliveryFaults(observed, result.truth)).toEqual({ missing: 0, repeated: 0, inversions: 0 })
+    expect(observed.eventIds).toEqual(expected)
+  }
+}
+
+describe('SSE order and resume under concurrent ingest (SQLite, one instance)', () => {
+  it('delivers every committed event once, in id order, to a continuous and to a resuming client', async () => {
+    const instance = await startSqliteInstance()
+    expectExactlyOnceInOrder(await runOrderScenario([instance]))
+  }, 60_000)
+})
+
+describe.runIf(pgUrl)('SSE order and resume under concurrent ingest (two PostgreSQL instances)', () => {
+  it('delivers every committed event once, in id order, with one instance killed half-way', async () => {
+    const first = (await openPostgresTestSchema(pgUrl as string)) as Database<ControlPlaneTables>
+    await migrateToLatest(first, [...CONTROL_PLANE_MIGRATIONS], { table: MIGRATION_TABLE })
+    const schema = (await first.pool?.query<{ s: string }>('SELECT current_schema() AS s'))?.rows[0]?.s as string
+    // The doomed instance's sessions carry an application name, so the kill can end exactly them.
+    const doomedName = `acdp-sse-order-${process.pid}-${Date.now()}`
+    const doomedUrl = new URL(pgUrl as string)
+    doomedUrl.searchParams.set('application_name', doomedName)
+    const second = await openDatabase<ControlPlaneTables>({ kind: 'postgres', url: doomedUrl.toString(), schema })
+    // Its pooled sessions (idle or in a transaction) report the kill as errors, which are the point here.
+    second.pool?.on('error', () => undefined)
+    second.pool?.on('connect', (client) => client.on('error', () => undefined))
+    const instances = await startPostgresInstances([first, second])
+    cleanups.unshift(async () => {
+      await second.close()
+      await first.close()
+    })
+    const result = await runOrderScenario(instances, async (doomed) => {
+      // As close to kill -9 as one process allows: its streams are cut without a shutdown frame, its open
+      // transactions are aborted by the server (permanent holes in the id sequence) and its LISTEN session ends.
+      doomed.app.server.close()
+      doomed.app.server.closeAllConnections()
+      await first.pool?.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+        doomedName,
+      ])
+    })
+    expectExactlyOnceInOrder(result)
+  }, 60_000)
 })
 
 /** Polls `condition` every 10 ms until it holds (5 s limit). */

@@ -36,13 +36,15 @@ describe('SSE flush rounds', () => {
     const bus = createMemoryEventBus()
     const hub = new SseHub({
       bus,
-      history: { readAfter: async () => [] },
+      history: { readAfter: async () => [], latestId: async () => 0, readRange: async () => [] },
       metrics: createMetrics({ collectProcessMetrics: false }),
       clock: () => new Date(0),
       heartbeatMs: 60_000,
       shutdownRetryMs: 1000,
       flushIntervalMs: 0,
     })
+    // Events published before the hub has read its starting position are held until then (event-sequencer.ts).
+    await hub.ready
     const streams = Array.from({ length: 250 }, () => recordingResponse())
     for (const stream of streams) hub.open(stream.res, { tenantId: 'acme' })
     const framesOf = (stream: { written: string[] }) => stream.written.filter((text) => text.includes('event: e'))

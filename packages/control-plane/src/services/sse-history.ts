@@ -28,12 +28,17 @@ export interface EventHistory extends StreamHistory {
 
 /** Creates the reader over `store` (the store the ingest writes). */
 export function createEventHistory(
-  store: Pick<ControlPlaneStore, 'listEventsAfterId' | 'getEventSummary'>,
+  store: Pick<ControlPlaneStore, 'listEventsAfterId' | 'getEventSummary' | 'listEventsInIdRange' | 'latestEventId'>,
 ): EventHistory {
   return {
-    async readAfter({ tenantId, afterId, runId, limit }) {
+    async readAfter({ tenantId, afterId, throughId, runId, limit }) {
       if (!isStreamEventId(afterId)) return []
-      const summaries = await store.listEventsAfterId({ tenantId, afterId: Number(afterId), runId, limit })
+      const summaries = await store.listEventsAfterId({ tenantId, afterId: Number(afterId), throughId, runId, limit })
+      return summaries.map((summary) => busEventFromRecord(summary))
+    },
+    latestId: () => store.latestEventId(),
+    async readRange(afterId, beforeId, limit) {
+      const summaries = await store.listEventsInIdRange({ afterId, beforeId, limit })
       return summaries.map((summary) => busEventFromRecord(summary))
     },
     async load(ref) {

@@ -23,22 +23,31 @@
  *   at clients / interval per second whatever the event rate, at the price of at most one interval of latency;
  *   a quiet stream still gets a lone event in the next turn. A flush round writes to FLUSH_SLICE_CLIENTS streams
  *   per event-loop turn, so other requests are served between slices.
- * - After a cross-instance relay gap (`onGap`), every client re-reads history from its last id.
+ * - Events reach the streams through the instance's EventSequencer, in id order; a replay reads history only up to
+ *   its released position, and a live event at or below a client's position is not sent again. After a
+ *   cross-instance relay gap (`onGap`) the sequencer reads the missed events from the store.
  */
 import type { ServerResponse } from 'node:http'
 import type { ControlPlaneMetrics } from '../metrics.js'
 import type { BusEvent, EventBus } from './event-bus.js'
+import { EventSequencer, SEQUENCER_DEFAULTS, type SequencerSource } from './event-sequencer.js'
 
 /** Clients written per event-loop turn by a flush round (a slice costs about a millisecond of writes). */
 const FLUSH_SLICE_CLIENTS = 100
 
-/** Stored events in stream order, the source of `Last-Event-ID` replay. */
-export interface StreamHistory {
+/** Stored events in stream order: the source of `Last-Event-ID` replay and of the sequencer's gap recovery. */
+export interface StreamHistory extends SequencerSource {
   /**
-   * Events of `tenantId` stored after the event `afterId`, in the order ids were assigned, optionally only those of
-   * `runId`, at most `limit`. An unknown `afterId` yields an empty list (the stream then continues live).
+   * Events of `tenantId` stored after the event `afterId` and up to `throughId`, in the order ids were assigned,
+   * optionally only those of `runId`, at most `limit`. An unknown `afterId` yields an empty list.
    */
-  readAfter(query: { tenantId: string; afterId: string; runId?: string; limit: number }): Promise<BusEvent[]>
+  readAfter(query: {
+    tenantId: string
+    afterId: string
+    throughId?: number
+    runId?: string
+    limit: number
+  }): Promise<BusEvent[]>
 }
 
 /** What one stream receives. */
@@ -73,6 +82,8 @@ export interface SseHubOptions {
   maxConnections?: number
   /** Shortest time between two flushes of queued frames. Default 50 ms; 0 = every event-loop turn. */
   flushIntervalMs?: number
+  /** How long a missing event id holds back the higher ones (event-sequencer.ts). Default 1 s. */
+  gapTimeoutMs?: number
   log?: { warn(object: unknown, message?: string): void }
 }
 
@@ -100,12 +111,16 @@ interface StreamClient {
   queue: Buffer[]
   queuedBytes: number
   /** Non-null while replaying history: live events held until the replay ends, by id (insertion-ordered). */
-  pending: Map<string, BusEvent> | null
+  pending: Map<string, HeldEvent> | null
   /** The held events overflowed and were dropped; the replay must read history once more. */
   hasPendingOverflow: boolean
-  /** A relay gap was signalled during a replay: read history once more before going live. */
-  needsReplay: boolean
   isClosed: boolean
+}
+
+/** A released event held during a replay; `late` as the sequencer released it. */
+interface HeldEvent {
+  event: BusEvent
+  late: boolean
 }
 
 /** Clients of one tenant: tenant-wide streams and per-run streams. */
@@ -150,6 +165,7 @@ export class SseHub {
   readonly #flushIntervalMs: number
   readonly #tenants = new Map<string, TenantClients>()
   readonly #unsubscribe: () => void
+  readonly #sequencer: EventSequencer
   readonly #heartbeat: NodeJS.Timeout
   /** Clients with queued frames; emptied by #flush. */
   readonly #dirty = new Set<StreamClient>()
@@ -172,12 +188,25 @@ export class SseHub {
     this.#drainTimeoutMs = options.drainTimeoutMs ?? SSE_DEFAULTS.drainTimeoutMs
     this.#maxConnections = options.maxConnections ?? SSE_DEFAULTS.maxConnections
     this.#flushIntervalMs = options.flushIntervalMs ?? SSE_DEFAULTS.flushIntervalMs
+    this.#sequencer = new EventSequencer({
+      source: options.history,
+      onRelease: (event, late) => this.#dispatch(event, late),
+      gapTimeoutMs: options.gapTimeoutMs ?? SEQUENCER_DEFAULTS.gapTimeoutMs,
+      maxHeld: SEQUENCER_DEFAULTS.maxHeld,
+      ...(options.log ? { log: options.log } : {}),
+    })
     this.#unsubscribe = options.bus.subscribe({
-      onEvent: (event) => this.#dispatch(event),
-      onGap: () => this.#replayAll(),
+      onEvent: (event) => this.#sequencer.push(event),
+      // The relay lost events: the sequencer reads them from the store and releases them in order.
+      onGap: () => this.#sequencer.catchUp(),
     })
     this.#heartbeat = setInterval(() => this.#sendHeartbeat(), options.heartbeatMs)
     this.#heartbeat.unref()
+  }
+
+  /** Resolves once the hub has read its starting position; events published before are released then. */
+  get ready(): Promise<void> {
+    return this.#sequencer.ready
   }
 
   /** Open streams on this instance. */
@@ -205,7 +234,6 @@ export class SseHub {
       queuedBytes: 0,
       pending: null,
       hasPendingOverflow: false,
-      needsReplay: false,
       isClosed: false,
     }
     res.socket?.setNoDelay(true)
@@ -223,6 +251,7 @@ export class SseHub {
     this.#isClosed = true
     clearInterval(this.#heartbeat)
     this.#unsubscribe()
+    this.#sequencer.close()
     const frame = `event: shutdown\nretry: ${this.#options.shutdownRetryMs}\ndata: {"reason":"server_shutdown"}\n\n`
     this.#flushAll()
     for (const tenant of this.#tenants.values()) {
@@ -280,17 +309,28 @@ export class SseHub {
     for (const run of [...tenant.byRun.values()]) yield* [...run]
   }
 
-  /** Fans one committed event out; the frame is rendered at most once, and only if some client takes it. */
-  #dispatch(event: BusEvent): void {
+  /**
+   * Fans one released event out (in id order, except `late` ones); the frame is rendered at most once, and only if
+   * some client takes it.
+   */
+  #dispatch(event: BusEvent, late: boolean): void {
     const tenant = this.#tenants.get(event.tenantId)
     if (!tenant) return
     let frame: Buffer | undefined
+    const id = Number(event.id)
     const deliver = (client: StreamClient): void => {
       if (client.eventTypes && !client.eventTypes.has(event.type)) return
       if (client.pending) {
-        this.#hold(client, event)
+        this.#hold(client, { event, late })
         return
       }
+      if (late) {
+        this.#enqueueLate(client, event)
+        return
+      }
+      // Released in id order, so an id at or below the client's position was already sent (or the client resumed
+      // from another instance that released it earlier).
+      if (client.lastEventId !== undefined && id <= Number(client.lastEventId)) return
       frame ??= this.#frame(formatEventFrame(event))
       this.#enqueue(client, frame, event.id)
     }
@@ -301,7 +341,7 @@ export class SseHub {
     }
   }
 
-  #hold(client: StreamClient, event: BusEvent): void {
+  #hold(client: StreamClient, held: HeldEvent): void {
     const pending = client.pending
     if (!pending || client.hasPendingOverflow) return
     if (pending.size >= this.#maxPendingEvents) {
@@ -310,7 +350,7 @@ export class SseHub {
       client.hasPendingOverflow = true
       return
     }
-    pending.set(event.id, event)
+    pending.set(held.event.id, held)
   }
 
   /**
@@ -329,6 +369,14 @@ export class SseHub {
     if (eventId !== undefined) client.lastEventId = eventId
     this.#dirty.add(client)
     if (!this.#isFlushScheduled) this.#scheduleFlush()
+  }
+
+  /**
+   * A late event (its id was skipped, see event-sequencer.ts) goes out with the client's current position as its
+   * `id:`, so the browser's Last-Event-ID does not move back below events it has already received.
+   */
+  #enqueueLate(client: StreamClient, event: BusEvent): void {
+    this.#enqueue(client, this.#frame(formatEventFrame({ ...event, id: client.lastEventId ?? '' })), undefined)
   }
 
   #scheduleFlush(): void {
@@ -415,17 +463,6 @@ export class SseHub {
     }
   }
 
-  /** After a relay gap every client re-reads history from where it is; clients without a position cannot. */
-  #replayAll(): void {
-    for (const tenant of [...this.#tenants.values()]) {
-      for (const client of this.#clientsOf(tenant)) {
-        if (client.lastEventId === undefined) continue
-        if (client.pending) client.needsReplay = true
-        else void this.#replay(client)
-      }
-    }
-  }
-
   /**
    * Replays stored history after `client.lastEventId`, then releases the held live events that the replay did not
    * already deliver, then goes live. Written as one loop so a relay gap or a pending overflow during the replay
@@ -434,16 +471,21 @@ export class SseHub {
   async #replay(client: StreamClient): Promise<void> {
     client.pending = new Map()
     client.hasPendingOverflow = false
-    client.needsReplay = false
     try {
       // Frames queued before the replay began go out first, so the stream stays in order.
       this.#flushClient(client)
+      await this.#sequencer.ready
+      // The replay reads up to the released position only: above it an id may still be uncommitted, and reading
+      // past it would move the client beyond an event it has not seen. Later events come from `pending`.
+      let through = this.#sequencer.watermark as number
       for (;;) {
         const afterId = client.lastEventId
-        if (afterId === undefined) break
+        if (afterId === undefined || client.isClosed) break
+        through = this.#sequencer.watermark as number
         const rows = await this.#options.history.readAfter({
           tenantId: client.tenantId,
           afterId,
+          throughId: through,
           ...(client.runId !== undefined ? { runId: client.runId } : {}),
           limit: this.#replayPageSize,
         })
@@ -458,16 +500,23 @@ export class SseHub {
           client.lastEventId = row.id
         }
         if (rows.length === this.#replayPageSize) continue
-        if (client.hasPendingOverflow || client.needsReplay) {
+        if (client.hasPendingOverflow) {
           client.hasPendingOverflow = false
-          client.needsReplay = false
           continue
         }
         break
       }
+      if (client.isClosed) return
       const held = client.pending
       client.pending = null
-      if (held) for (const event of held.values()) this.#enqueue(client, this.#frame(formatEventFrame(event)), event.id)
+      // Events released before the last read committed before it, so that read delivered the ones at or below
+      // `through`; late ones it did not read were removed from `held` only when it did.
+      if (held) {
+        for (const { event, late } of held.values()) {
+          if (late) this.#enqueueLate(client, event)
+          else if (Number(event.id) > through) this.#enqueue(client, this.#frame(formatEventFrame(event)), event.id)
+        }
+      }
     } catch (error) {
       this.#options.log?.warn({ err: error, tenantId: client.tenantId }, 'sse: history replay failed')
       this.#remove(client, 'replay_failed')

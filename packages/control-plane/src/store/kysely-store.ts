@@ -24,6 +24,7 @@ import {
   type EventQuery,
   type EventRecord,
   type EventReplayQuery,
+  type EventIdRangeQuery,
   type EventSummary,
   type LineageEdgeRecord,
   type NewEvent,
@@ -258,9 +259,30 @@ class KyselyStore implements ControlPlaneStore {
       .select(EVENT_SUMMARY_COLUMNS)
       .where('id', '>', query.afterId)
       .where('tenant_id', '=', query.tenantId)
+    if (query.throughId !== undefined) q = q.where('id', '<=', query.throughId)
     if (query.runId !== undefined) q = q.where('run_id', '=', query.runId)
     const rows = (await q.orderBy('id', 'asc').limit(query.limit).execute()) as EventSummaryRow[]
     return rows.map(toEventSummary)
+  }
+
+  async listEventsInIdRange(query: EventIdRangeQuery): Promise<EventSummary[]> {
+    const rows = (await this.#db
+      .selectFrom('context_events')
+      .select(EVENT_SUMMARY_COLUMNS)
+      .where('id', '>', query.afterId)
+      .where('id', '<', query.beforeId)
+      .orderBy('id', 'asc')
+      .limit(query.limit)
+      .execute()) as EventSummaryRow[]
+    return rows.map(toEventSummary)
+  }
+
+  async latestEventId(): Promise<number> {
+    const row = await this.#db
+      .selectFrom('context_events')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst()
+    return row?.id === null || row?.id === undefined ? 0 : Number(row.id)
   }
 
   async getEventSummary(tenantId: string, id: number): Promise<EventSummary | undefined> {

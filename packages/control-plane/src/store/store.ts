@@ -192,7 +192,16 @@ export interface RunCompletion {
 export interface EventReplayQuery {
   tenantId: string
   afterId: number
+  /** Highest id to return (the stream's released position); absent for no bound. */
+  throughId?: number
   runId?: string
+  limit: number
+}
+
+/** Events of every tenant with an id strictly between two ids (stream gap recovery). */
+export interface EventIdRangeQuery {
+  afterId: number
+  beforeId: number
   limit: number
 }
 
@@ -266,6 +275,13 @@ export interface ControlPlaneStore {
    * `afterId`, ascending by id, without their bodies.
    */
   listEventsAfterId(query: EventReplayQuery): Promise<EventSummary[]>
+  /**
+   * The stream sequencer's reads, across tenants: it orders the events of every tenant on the bus and routes each
+   * to its own tenant's streams, so it must see every id. Ascending by id, without bodies.
+   */
+  listEventsInIdRange(query: EventIdRangeQuery): Promise<EventSummary[]>
+  /** The highest committed store sequence id, 0 when there is none (where a stream sequencer starts). */
+  latestEventId(): Promise<number>
   /** One event by store sequence id within its tenant, without its body. */
   getEventSummary(tenantId: string, id: number): Promise<EventSummary | undefined>
 
