@@ -21,7 +21,7 @@ export { type BuildPublishRequestInput, buildPublishRequest, type SignedPublishR
 export { DEFAULT_SDK_TIMEOUT_MS, MAX_SDK_RESPONSE_BYTES, type SdkRequestOptions } from './registry-http.js'
 export { applyRequirement, type EvidenceRequirement } from './evidence-requirement.js'
 export { type StageState, type VerificationStage } from './verification-stage.js'
-export { summarizeStages } from './verification-summary.js'
+export { missingStages, summarizeStages } from './verification-summary.js'
 export { type DataRefOptions, dataRefStageName, embeddedBytes, verifyDataRefs } from './verify-data-refs.js'
 export { type EvidenceInput, type EvidenceOptions, type EvidenceResult, verifyEvidence } from './verify-evidence.js'
 export {

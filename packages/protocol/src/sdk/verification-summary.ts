@@ -28,17 +28,22 @@ export function summarizeStages(stages: readonly VerificationStage[]): string {
   if (SIGNATURE.every(isVerified)) groups.push('signature')
   const grouped = new Set([...(groups.includes('body') ? BODY : []), ...(groups.includes('signature') ? SIGNATURE : [])])
   for (const stage of stages) if (stage.state === 'verified' && !grouped.has(stage.name)) groups.push(stage.name)
-  const missing = stages
-    .filter((stage) => stage.state !== 'verified')
-    .map((stage) =>
-      stage.state === 'not_available' && MISSING[stage.name] !== undefined
-        ? MISSING[stage.name]
-        : `${stage.name} ${stage.state === 'not_available' ? 'not available' : 'not checked'}`,
-    )
+  const missing = missingStages(stages)
   const verified = groups.length === 0 ? 'nothing verified' : `${joinAnd(groups)} verified`
   return [verified, ...missing].join('; ')
 }
 
 function joinAnd(items: string[]): string {
   return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`
+}
+
+/** What is missing from a report without a failure, one phrase per stage not verified ("no inclusion proof"). */
+export function missingStages(stages: readonly VerificationStage[]): string[] {
+  return stages
+    .filter((stage) => stage.state === 'not_available' || stage.state === 'not_checked')
+    .map((stage) =>
+      stage.state === 'not_available' && MISSING[stage.name] !== undefined
+        ? (MISSING[stage.name] as string)
+        : `${stage.name} ${stage.state === 'not_available' ? 'not available' : 'not checked'}`,
+    )
 }
