@@ -62,7 +62,11 @@ async function trace(args: string[], fetch?: typeof globalThis.fetch) {
 }
 
 type Check = { name: string; ok: boolean; detail: string }
-type JsonNode = { ctxId: string; depth: number; verification: { ok: boolean; checks: Check[]; notes: string[]; unchecked: string[] } }
+type JsonNode = {
+  ctxId: string
+  depth: number
+  verification: { ok: boolean; checks: Check[]; notes: string[]; unchecked: string[] }
+}
 
 /** The --json document's nodes by ctx_id. */
 function jsonNodes(out: string): Map<string, JsonNode> {

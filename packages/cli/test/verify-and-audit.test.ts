@@ -71,7 +71,10 @@ function serveWitnessed(fake: FakeRegistry, witnessedSize: number): Promise<stri
 }
 
 async function cli(args: string[], outbound?: OutboundClient) {
-  const io = captureIo({ cwd: mkdtempSync(join(tmpdir(), 'acdp-cli-')), ...(outbound === undefined ? {} : { outbound }) })
+  const io = captureIo({
+    cwd: mkdtempSync(join(tmpdir(), 'acdp-cli-')),
+    ...(outbound === undefined ? {} : { outbound }),
+  })
   const code = await runCli(args, io)
   return { code, out: io.out(), err: io.err(), cwd: io.cwd }
 }
@@ -238,7 +241,9 @@ describe('acdp get --verify: every stage in one of four states', () => {
     expect(verification).toMatchObject({ ok: true, unchecked: [], summary: lenient.out.trimEnd().split('\n').at(-1) })
 
     const strict = await cli(['get', ctxId, '--verify', '--registry', url, '--require', 'receipt'])
-    expect(strict.out).toMatch(/FAIL\s+registry_receipt\s+required \(receipt\): the registry attaches no registry_receipt/)
+    expect(strict.out).toMatch(
+      /FAIL\s+registry_receipt\s+required \(receipt\): the registry attaches no registry_receipt/,
+    )
     expect(strict.out.trimEnd().split('\n').at(-1)).toBe('verification FAILED: registry_receipt')
     expect(strict.code).toBe(1)
   })
@@ -246,16 +251,22 @@ describe('acdp get --verify: every stage in one of four states', () => {
   it('reports the stages after a failure as not checked, in text and --json', async () => {
     const fake = new FakeRegistry({ authority: 'registry.example.com' })
     const ctxId = fake.publish(producer)
-    const url = await serve(fake, () => {}, (path) => {
-      if (!path.startsWith('/contexts/acdp')) return undefined
-      const envelope = JSON.parse(fake.answer(path).body) as { body: Record<string, unknown> }
-      envelope.body['title'] = 'tampered after signing'
-      return JSON.stringify(envelope)
-    })
+    const url = await serve(
+      fake,
+      () => {},
+      (path) => {
+        if (!path.startsWith('/contexts/acdp')) return undefined
+        const envelope = JSON.parse(fake.answer(path).body) as { body: Record<string, unknown> }
+        envelope.body['title'] = 'tampered after signing'
+        return JSON.stringify(envelope)
+      },
+    )
     const text = await cli(['get', ctxId, '--verify', '--registry', url])
     expect(text.out).toMatch(/FAIL\s+producer_content_hash\s+hash_mismatch/)
     for (const stage of ['key_binding', 'did_resolution', 'signature', 'registry_receipt', 'log_inclusion']) {
-      expect(text.out).toMatch(new RegExp(`not checked\\s+${stage}\\s+not checked: the producer_content_hash stage failed first`))
+      expect(text.out).toMatch(
+        new RegExp(`not checked\\s+${stage}\\s+not checked: the producer_content_hash stage failed first`),
+      )
     }
     expect(text.out.trimEnd().split('\n').at(-1)).toBe('verification FAILED: producer_content_hash')
     expect(text.code).toBe(1)
@@ -286,7 +297,11 @@ describe('acdp get --verify --fetch-data', () => {
   it('fetches each DataRef location through the outbound client and checks its content_hash', async () => {
     const fake = new FakeRegistry({ authority: 'registry.example.com' })
     const data = 'id,score\n1,0.9\n'
-    const url = await serve(fake, () => {}, (path) => (path === '/data.csv' ? data : undefined))
+    const url = await serve(
+      fake,
+      () => {},
+      (path) => (path === '/data.csv' ? data : undefined),
+    )
     const ctxId = fake.publish(producer, {
       data_refs: [
         { type: 'raw_data', location: `${url}/data.csv`, content_hash: sha256String(data) },
@@ -301,7 +316,9 @@ describe('acdp get --verify --fetch-data', () => {
     const allowlisted = createOutboundClient({ allowCidrs: ['127.0.0.1/32'], allowHttpForAllowlisted: true })
     try {
       const fetched = await cli(['get', ctxId, '--verify', '--fetch-data', '--registry', url], allowlisted)
-      expect(fetched.out).toMatch(new RegExp(`ok\\s+data_ref\\[0\\]\\s+${data.length} bytes from ${url}/data.csv hash to`))
+      expect(fetched.out).toMatch(
+        new RegExp(`ok\\s+data_ref\\[0\\]\\s+${data.length} bytes from ${url}/data.csv hash to`),
+      )
       expect(fetched.out).toMatch(/FAIL\s+data_ref\[1\]\s+data_ref_hash_mismatch: /)
       expect(fetched.out).toMatch(/ok\s+signature/)
       expect(fetched.out.trimEnd().split('\n').at(-1)).toBe('verification FAILED: data_ref[1]')

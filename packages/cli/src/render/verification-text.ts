@@ -15,5 +15,7 @@ const LABEL_WIDTH = Math.max(...Object.values(LABELS).map((label) => label.lengt
 
 export function renderStageLines(stages: readonly VerificationStage[]): string[] {
   const width = Math.max(0, ...stages.map((stage) => stage.name.length))
-  return stages.map((stage) => `${LABELS[stage.state].padEnd(LABEL_WIDTH)}  ${stage.name.padEnd(width)}  ${stage.reason}`)
+  return stages.map(
+    (stage) => `${LABELS[stage.state].padEnd(LABEL_WIDTH)}  ${stage.name.padEnd(width)}  ${stage.reason}`,
+  )
 }

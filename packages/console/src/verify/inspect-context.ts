@@ -180,7 +180,11 @@ function signatureItem(stages: VerificationStage[]): InspectionItem {
   const signature = stages.find((stage) => stage.name === 'signature')
   // A did:web key the browser may not fetch is unavailable here, not wrong.
   if (resolution?.state === 'failed') {
-    return { ...item, mark: resolution.reason.includes(NETWORK_ONLY) ? 'not_available' : 'failed', detail: resolution.reason }
+    return {
+      ...item,
+      mark: resolution.reason.includes(NETWORK_ONLY) ? 'not_available' : 'failed',
+      detail: resolution.reason,
+    }
   }
   return signature === undefined
     ? { ...item, mark: 'not_checked', detail: 'the signature was not checked' }
@@ -200,7 +204,11 @@ function evidenceItem(
   const state = envelope['registry_state']
   const misplaced = typeof state === 'object' && state !== null && (state as Record<string, unknown>)[subject]
   if (stage.state === 'not_available' && misplaced !== undefined) {
-    return { ...item, mark: 'not_available', detail: `present, but it cannot be checked here: ${unavailable ?? 'not beside the body'}` }
+    return {
+      ...item,
+      mark: 'not_available',
+      detail: `present, but it cannot be checked here: ${unavailable ?? 'not beside the body'}`,
+    }
   }
   // Cosignatures by witnesses whose did:web documents the browser cannot read are unchecked, not wrong.
   if (stage.state === 'failed' && subject === 'witness_signatures' && stage.reason.includes(NETWORK_ONLY)) {

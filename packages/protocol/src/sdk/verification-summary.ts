@@ -26,7 +26,10 @@ export function summarizeStages(stages: readonly VerificationStage[]): string {
   const groups: string[] = []
   if (BODY.every(isVerified)) groups.push('body')
   if (SIGNATURE.every(isVerified)) groups.push('signature')
-  const grouped = new Set([...(groups.includes('body') ? BODY : []), ...(groups.includes('signature') ? SIGNATURE : [])])
+  const grouped = new Set([
+    ...(groups.includes('body') ? BODY : []),
+    ...(groups.includes('signature') ? SIGNATURE : []),
+  ])
   for (const stage of stages) if (stage.state === 'verified' && !grouped.has(stage.name)) groups.push(stage.name)
   const missing = missingStages(stages)
   const verified = groups.length === 0 ? 'nothing verified' : `${joinAnd(groups)} verified`

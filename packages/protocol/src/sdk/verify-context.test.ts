@@ -58,7 +58,8 @@ describe('verifyContext', () => {
         ok: true,
         ctxId: vector.registry_assigned.ctx_id,
         unchecked: ['key_revocation'],
-        summary: 'body and signature verified; no registry receipt; no inclusion proof; no witness cosignatures; key_revocation not checked',
+        summary:
+          'body and signature verified; no registry receipt; no inclusion proof; no witness cosignatures; key_revocation not checked',
       })
       expect(names(report)).toEqual(['schema', 'producer_content_hash', 'key_binding', 'did_resolution', 'signature'])
     },

@@ -124,7 +124,10 @@ function compareHash(bytes: Uint8Array, expected: string, what: string): Outcome
   const actual = sha256String(bytes)
   return actual === expected
     ? { state: 'verified', reason: `${what} hash to the declared ${expected}` }
-    : { state: 'failed', reason: `data_ref_hash_mismatch: ${what} hash to ${actual}, the producer declared ${expected}` }
+    : {
+        state: 'failed',
+        reason: `data_ref_hash_mismatch: ${what} hash to ${actual}, the producer declared ${expected}`,
+      }
 }
 
 function describeFetchError(error: unknown): string {
