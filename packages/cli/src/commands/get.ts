@@ -33,7 +33,7 @@ With --verify, checks it locally and prints one line per stage instead, each in 
   not checked    there was something to check and this run did not (e.g. an earlier stage failed first)
 Stages: schema, producer_content_hash (recomputed over the body), key_binding (key_id belongs to agent_id),
 did_resolution (did:key decoded locally; did:web documents fetched over HTTPS through the SSRF-safe client),
-signature, then the registry's evidence: registry_receipt, log_inclusion (the proof fetched from GET /log/proof
+signature, then the registry's evidence: registry_receipt, lineage_head_receipt (when served), log_inclusion (the proof fetched from GET /log/proof
 when not served), witness_signatures (the cosignatures the registry serves beside its newest checkpoint, when the
 proof reaches that checkpoint), key_revocation (the producer's revocations found by search), and one data_ref[i]
 per DataRef (embedded content checked against its content_hash; locations only with --fetch-data).

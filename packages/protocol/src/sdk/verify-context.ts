@@ -199,6 +199,8 @@ export async function verifyContext(
 function evidenceNotRequested(envelope: Record<string, unknown>): VerificationStage[] {
   const reason = 'registry evidence was not requested (no evidence options)'
   const stages: VerificationStage[] = []
+  if (envelope['lineage_head_receipt'] !== undefined)
+    stages.push({ name: 'lineage_head_receipt', state: 'not_checked', reason })
   for (const member of ['registry_receipt', 'log_inclusion', 'witness_signatures']) {
     stages.push(
       envelope[member] === undefined

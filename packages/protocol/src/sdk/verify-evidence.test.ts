@@ -8,6 +8,7 @@ import {
 } from '../../test/support/fake-registry.js'
 import { cosignCheckpoint } from '../cosignature/index.js'
 import { signLifecycleEvent } from '../lifecycle/index.js'
+import { signLineageHeadReceipt } from '../receipt/index.js'
 import { DidResolver } from '../did/index.js'
 import { computeKeyFingerprint } from '../keys/index.js'
 import type { KeyRevocation } from '../revocation/index.js'
@@ -340,5 +341,53 @@ describe('verifyContext require (receipt, log, witness=N)', () => {
       witness_signatures: 'not_checked',
     })
     expect(report.unchecked).toEqual(['witness_signatures', 'key_revocation'])
+  })
+})
+
+describe('verifyContext lineage_head_receipt (RFC-ACDP-0011 §7, full retrieval)', () => {
+  function withHeadReceipt(change: Record<string, unknown> = {}) {
+    const { registry, ctxId } = setup()
+    const envelope = registry.envelope(ctxId) as Record<string, Record<string, unknown>>
+    const receipt = signLineageHeadReceipt(
+      {
+        receipt_version: 'acdp-lhr/1',
+        registry_did: registry.registryDid,
+        lineage_id: String(envelope['body']!['lineage_id']),
+        head_ctx_id: ctxId,
+        head_version: Number(envelope['body']!['version']),
+        head_status: 'active',
+        as_of: NOW.toISOString(),
+        ...change,
+      },
+      registry.receiptKey,
+    )
+    return { registry, envelope: { ...envelope, lineage_head_receipt: receipt } }
+  }
+
+  it('verifies a head receipt naming the served context and fails one naming another version', async () => {
+    const honest = withHeadReceipt()
+    const resolver = resolverFor([honest.registry.didDocument()])
+    const report = await verifyContext(honest.envelope, { resolver, evidence: { now: NOW } })
+    expect(report.stages.find((stage) => stage.name === 'lineage_head_receipt')).toMatchObject({
+      state: 'verified',
+      reason: expect.stringContaining('this context (version 1, active)'),
+    })
+    const lying = withHeadReceipt({ head_version: 7 })
+    const failed = await verifyContext(lying.envelope, {
+      resolver: resolverFor([lying.registry.didDocument()]),
+      evidence: { now: NOW },
+    })
+    expect(failed.stages.find((stage) => stage.name === 'lineage_head_receipt')).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/^invalid_receipt: verification_failed\/head_version_mismatch/),
+    })
+    expect(failed.ok).toBe(false)
+    // Without evidence options it is reported, as not checked, never dropped.
+    const unasked = await verifyContext(honest.envelope, { resolver })
+    expect(unasked.stages.find((stage) => stage.name === 'lineage_head_receipt')).toEqual({
+      name: 'lineage_head_receipt',
+      state: 'not_checked',
+      reason: 'registry evidence was not requested (no evidence options)',
+    })
   })
 })

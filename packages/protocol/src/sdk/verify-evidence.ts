@@ -7,6 +7,8 @@
  *   is proven under a signed checkpoint of the same registry;
  * - `witness_signatures` — RFC-ACDP-0015 §8: every cosignature must verify over the verified checkpoint; the
  *   stage reports how many distinct witnesses cosigned;
+ * - `lineage_head_receipt` (only when served) — RFC-ACDP-0011 §7 for a full retrieval: bound to this registry,
+ *   signed by it, naming this lineage and this context or a newer head; staleness is the consumer's policy (§6);
  * - `historical_key` — RFC-ACDP-0010 §10: a key found only in verificationMethod is acceptable only with a
  *   verified receipt attesting it;
  * - `key_revocation` — RFC-ACDP-0014 §7: when a known verified revocation names the signing key, the
@@ -27,6 +29,7 @@ import { verifyLifecycleEventSignature } from '../lifecycle/lifecycle-event.js'
 import { computeKeyFingerprint } from '../keys/index.js'
 import { buildLogLeaf, computeLogLeafHash } from '../merkle/log-leaf.js'
 import { authorityOfCtxId } from '../receipt/registry-binding.js'
+import { verifyLineageHeadReceipt } from '../receipt/lineage-head-receipt.js'
 import { verifyRegistryReceipt } from '../receipt/registry-receipt.js'
 import { evaluateCompromiseBoundary, selectEffectiveCompromisedSince } from '../revocation/compromise-boundary.js'
 import type { KeyRevocation } from '../revocation/key-revocation.js'
@@ -78,7 +81,7 @@ export async function verifyEvidence(input: EvidenceInput): Promise<EvidenceResu
   const { envelope, body, key, resolver, options } = input
   const checks: VerificationCheck[] = []
   const stages: VerificationStage[] = []
-  const covered: string[] = ['registry_receipt', 'log_inclusion', 'witness_signatures']
+  const covered: string[] = ['registry_receipt', 'lineage_head_receipt', 'log_inclusion', 'witness_signatures']
   let witnessCount = 0
   const ran = (check: VerificationCheck) => {
     checks.push(check)
@@ -122,6 +125,8 @@ export async function verifyEvidence(input: EvidenceInput): Promise<EvidenceResu
       ran({ name: 'registry_receipt', ok: false, detail: `invalid_receipt: ${describe(error)}` })
     }
   }
+
+  if (envelope['lineage_head_receipt'] !== undefined) ran(await checkHeadReceipt(input, authority))
 
   let checkpoint: LogCheckpoint | undefined
   let checkpointFailure = 'no log_inclusion was served'
@@ -207,6 +212,35 @@ export async function verifyEvidence(input: EvidenceInput): Promise<EvidenceResu
   const lifecycle = await checkLifecycleEvents(input, authority)
   if (lifecycle !== undefined) ran(lifecycle)
   return { checks, stages, covered, witnessCount }
+}
+
+async function checkHeadReceipt(input: EvidenceInput, authority: string | undefined): Promise<VerificationCheck> {
+  const name = 'lineage_head_receipt'
+  const state = input.envelope['registry_state'] as Record<string, unknown> | undefined
+  try {
+    if (authority === undefined) throw new Error('the body has no acdp:// ctx_id to bind the receipt to')
+    const { receipt, ageMs } = await verifyLineageHeadReceipt({
+      receipt: input.envelope['lineage_head_receipt'],
+      authority,
+      resolveKey: (keyId) => input.resolver.resolveKey(keyId, { historical: true }),
+      lineageId: String(input.body['lineage_id']),
+      endpoint: 'context',
+      served: {
+        ctx_id: String(input.body.ctx_id),
+        version: Number(input.body['version']),
+        status: String(state?.['status']),
+      },
+      now: input.options.now,
+    })
+    const head = receipt.head_ctx_id === input.body.ctx_id ? 'this context' : `newer head ${receipt.head_ctx_id}`
+    return {
+      name,
+      ok: true,
+      detail: `head receipt by ${receipt.registry_did} verifies: ${head} (version ${receipt.head_version}, ${receipt.head_status}) as of ${receipt.as_of}, ${Math.round(ageMs / 1000)} s old`,
+    }
+  } catch (error) {
+    return { name, ok: false, detail: `invalid_receipt: ${describe(error)}` }
+  }
 }
 
 async function checkLifecycleEvents(
