@@ -298,7 +298,8 @@ describe('trust loop: our registry, our control plane as its witness, an observe
     expect(byName['log_inclusion']).toMatchObject({ ok: true })
     expect(byName['witness_signatures']).toMatchObject({ ok: true, detail: `1-witnessed: ${WITNESS_DID}` })
     expect(report.ok).toBe(true)
-    expect(report.unchecked).toEqual([])
+    // No revocation list was passed: that one stage is reported not checked, never silently passed.
+    expect(report.unchecked).toEqual(['key_revocation'])
 
     // The leaf is rebuilt from the receipt verifyContext just verified, never taken from the proof answer.
     const leafHash = computeLogLeafHash(buildLogLeaf(envelope.registry_receipt))

@@ -8,7 +8,13 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { computeKeyFingerprint, cosignCheckpoint } from '@acdp/protocol'
+import {
+  computeKeyFingerprint,
+  cosignCheckpoint,
+  createOutboundClient,
+  type OutboundClient,
+  sha256String,
+} from '@acdp/protocol'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FakeRegistry, fakeDidKeyProducer } from '../../protocol/test/support/fake-registry.js'
 import { runCli } from '../src/cli.js'
@@ -64,8 +70,11 @@ function serveWitnessed(fake: FakeRegistry, witnessedSize: number): Promise<stri
   )
 }
 
-async function cli(args: string[]) {
-  const io = captureIo({ cwd: mkdtempSync(join(tmpdir(), 'acdp-cli-')) })
+async function cli(args: string[], outbound?: OutboundClient) {
+  const io = captureIo({
+    cwd: mkdtempSync(join(tmpdir(), 'acdp-cli-')),
+    ...(outbound === undefined ? {} : { outbound }),
+  })
   const code = await runCli(args, io)
   return { code, out: io.out(), err: io.err(), cwd: io.cwd }
 }
@@ -95,7 +104,17 @@ describe('acdp get --verify', () => {
     )
     expect(trusted.out).toMatch(new RegExp(`ok\\s+witness_signatures\\s+1-witnessed: ${witness.did}`))
     expect(trusted.out).toContain('note  witness cosignatures fetched from GET /log/checkpoint')
+    // Every stage verified: the only case the summary line says "verified".
+    expect(trusted.out.trimEnd().split('\n').at(-1)).toBe(
+      'verified: schema, producer_content_hash, key_binding, did_resolution, signature, registry_receipt, log_inclusion, witness_signatures, key_revocation',
+    )
     expect(trusted.code).toBe(0)
+    const two = await cli(['get', ctxId, '--verify', '--registry', url, '--require', 'receipt,log,witness=2'])
+    expect(two.out).toMatch(/FAIL\s+witness_signatures\s+required \(witness=2\): only 1 witness\(es\) cosigned/)
+    expect(two.out.trimEnd().split('\n').at(-1)).toBe('verification FAILED: witness_signatures')
+    expect(two.code).toBe(1)
+    const one = await cli(['get', ctxId, '--verify', '--registry', url, '--require', 'receipt,log,witness'])
+    expect(one.code).toBe(0)
 
     // A trust list naming another witness: the cosignature is not counted, and the verdict fails.
     const other = fakeDidKeyProducer(22).did
@@ -134,7 +153,9 @@ describe('acdp get --verify', () => {
     const forged = await cli(['get', ctxId, '--verify', '--registry', url, '--json'])
     expect(forged.code).toBe(1)
     const checks = JSON.parse(forged.out).verification.checks as Array<{ name: string; ok: boolean }>
-    expect(checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['registry_receipt', 'log_inclusion'])
+    expect(checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['registry_receipt'])
+    const stages = JSON.parse(forged.out).verification.stages as Array<{ name: string; state: string }>
+    expect(stages.find((stage) => stage.name === 'log_inclusion')?.state).toBe('not_checked')
     fake.tamper = 'inclusion_path'
     const badProof = await cli(['get', ctxId, '--verify', '--registry', url])
     expect(badProof.code).toBe(1)
@@ -176,8 +197,139 @@ describe('acdp get --verify', () => {
     fake.answer = (path) => (path.startsWith('/contexts/search') ? { status: 501, body: '{}' } : original(path))
     const { code, out } = await cli(['get', ctxId, '--verify', '--registry', url])
     expect(out).toMatch(/note\s+revocations not looked up \(search answered 501\)/)
-    expect(out).not.toContain('key_revocation')
+    expect(out).toMatch(/not checked\s+key_revocation\s+the producer's key revocations were not looked up/)
+    expect(out.trimEnd().split('\n').at(-1)).toBe(
+      'body, signature, registry_receipt and log_inclusion verified; no witness cosignatures; key_revocation not checked',
+    )
     expect(code).toBe(0)
+  })
+})
+
+describe('acdp get --verify: every stage in one of four states', () => {
+  it('reports missing evidence as not available, and --require turns it into a failure (exit 1)', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    const ctxId = fake.publish(producer)
+    fake.serveReceipts = false
+    const url = await serve(fake)
+    const lenient = await cli(['get', ctxId, '--verify', '--registry', url])
+    expect(lenient.out).toMatch(/not available\s+registry_receipt\s+the registry attaches no registry_receipt/)
+    expect(lenient.out).toMatch(/not available\s+log_inclusion\s+no inclusion proof was served or found/)
+    expect(lenient.out).toMatch(/not available\s+witness_signatures\s+no witness cosignatures were served/)
+    expect(lenient.out.trimEnd().split('\n').at(-1)).toBe(
+      'body, signature and key_revocation verified; no registry receipt; no inclusion proof; no witness cosignatures',
+    )
+    expect(lenient.code).toBe(0)
+
+    const json = await cli(['get', ctxId, '--verify', '--registry', url, '--json'])
+    const verification = JSON.parse(json.out).verification as {
+      ok: boolean
+      summary: string
+      unchecked: string[]
+      stages: Array<{ name: string; state: string; reason: string }>
+    }
+    expect(verification.stages.map((stage) => [stage.name, stage.state])).toEqual([
+      ['schema', 'verified'],
+      ['producer_content_hash', 'verified'],
+      ['key_binding', 'verified'],
+      ['did_resolution', 'verified'],
+      ['signature', 'verified'],
+      ['registry_receipt', 'not_available'],
+      ['log_inclusion', 'not_available'],
+      ['witness_signatures', 'not_available'],
+      ['key_revocation', 'verified'],
+    ])
+    expect(verification).toMatchObject({ ok: true, unchecked: [], summary: lenient.out.trimEnd().split('\n').at(-1) })
+
+    const strict = await cli(['get', ctxId, '--verify', '--registry', url, '--require', 'receipt'])
+    expect(strict.out).toMatch(
+      /FAIL\s+registry_receipt\s+required \(receipt\): the registry attaches no registry_receipt/,
+    )
+    expect(strict.out.trimEnd().split('\n').at(-1)).toBe('verification FAILED: registry_receipt')
+    expect(strict.code).toBe(1)
+  })
+
+  it('reports the stages after a failure as not checked, in text and --json', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    const ctxId = fake.publish(producer)
+    const url = await serve(
+      fake,
+      () => {},
+      (path) => {
+        if (!path.startsWith('/contexts/acdp')) return undefined
+        const envelope = JSON.parse(fake.answer(path).body) as { body: Record<string, unknown> }
+        envelope.body['title'] = 'tampered after signing'
+        return JSON.stringify(envelope)
+      },
+    )
+    const text = await cli(['get', ctxId, '--verify', '--registry', url])
+    expect(text.out).toMatch(/FAIL\s+producer_content_hash\s+hash_mismatch/)
+    for (const stage of ['key_binding', 'did_resolution', 'signature', 'registry_receipt', 'log_inclusion']) {
+      expect(text.out).toMatch(
+        new RegExp(`not checked\\s+${stage}\\s+not checked: the producer_content_hash stage failed first`),
+      )
+    }
+    expect(text.out.trimEnd().split('\n').at(-1)).toBe('verification FAILED: producer_content_hash')
+    expect(text.code).toBe(1)
+    const json = await cli(['get', ctxId, '--verify', '--registry', url, '--json'])
+    const verification = JSON.parse(json.out).verification as { unchecked: string[] }
+    expect(verification.unchecked).toEqual([
+      'key_binding',
+      'did_resolution',
+      'signature',
+      'registry_receipt',
+      'log_inclusion',
+      'witness_signatures',
+      'key_revocation',
+    ])
+  })
+
+  it('answers a usage error (exit 2) for an unknown --require item and for --require without --verify', async () => {
+    const typo = await cli(['get', 'acdp://registry.example.com/x', '--verify', '--require', 'receipt,witness=0'])
+    expect(typo.code).toBe(2)
+    expect(typo.err).toContain('--require takes receipt, log and witness[=N] (N from 1 to 999), got "witness=0"')
+    const alone = await cli(['get', 'acdp://registry.example.com/x', '--require', 'receipt'])
+    expect(alone.code).toBe(2)
+    expect(alone.err).toContain('--require and --fetch-data need --verify')
+  })
+})
+
+describe('acdp get --verify --fetch-data', () => {
+  it('fetches each DataRef location through the outbound client and checks its content_hash', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com' })
+    const data = 'id,score\n1,0.9\n'
+    const url = await serve(
+      fake,
+      () => {},
+      (path) => (path === '/data.csv' ? data : undefined),
+    )
+    const ctxId = fake.publish(producer, {
+      data_refs: [
+        { type: 'raw_data', location: `${url}/data.csv`, content_hash: sha256String(data) },
+        { type: 'raw_data', location: `${url}/data.csv`, content_hash: sha256String('other bytes') },
+        { type: 'raw_data', embedded: { encoding: 'utf8', content: data, content_hash: sha256String(data) } },
+      ],
+    })
+    const without = await cli(['get', ctxId, '--verify', '--registry', url])
+    expect(without.out).toMatch(/not checked\s+data_ref\[0\]\s+.*was not fetched/)
+    expect(without.out).toMatch(/ok\s+data_ref\[2\]\s+embedded utf8 content/)
+
+    const allowlisted = createOutboundClient({ allowCidrs: ['127.0.0.1/32'], allowHttpForAllowlisted: true })
+    try {
+      const fetched = await cli(['get', ctxId, '--verify', '--fetch-data', '--registry', url], allowlisted)
+      expect(fetched.out).toMatch(
+        new RegExp(`ok\\s+data_ref\\[0\\]\\s+${data.length} bytes from ${url}/data.csv hash to`),
+      )
+      expect(fetched.out).toMatch(/FAIL\s+data_ref\[1\]\s+data_ref_hash_mismatch: /)
+      expect(fetched.out).toMatch(/ok\s+signature/)
+      expect(fetched.out.trimEnd().split('\n').at(-1)).toBe('verification FAILED: data_ref[1]')
+      expect(fetched.code).toBe(1)
+    } finally {
+      await allowlisted.close()
+    }
+    // Without an allowlist the loopback location is refused before connecting, and the stage says why.
+    const refused = await cli(['get', ctxId, '--verify', '--fetch-data', '--registry', url])
+    expect(refused.out).toMatch(/FAIL\s+data_ref\[0\]\s+.* not fetched: outbound_refused\/scheme/)
+    expect(refused.code).toBe(1)
   })
 })
 

@@ -22,6 +22,9 @@ export { canonicalize } from './jcs/canonicalize.js'
 export type { PublicKeyMaterial } from './keys/public-key.js'
 export { computeLogLeafHash } from './merkle/log-leaf.js'
 export { verifyRegistryReceipt } from './receipt/registry-receipt.js'
+export { type EvidenceRequirement } from './sdk/evidence-requirement.js'
+export { type StageState, type VerificationStage } from './sdk/verification-stage.js'
+export { type DataRefOptions, verifyDataRefs } from './sdk/verify-data-refs.js'
 export {
   EVIDENCE_MEMBERS,
   type EnvelopeCheck,

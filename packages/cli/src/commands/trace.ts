@@ -6,6 +6,7 @@
  */
 import {
   authorityOfCtxId,
+  missingStages,
   type VerificationReport,
   type WalkedNode,
   type WalkFailure,
@@ -17,6 +18,8 @@ import { type Command, parseCommandArgs } from '../command.js'
 import { EXIT, usageError } from '../exit-codes.js'
 import { sanitizeTerminalText } from '../render/text-table.js'
 import { resolveStackTarget } from '../stack-target.js'
+import { createDataRefClient } from '../verify/data-ref-client.js'
+import { parseRequireOption } from '../verify/require-option.js'
 import { verifyWithEvidence } from '../verify/verify-with-evidence.js'
 import { createWalkTransport, parseAuthorityUrls } from '../verify/walk-transport.js'
 import { checkBaseUrl, JSON_OPTION, parseIntegerFlag } from './shared-options.js'
@@ -26,22 +29,25 @@ export const traceCommand: Command = {
   name: 'trace',
   summary: "walk a context's derived_from chain across registries, verifying every node",
   help: `Usage: acdp trace <ctx_id> [--max-depth N] [--max-nodes N] [--max-fanout N] [--timeout-seconds N]
-                  [--partial] [--authority-url AUTHORITY=URL]... [--trust-witness DID]... [--registry URL] [--json]
+                  [--partial] [--authority-url AUTHORITY=URL]... [--trust-witness DID]... [--require LIST]
+                  [--fetch-data] [--registry URL] [--json]
 
 Walks the derived_from graph below <ctx_id> breadth first (RFC-ACDP-0006 §4.1). Each context is fetched from
 the registry of ITS OWN authority (acdp://<authority>/...) and verified locally as acdp get --verify does, every
 lookup on that same registry: the registry's capabilities name that authority, then schema,
 producer_content_hash, key_binding, did_resolution, signature, registry_receipt, log_inclusion (the proof
 fetched from GET /log/proof when not served), witness_signatures and key_revocation (the producer's revocations
-on that registry). Prints one line per context with its depth:
-  ok    every stage passed
+on that registry), and the DataRefs (data_ref[i]). Prints one line per context with its depth:
+  ok    no stage failed; when a stage was not available or not checked, the line ends with what is missing,
+        e.g. "(body and signature verified; no registry receipt; ...)"
   FAIL  <title> failed: <stages>       the body verified but the registry's evidence did not (receipt, log
                                        inclusion, cosignatures): still the producer's content, walked through
   FAIL  untrustworthy: <stage> (...)   the body or key failed (hash, signature, revoked key, retired key
                                        without receipt): never used as evidence, never walked through
   FAIL  unresolvable: <reason> (...)   not found, unreachable, unusable registry: not walked through
 then a final line: "complete", or "TRUNCATED by <control>" with the unwalked frontier (the ctx_ids whose
-subtrees were not walked).
+subtrees were not walked), and the counts: verified (every stage verified), partial (nothing failed, something
+missing) and failed.
 
 Traversal controls (RFC-ACDP-0006 §4.1 defaults):
   --max-depth N         derived_from hops below the root (default ${WALK_DEFAULTS.maxDepth}); deeper: truncated
@@ -61,11 +67,13 @@ Where registries are:
 
 Evidence:
   --trust-witness DID   count only this witness's cosignatures (repeatable; default: any that verifies)
+  --require LIST        per node, fail unless this evidence verifies: receipt, log, witness[=N] (as acdp get)
+  --fetch-data          per node, fetch http(s) DataRef locations through the SSRF-safe client (as acdp get)
   --json                print { complete, truncatedBy?, nodes, failures, truncations?, unwalkedFrontier? }, each
-                        node with its stage report (verification: { ok, checks, unchecked, notes })
+                        node with its stage report (verification: { ok, summary, stages, checks, unchecked, notes })
 
-Exit 0 when the walk is complete and every context passed every stage; 1 when it was truncated, a context failed or
-the walk failed (cross_registry_resolution_failed: too many nodes, fanout, timeout, cycle). An
+Exit 0 when the walk is complete and no stage of any context failed; 1 when it was truncated, a context failed
+(required evidence missing included), the walk failed (cross_registry_resolution_failed: too many nodes, fanout, timeout, cycle). An
 unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(
@@ -80,6 +88,8 @@ unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.
         partial: { type: 'boolean' },
         'authority-url': { type: 'string', multiple: true },
         'trust-witness': { type: 'string', multiple: true },
+        require: { type: 'string', multiple: true },
+        'fetch-data': { type: 'boolean' },
         registry: { type: 'string' },
         'data-dir': { type: 'string' },
       },
@@ -90,6 +100,7 @@ unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.
     const maxTotalNodes = parseIntegerFlag('max-nodes', values['max-nodes'], 1, 1_000_000)
     const maxFanoutPerContext = parseIntegerFlag('max-fanout', values['max-fanout'], 1, 1000)
     const timeoutSeconds = parseIntegerFlag('timeout-seconds', values['timeout-seconds'], 1, 3600)
+    const requirement = parseRequireOption(values.require)
     const registryFlag = checkBaseUrl('registry', values.registry)
     const mapped = parseAuthorityUrls(values['authority-url'] ?? [])
     const rootAuthority = authorityOfCtxId(ctxId)
@@ -103,6 +114,7 @@ unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.
     }
     const transport = createWalkTransport(io, mapped)
     const trustedWitnesses = values['trust-witness'] ?? []
+    const dataRefs = values['fetch-data'] ? createDataRefClient(io) : undefined
     const notes = new Map<string, string[]>()
     let result: WalkResult
     try {
@@ -123,14 +135,19 @@ unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.
             { fetch: transport.fetch, signal: node.signal },
             node.registryUrl,
             envelope,
-            { resolver: node.resolver, trustedWitnesses },
+            {
+              resolver: node.resolver,
+              trustedWitnesses,
+              ...(requirement === undefined ? {} : { require: requirement }),
+              ...(dataRefs === undefined ? {} : { dataRefs: { client: dataRefs.client, signal: node.signal } }),
+            },
           )
           notes.set(node.ctxId, verified.notes)
           return verified.report
         },
       })
     } finally {
-      await transport.close()
+      await Promise.all([transport.close(), dataRefs?.close()])
     }
     io.stdout(values.json ? `${JSON.stringify(toJson(result, notes), null, 2)}\n` : `${renderWalk(result)}\n`)
     const everyStagePassed = result.nodes.every((node) => node.verification.ok)
@@ -159,8 +176,12 @@ function renderWalk(result: WalkResult): string {
   ]
   // Stable sort: breadth-first order within a depth, verified contexts before failed ones.
   rows.sort((left, right) => left.depth - right.depth)
-  const verified = result.nodes.filter((node) => node.verification.ok).length
-  const counts = `${verified} verified, ${result.nodes.length - verified + result.failures.length} failed`
+  const passed = result.nodes.filter((node) => node.verification.ok)
+  const verified = passed.filter((node) => missingStages(node.verification.stages).length === 0).length
+  const partial = passed.length - verified
+  const failed = result.nodes.length - passed.length + result.failures.length
+  // A node without a failed stage but with missing evidence is "partial", never counted as verified.
+  const counts = `${verified} verified, ${partial > 0 ? `${partial} partial, ` : ''}${failed} failed`
   const verdict = result.complete
     ? `complete: ${counts}`
     : `TRUNCATED by ${result.truncatedBy}: ${counts}; unwalked frontier (${result.unwalkedFrontier.length}): ${result.unwalkedFrontier.join(' ')}`
@@ -171,7 +192,10 @@ function renderWalk(result: WalkResult): string {
 function nodeLine(node: WalkedNode): string {
   const title = typeof node.envelope.body['title'] === 'string' ? node.envelope.body['title'] : ''
   const depth = `depth ${String(node.depth).padStart(2)}`
-  if (node.verification.ok) return `ok    ${depth}  ${node.ctxId}  ${title}`
+  if (node.verification.ok) {
+    const missing = missingStages(node.verification.stages)
+    return `ok    ${depth}  ${node.ctxId}  ${title}${missing.length === 0 ? '' : `  (${missing.join('; ')})`}`
+  }
   return `FAIL  ${depth}  ${node.ctxId}  ${title}  failed: ${failedStages(node.verification).join(', ')}`
 }
 
@@ -185,5 +209,5 @@ function failureLine(failure: WalkFailure): string {
 }
 
 function failedStages(report: VerificationReport): string[] {
-  return report.checks.filter((check) => !check.ok).map((check) => check.name)
+  return report.stages.filter((stage) => stage.state === 'failed').map((stage) => stage.name)
 }

@@ -7,6 +7,8 @@
  */
 import {
   authorityOfCtxId,
+  type DataRefOptions,
+  type EvidenceRequirement,
   type KeyResolver,
   type LogCheckpoint,
   type VerificationReport,
@@ -26,12 +28,16 @@ export interface VerifyWithEvidenceOptions {
   resolver: KeyResolver
   /** Witness DIDs whose cosignatures count (empty: any that verifies). */
   trustedWitnesses: readonly string[]
+  /** Evidence whose absence fails the verification (`--require`). */
+  require?: EvidenceRequirement
+  /** How DataRef locations are fetched (`--fetch-data`); absent: they are reported not checked. */
+  dataRefs?: DataRefOptions
 }
 
 /**
  * Verifies the context and the registry's evidence. The inclusion proof is fetched when the answer carries a
  * receipt but no proof; the producer's revocations are looked up by search. Both lookups are best effort: a
- * registry without them (404/501) just leaves those stages out, which the notes say.
+ * registry without them (404/501) leaves those stages not available / not checked, which the notes say.
  *
  * @param io its `fetch` and `signal` carry every lookup (trace passes its walk transport and deadline).
  * @throws CliError when the registry is unreachable or answers with something that is not JSON.
@@ -62,6 +68,8 @@ export async function verifyWithEvidence(
       trustedWitnesses: options.trustedWitnesses,
       ...(revocations === undefined ? {} : { revocations }),
     },
+    ...(options.require === undefined ? {} : { require: options.require }),
+    ...(options.dataRefs === undefined ? {} : { dataRefs: options.dataRefs }),
   })
   // Warnings fail no stage (e.g. an unknown but well-formed status, RFC-ACDP-0004 §4.1); they are still said.
   notes.push(...report.warnings.map((warning) => `warning: ${warning}`))

@@ -2,7 +2,7 @@
  * The context inspector: fetches the context through the control plane's federation proxy (GET /contexts/{ctx_id},
  * relayed verbatim from the registry) and verifies it here, in the browser, with @acdp/protocol (verify/
  * inspect-context.ts). Shows the body, the signature, and receipt / log inclusion / witness evidence, each marked
- * verified, not verified or not available. The registry's DID document and the context's log evidence are relayed
+ * verified, failed, not checked or not available with the reason, then every stage of the report the same way. The registry's DID document and the context's log evidence are relayed
  * by the control plane from the enrolled registry (GET /registries/:authority/did-document, …/log-evidence) and
  * checked here like everything else.
  */
@@ -83,6 +83,17 @@ export function ContextInspector({ ctxId, onClose }: { ctxId: string; onClose():
               Warning: {warning}
             </p>
           ))}
+          <details>
+            <summary>Every stage ({state.inspection.report?.summary ?? 'not verified'})</summary>
+            <ul class="verdicts" aria-label="Verification stages">
+              {(state.inspection.report?.stages ?? []).map((stage) => (
+                <li key={stage.name} data-stage={stage.name} data-mark={stage.state}>
+                  <VerdictMark mark={stage.state} /> <strong class="mono">{stage.name}</strong>
+                  <span class="detail">{stage.reason}</span>
+                </li>
+              ))}
+            </ul>
+          </details>
           <details>
             <summary>Envelope as retrieved</summary>
             <pre tabIndex={0} aria-label="Context envelope JSON">

@@ -19,10 +19,11 @@ export function StatusBadge({ status }: { status: string }) {
 
 const MARK_TEXT: Record<Mark, string> = {
   verified: 'verified',
-  not_verified: 'not verified',
+  failed: 'failed',
   not_available: 'not available',
+  not_checked: 'not checked',
 }
-const MARK_SYMBOL: Record<Mark, string> = { verified: '✓', not_verified: '✗', not_available: '–' }
+const MARK_SYMBOL: Record<Mark, string> = { verified: '✓', failed: '✗', not_available: '–', not_checked: '?' }
 
 export function VerdictMark({ mark }: { mark: Mark }) {
   return (

@@ -127,8 +127,9 @@ describe('inspectContext with relayed registry trust material', () => {
     envelope['registry_receipt'].created_at = '2026-06-12T09:00:01.000Z'
     expect(await marks(envelope, trust)).toMatchObject({
       body: 'verified',
-      registry_receipt: 'not_verified',
-      log_inclusion: 'not_verified',
+      registry_receipt: 'failed',
+      // The proof's leaf is rebuilt from the receipt: not checked once the receipt failed.
+      log_inclusion: 'not_checked',
     })
   })
 
@@ -140,7 +141,7 @@ describe('inspectContext with relayed registry trust material', () => {
       ...trust,
       logEvidence: { log_inclusion: { ...inclusion, inclusion_path: path }, witness_signatures: null },
     }
-    expect(await marks(envelope, lying)).toMatchObject({ registry_receipt: 'verified', log_inclusion: 'not_verified' })
+    expect(await marks(envelope, lying)).toMatchObject({ registry_receipt: 'verified', log_inclusion: 'failed' })
   })
 
   it('does not accept a receipt key swapped in the relayed DID document', async () => {
@@ -149,7 +150,7 @@ describe('inspectContext with relayed registry trust material', () => {
       ...trust,
       didDocument: { did: REGISTRY_DID, document: registryDocument(new Uint8Array(32).fill(3)) },
     }
-    expect(await marks(envelope, swapped)).toMatchObject({ body: 'verified', registry_receipt: 'not_verified' })
+    expect(await marks(envelope, swapped)).toMatchObject({ body: 'verified', registry_receipt: 'failed' })
   })
 
   it('never answers another DID from the relayed document: a did:web producer stays not available', async () => {
@@ -189,9 +190,9 @@ describe('inspectContext with relayed registry trust material', () => {
     const { envelope, trust } = published()
     envelope['body'].title = 'rewritten'
     expect(await marks(envelope, trust)).toMatchObject({
-      body: 'not_verified',
-      registry_receipt: 'not_verified',
-      log_inclusion: 'not_verified',
+      body: 'failed',
+      registry_receipt: 'not_checked',
+      log_inclusion: 'not_checked',
     })
   })
 })

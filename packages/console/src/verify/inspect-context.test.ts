@@ -62,10 +62,19 @@ describe('inspectContext', () => {
     envelope['body'].title = 'tampered'
     const inspection = await inspectContext(envelope)
     expect(inspection.items[0]).toMatchObject({
-      mark: 'not_verified',
+      mark: 'failed',
       detail: expect.stringContaining('hash_mismatch'),
     })
-    expect(inspection.items[1]).toMatchObject({ mark: 'not_verified' })
+    expect(inspection.items[1]).toMatchObject({ mark: 'not_checked' })
+    // The full stage list the inspector shows under "Every stage": each later stage not checked, with why.
+    const stages = inspection.report?.stages ?? []
+    expect(stages.find((stage) => stage.name === 'producer_content_hash')?.state).toBe('failed')
+    expect(stages.find((stage) => stage.name === 'signature')).toEqual({
+      name: 'signature',
+      state: 'not_checked',
+      reason: 'not checked: the producer_content_hash stage failed first',
+    })
+    expect(inspection.report?.summary).toBe('verification FAILED: producer_content_hash')
   })
 
   it('marks a body whose hash matches but whose signature was swapped as signature not verified', async () => {
@@ -73,7 +82,7 @@ describe('inspectContext', () => {
     const other = signedEnvelope()
     // Same producer key, a signature over different content: the hash still matches the body, the signature not.
     genuine['body'].signature = { ...genuine['body'].signature, value: other['body'].signature.value }
-    expect(await marks(genuine)).toMatchObject({ body: 'verified', signature: 'not_verified' })
+    expect(await marks(genuine)).toMatchObject({ body: 'verified', signature: 'failed' })
   })
 
   it('reports a did:web producer signature as not available (no network from the browser)', async () => {
@@ -94,7 +103,7 @@ describe('inspectContext', () => {
   })
 
   it.each([null, 'text', [1, 2], 42])('refuses a non-envelope answer (%s) without throwing', async (value) => {
-    expect(await marks(value)).toMatchObject({ body: 'not_verified', signature: 'not_verified' })
+    expect(await marks(value)).toMatchObject({ body: 'failed', signature: 'not_checked' })
   })
 })
 

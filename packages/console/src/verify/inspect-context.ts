@@ -3,8 +3,9 @@
  * server-side "trust me"): the envelope comes from the control plane's federation proxy exactly as the registry
  * served it, and every mark below is derived from `verifyContext`'s stage report.
  *
- * Marks: `verified` (the check ran and passed), `not_verified` (it ran and failed, or could not run because an
- * earlier stage failed), `not_available` (nothing to check, or the evidence cannot be checked from a browser).
+ * Marks are the protocol's four stage states: `verified` (the check ran and passed), `failed` (it ran and did
+ * not), `not_checked` (there was something to check but an earlier stage failed first), `not_available` (nothing
+ * to check, or the evidence cannot be checked from a browser). Each comes with the stage's reason.
  *
  * The registry's evidence (receipt, log inclusion, witness cosignatures) is checked against trust material the
  * control plane relays from the enrolled registry WITHOUT vouching for it (GET /registries/:authority/did-document
@@ -19,12 +20,13 @@ import {
   ProtocolError,
   type ResolvedKey,
   splitKeyId,
-  type VerificationCheck,
+  type StageState,
   type VerificationReport,
+  type VerificationStage,
   verifyContext,
 } from '@acdp/protocol/verify'
 
-export type Mark = 'verified' | 'not_verified' | 'not_available'
+export type Mark = StageState
 
 export type InspectionSubject = 'body' | 'signature' | 'registry_receipt' | 'log_inclusion' | 'witness_signatures'
 
@@ -108,7 +110,7 @@ export async function inspectContext(envelope: unknown, trust?: RegistryTrustMat
       items: (Object.keys(LABELS) as InspectionSubject[]).map((subject) => ({
         subject,
         label: LABELS[subject],
-        mark: subject === 'body' || subject === 'signature' ? 'not_verified' : 'not_available',
+        mark: subject === 'body' ? 'failed' : subject === 'signature' ? 'not_checked' : 'not_available',
         detail: 'the answer is not a context envelope',
       })),
     }
@@ -129,7 +131,7 @@ export async function inspectContext(envelope: unknown, trust?: RegistryTrustMat
       items: (Object.keys(LABELS) as InspectionSubject[]).map((subject) => ({
         subject,
         label: LABELS[subject],
-        mark: 'not_verified',
+        mark: 'not_checked',
         detail,
       })),
     }
@@ -138,10 +140,10 @@ export async function inspectContext(envelope: unknown, trust?: RegistryTrustMat
   return {
     report,
     items: [
-      bodyItem(report.checks),
-      signatureItem(report.checks),
+      bodyItem(report.stages),
+      signatureItem(report.stages),
       ...(['registry_receipt', 'log_inclusion', 'witness_signatures'] as const).map((subject) =>
-        evidenceItem(subject, record, report, unavailable),
+        evidenceItem(subject, record, report, canCheckEvidence ? undefined : unavailable),
       ),
     ],
   }
@@ -163,56 +165,58 @@ function withLogEvidence(
   return merged
 }
 
-function bodyItem(checks: VerificationCheck[]): InspectionItem {
-  const stages = checks.filter((check) => BODY_STAGES.has(check.name))
-  const failed = stages.find((check) => !check.ok)
+function bodyItem(stages: VerificationStage[]): InspectionItem {
   const item = { subject: 'body' as const, label: LABELS.body }
-  if (failed) return { ...item, mark: 'not_verified', detail: `${failed.name}: ${failed.detail}` }
-  const hash = stages.find((check) => check.name === 'producer_content_hash')
-  return { ...item, mark: 'verified', detail: hash?.detail ?? 'body checks passed' }
+  const body = stages.filter((stage) => BODY_STAGES.has(stage.name))
+  const failed = body.find((stage) => stage.state === 'failed')
+  if (failed) return { ...item, mark: 'failed', detail: `${failed.name}: ${failed.reason}` }
+  const hash = body.find((stage) => stage.name === 'producer_content_hash')
+  return { ...item, mark: hash?.state ?? 'not_checked', detail: hash?.reason ?? 'the body was not checked' }
 }
 
-function signatureItem(checks: VerificationCheck[]): InspectionItem {
+function signatureItem(stages: VerificationStage[]): InspectionItem {
   const item = { subject: 'signature' as const, label: LABELS.signature }
-  const resolution = checks.find((check) => check.name === 'did_resolution')
-  const signature = checks.find((check) => check.name === 'signature')
-  if (resolution === undefined) {
-    return { ...item, mark: 'not_verified', detail: 'not checked: the body failed its checks first' }
+  const resolution = stages.find((stage) => stage.name === 'did_resolution')
+  const signature = stages.find((stage) => stage.name === 'signature')
+  // A did:web key the browser may not fetch is unavailable here, not wrong.
+  if (resolution?.state === 'failed') {
+    return {
+      ...item,
+      mark: resolution.reason.includes(NETWORK_ONLY) ? 'not_available' : 'failed',
+      detail: resolution.reason,
+    }
   }
-  if (!resolution.ok) {
-    const unavailable = resolution.detail.includes(NETWORK_ONLY)
-    return { ...item, mark: unavailable ? 'not_available' : 'not_verified', detail: resolution.detail }
-  }
-  if (signature === undefined) return { ...item, mark: 'not_verified', detail: 'the signature was not checked' }
-  return { ...item, mark: signature.ok ? 'verified' : 'not_verified', detail: signature.detail }
+  return signature === undefined
+    ? { ...item, mark: 'not_checked', detail: 'the signature was not checked' }
+    : { ...item, mark: signature.state, detail: signature.reason }
 }
 
 function evidenceItem(
   subject: 'registry_receipt' | 'log_inclusion' | 'witness_signatures',
   envelope: Record<string, unknown>,
   report: VerificationReport,
-  unavailable: string,
+  unavailable: string | undefined,
 ): InspectionItem {
   const item = { subject, label: LABELS[subject] }
-  const ran = report.checks.find((check) => check.name === subject)
-  if (ran) {
-    // Cosignatures by witnesses whose did:web documents the browser cannot read are unchecked, not wrong.
-    const unreachable = !ran.ok && subject === 'witness_signatures' && ran.detail.includes(NETWORK_ONLY)
-    if (unreachable) return { ...item, mark: 'not_available', detail: ran.detail }
-    return { ...item, mark: ran.ok ? 'verified' : 'not_verified', detail: ran.detail }
-  }
+  const stage = report.stages.find((candidate) => candidate.name === subject)
+  if (stage === undefined) return { ...item, mark: 'not_available', detail: 'the registry attached none' }
+  // Served inside registry_state instead of beside body: there, but not where a verifier takes it from.
   const state = envelope['registry_state']
-  const present =
-    envelope[subject] !== undefined ||
-    (typeof state === 'object' && state !== null && (state as Record<string, unknown>)[subject] !== undefined)
-  // Evidence about a body or signature that failed vouches for nothing: it is not verified, whatever it says.
-  const failedFirst = report.checks.find((check) => !check.ok)
-  if (present && failedFirst !== undefined && !failedFirst.detail.includes(NETWORK_ONLY)) {
-    return { ...item, mark: 'not_verified', detail: `not checked: ${failedFirst.name} failed first` }
+  const misplaced = typeof state === 'object' && state !== null && (state as Record<string, unknown>)[subject]
+  if (stage.state === 'not_available' && misplaced !== undefined) {
+    return {
+      ...item,
+      mark: 'not_available',
+      detail: `present, but it cannot be checked here: ${unavailable ?? 'not beside the body'}`,
+    }
   }
-  return {
-    ...item,
-    mark: 'not_available',
-    detail: present ? `present, but it cannot be checked here: ${unavailable}` : 'the registry attached none',
+  // Cosignatures by witnesses whose did:web documents the browser cannot read are unchecked, not wrong.
+  if (stage.state === 'failed' && subject === 'witness_signatures' && stage.reason.includes(NETWORK_ONLY)) {
+    return { ...item, mark: 'not_available', detail: stage.reason }
   }
+  // Evidence served but not verifiable without the registry's key (`unavailable`: no DID document relayed).
+  if (stage.state === 'not_checked' && unavailable !== undefined && !report.checks.some((check) => !check.ok)) {
+    return { ...item, mark: 'not_available', detail: `present, but it cannot be checked here: ${unavailable}` }
+  }
+  return { ...item, mark: stage.state, detail: stage.reason }
 }

@@ -65,7 +65,7 @@ export function createEnvelopeVerifier(options: { outbound: OutboundClient; now:
     let failed: string | undefined
     try {
       const report = await verifyContext(envelope, { resolver, envelopeChecks: [receiptCheck] })
-      failed = report.ok ? undefined : report.checks.find((check) => !check.ok)?.name
+      failed = report.ok ? undefined : report.stages.find((stage) => stage.state === 'failed')?.name
     } catch {
       failed = 'envelope'
     }

@@ -19,7 +19,11 @@ export {
 export { formatKeyFile, type KeyFileDocument, type ProducerKey, parseKeyFile } from './producer-key.js'
 export { type BuildPublishRequestInput, buildPublishRequest, type SignedPublishRequest } from './publish-request.js'
 export { DEFAULT_SDK_TIMEOUT_MS, MAX_SDK_RESPONSE_BYTES, type SdkRequestOptions } from './registry-http.js'
-export { type EvidenceInput, type EvidenceOptions, verifyEvidence } from './verify-evidence.js'
+export { applyRequirement, type EvidenceRequirement } from './evidence-requirement.js'
+export { type StageState, type VerificationStage } from './verification-stage.js'
+export { missingStages, summarizeStages } from './verification-summary.js'
+export { type DataRefOptions, dataRefStageName, embeddedBytes, verifyDataRefs } from './verify-data-refs.js'
+export { type EvidenceInput, type EvidenceOptions, type EvidenceResult, verifyEvidence } from './verify-evidence.js'
 export {
   type EnvelopeCheck,
   EVIDENCE_MEMBERS,

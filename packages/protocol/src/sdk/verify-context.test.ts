@@ -4,6 +4,7 @@ import { DidResolver, type FetchDidDocument } from '../did/resolver.js'
 import { buildDidWebDocument, createProducerKey } from './create-producer-key.js'
 import { completeProducerContent } from './producer.js'
 import { buildPublishRequest } from './publish-request.js'
+import { sha256String } from '../hash/sha256.js'
 import { type EnvelopeCheck, verifyContext } from './verify-context.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read and tamper with untyped JSON documents
@@ -53,7 +54,13 @@ describe('verifyContext', () => {
       const body = { ...vector.expected.publish_request_body, ...vector.registry_assigned }
       delete body.note
       const report = await verifyContext({ body, registry_state: { status: 'active' } }, { resolver: pureResolver })
-      expect(report).toMatchObject({ ok: true, ctxId: vector.registry_assigned.ctx_id, unchecked: [] })
+      expect(report).toMatchObject({
+        ok: true,
+        ctxId: vector.registry_assigned.ctx_id,
+        unchecked: ['key_revocation'],
+        summary:
+          'body and signature verified; no registry receipt; no inclusion proof; no witness cosignatures; key_revocation not checked',
+      })
       expect(names(report)).toEqual(['schema', 'producer_content_hash', 'key_binding', 'did_resolution', 'signature'])
     },
   )
@@ -111,6 +118,50 @@ describe('verifyContext', () => {
     const last = report.checks.at(-1)
     expect(last).toMatchObject({ name: failedStage, ok: false, detail: expect.stringContaining(detailPart) })
     expect(report.checks.slice(0, -1).every((check) => check.ok)).toBe(true)
+    // Every later stage is still reported: not checked, because this one failed first.
+    const failedAt = report.stages.findIndex((stage) => stage.name === failedStage)
+    expect(report.stages[failedAt]?.state).toBe('failed')
+    const later = report.stages.slice(failedAt + 1)
+    expect(later.map((stage) => stage.name)).toEqual(
+      expect.arrayContaining(['registry_receipt', 'log_inclusion', 'witness_signatures', 'key_revocation']),
+    )
+    expect(later.every((stage) => stage.state === 'not_checked')).toBe(true)
+    if (failedStage !== 'signature') expect(later.map((stage) => stage.name)).toContain('signature')
+    expect(later[0]?.reason).toBe(`not checked: the ${failedStage} stage failed first`)
+    expect(report.unchecked).toEqual(later.map((stage) => stage.name))
+    expect(report.summary).toBe(`verification FAILED: ${failedStage}`)
+  })
+
+  it('reports the data_refs: embedded ones verified or failed without a fetch, locations not fetched by default', async () => {
+    const content = { rows: [1, 2, 3] }
+    const jcsHash = sha256String(new TextEncoder().encode('{"rows":[1,2,3]}'))
+    const { envelope } = signedEnvelope({
+      data_refs: [
+        { type: 'raw_data', embedded: { encoding: 'json', content, content_hash: jcsHash } },
+        { type: 'raw_data', embedded: { encoding: 'utf8', content: 'abc', content_hash: `sha256:${'0'.repeat(64)}` } },
+        { type: 'raw_data', embedded: { encoding: 'utf8', content: 'no hash' } },
+        { type: 'raw_data', location: 'https://data.example.com/a.csv', content_hash: jcsHash },
+        { type: 'raw_data', location: 's3://bucket/a.csv', content_hash: jcsHash },
+        { type: 'raw_data', location: 'https://data.example.com/b.csv' },
+      ],
+    })
+    const report = await verifyContext(envelope, { resolver: pureResolver })
+    const refs = report.stages.filter((stage) => stage.name.startsWith('data_ref['))
+    expect(refs.map((stage) => [stage.name, stage.state])).toEqual([
+      ['data_ref[0]', 'verified'],
+      ['data_ref[1]', 'failed'],
+      ['data_ref[2]', 'not_available'],
+      ['data_ref[3]', 'not_checked'],
+      ['data_ref[4]', 'not_available'],
+      ['data_ref[5]', 'not_available'],
+    ])
+    expect(refs[1]?.reason).toMatch(/^data_ref_hash_mismatch: /)
+    expect(refs[3]?.reason).toMatch(/not fetched/)
+    expect(refs[4]?.reason).toMatch(/^s3:\/\/ is dereferenced by its own client/)
+    // A DataRef mismatch fails the report, but as data_ref[1], never as the body's hash or signature.
+    expect(report.ok).toBe(false)
+    expect(report.summary).toBe('verification FAILED: data_ref[1]')
+    expect(report.stages.find((stage) => stage.name === 'signature')?.state).toBe('verified')
   })
 
   it('reports a body that is not an object as a failed schema stage, not an exception', async () => {
@@ -149,7 +200,7 @@ describe('verifyContext', () => {
     envelope.log_inclusion = { leaf_index: 0 }
     const report = await verifyContext(envelope, { resolver: pureResolver })
     expect(report.ok).toBe(true)
-    expect(report.unchecked).toEqual(['registry_receipt', 'log_inclusion'])
+    expect(report.unchecked).toEqual(['registry_receipt', 'log_inclusion', 'key_revocation'])
   })
 
   it('runs a configured envelope check and lets its failure fail the report', async () => {
@@ -169,7 +220,7 @@ describe('verifyContext', () => {
     }
     const report = await verifyContext(envelope, { resolver: pureResolver, envelopeChecks: [receiptCheck, throwing] })
     expect(report.ok).toBe(false)
-    expect(report.unchecked).toEqual([])
+    expect(report.unchecked).toEqual(['key_revocation'])
     expect(report.checks.slice(-2)).toEqual([
       { name: 'registry_receipt', ok: false, detail: 'invalid_receipt: test' },
       { name: 'registry_receipt_extra', ok: false, detail: 'boom' },

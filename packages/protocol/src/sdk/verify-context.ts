@@ -1,12 +1,13 @@
 /**
  * Consumer-side verification of a retrieved context (RFC-ACDP-0001 §5.7, §5.8, §5.11; §5.11 "Recommended
- * verification report stage names"). Each stage is reported as `{ name, ok, detail }` so a CLI or a log can
- * show exactly what was checked. Stages run in the RFC's order and stop at the first failure: a body that is
- * not schema-valid never reaches hashing, and a signature is checked only over a hash that matched (§5.7
- * steps 3–4).
+ * verification report stage names"). Every stage is reported in one of four states (verification-stage.ts) so a
+ * CLI or a log shows exactly what was checked and what was not. Stages run in the RFC's order and stop at the
+ * first failure: a body that is not schema-valid never reaches hashing, and a signature is checked only over a
+ * hash that matched (§5.7 steps 3–4); the stages after it are reported `not_checked`, not dropped.
  *
  * Checks over the retrieval envelope (registry receipt, log inclusion, witness cosignatures) slot in through
- * {@link EnvelopeCheck}s; an envelope member nobody checked is listed in `unchecked`, never reported as passed.
+ * {@link EnvelopeCheck}s; an envelope member nobody checked is `not_checked` and listed in `unchecked`, never
+ * reported as passed.
  */
 import { splitKeyId } from '../did/key-id.js'
 import { isDidWebOnlyVersion } from '../did/producer-version.js'
@@ -17,27 +18,36 @@ import { verifyContentSignature } from '../signature/content-signature.js'
 import { ContextBody } from '../wire/context-body.js'
 import { compiledValidator } from '../wire/compiled-validator.js'
 import { readRegistryStatus, unknownStatusWarning } from '../wire/registry-status.js'
+import { applyRequirement, type EvidenceRequirement } from './evidence-requirement.js'
+import { inReportOrder, ranStage, type VerificationStage } from './verification-stage.js'
+import { summarizeStages } from './verification-summary.js'
+import { type DataRefOptions, dataRefStageName, verifyDataRefs } from './verify-data-refs.js'
 import { type EvidenceOptions, verifyEvidence } from './verify-evidence.js'
 
-/** One stage's outcome. `detail` is a human sentence (for a failure: what failed and the code). */
+/** One stage that ran. `detail` is a human sentence (for a failure: what failed and the code). */
 export interface VerificationCheck {
   name: string
   ok: boolean
   detail: string
 }
 
-/** The whole verdict. `ok` is true only when every run check passed and the signature stage was reached. */
+/** The whole verdict. `ok` is true only when the signature stage was reached and no stage failed. */
 export interface VerificationReport {
   ok: boolean
   ctxId: string | undefined
+  /** The stages that ran (verified or failed). */
   checks: VerificationCheck[]
-  /** Envelope members present but not verified by any configured {@link EnvelopeCheck}. */
+  /** Every stage in report order, in one of the four states, with its reason (the whole truth). */
+  stages: VerificationStage[]
+  /** Names of the stages in state `not_checked`: there was something to check and this run did not. */
   unchecked: string[]
   /**
    * Things the consumer should hear about that fail no stage, e.g. a well-formed `registry_state.status` this
    * version does not define (RFC-ACDP-0004 §4.1 "SHOULD log a warning"). Empty when there is nothing to say.
    */
   warnings: string[]
+  /** One line: "verified: …" only when every stage was verified, else what failed or is missing. */
+  summary: string
 }
 
 /** Resolves a `signature.key_id` to a key; {@link DidResolver} satisfies it (`historical`: verificationMethod suffices). */
@@ -71,18 +81,26 @@ export interface VerifyContextOptions {
   envelopeChecks?: readonly EnvelopeCheck[]
   /**
    * Verify the registry's evidence too (receipt, log inclusion, witness cosignatures, key revocation; see
-   * verify-evidence.ts). Without it those members are listed in `unchecked`.
+   * verify-evidence.ts). Without it those stages are `not_checked` (or `not_available` when nothing was served).
    */
   evidence?: EvidenceOptions
+  /** Evidence whose absence fails the verification (see evidence-requirement.ts). */
+  require?: EvidenceRequirement
+  /** How `data_refs[]` are verified (see verify-data-refs.ts); without it, locations are `not_checked`. */
+  dataRefs?: DataRefOptions
 }
 
 /** The context body's compiled validator, compiled on the first body checked (not at import). */
 const checkBodySchema = () => compiledValidator(ContextBody)
 
+const BODY_STAGES = ['schema', 'producer_content_hash', 'key_binding', 'did_resolution', 'signature']
+
 /**
  * Verifies a retrieval envelope `{ body, registry_state, … }` (attacker-controlled: every member is checked
  * before use). Stages: `schema`, `producer_content_hash`, `key_binding`, `did_resolution`, `signature`, then
- * the configured envelope checks. Never throws for bad data: every failure is a failed check.
+ * the evidence stages, the configured envelope checks and one `data_ref[i]` per DataRef. Stages run in the RFC's
+ * order; after a failure the later stages are reported `not_checked` with the stage that failed. Never throws for
+ * bad data: every failure is a failed stage.
  *
  * @throws TypeError when `envelope` is not an object (caller misuse).
  */
@@ -95,24 +113,34 @@ export async function verifyContext(
   }
   const checks: VerificationCheck[] = []
   const warnings: string[] = []
+  let stages: VerificationStage[] = []
+  let witnessCount = 0
   const body = envelope['body']
   const ctxId = isRecord(body) && typeof body['ctx_id'] === 'string' ? body['ctx_id'] : undefined
-  const finish = (signatureReached: boolean, unchecked: string[]): VerificationReport => ({
-    ok: signatureReached && checks.every((check) => check.ok),
-    ctxId,
-    checks,
-    unchecked,
-    warnings,
-  })
+  const finish = (signatureReached: boolean): VerificationReport => {
+    if (!signatureReached) stages.push(...notCheckedAfter(checks.at(-1)?.name ?? 'schema', envelope, options))
+    if (options.require !== undefined) stages = applyRequirement(stages, options.require, witnessCount)
+    const ordered = inReportOrder(stages)
+    return {
+      ok: signatureReached && ordered.every((stage) => stage.state !== 'failed'),
+      ctxId,
+      checks,
+      stages: ordered,
+      unchecked: ordered.filter((stage) => stage.state === 'not_checked').map((stage) => stage.name),
+      warnings,
+      summary: summarizeStages(ordered),
+    }
+  }
   const record = (check: VerificationCheck) => {
     checks.push(check)
+    stages.push(ranStage(check))
     return check.ok
   }
 
-  if (!record(checkSchema(body, envelope['registry_state'], warnings))) return finish(false, [])
+  if (!record(checkSchema(body, envelope['registry_state'], warnings))) return finish(false)
   const verifiedBody = body as Record<string, unknown> & ContextBody
-  if (!record(checkContentHash(verifiedBody))) return finish(false, [])
-  if (!record(checkKeyBinding(verifiedBody))) return finish(false, [])
+  if (!record(checkContentHash(verifiedBody))) return finish(false)
+  if (!record(checkKeyBinding(verifiedBody))) return finish(false)
   let resolution = await resolveKey(options.resolver, verifiedBody.signature.key_id)
   let historicalKey = false
   if (
@@ -125,7 +153,7 @@ export async function verifyContext(
     resolution = await resolveKey(options.resolver, verifiedBody.signature.key_id, false, true)
     historicalKey = resolution.key !== undefined
   }
-  if (!record(resolution.check) || resolution.key === undefined) return finish(false, [])
+  if (!record(resolution.check) || resolution.key === undefined) return finish(false)
   let key = resolution.key
   let signature = checkSignature(verifiedBody, key)
   if (!signature.ok && key.did.startsWith('did:web:')) {
@@ -136,7 +164,7 @@ export async function verifyContext(
       key = refreshed.key
     }
   }
-  if (!record(signature)) return finish(true, [])
+  if (!record(signature)) return finish(false)
 
   const covered: string[] = []
   if (options.evidence !== undefined) {
@@ -149,17 +177,77 @@ export async function verifyContext(
       resolver: options.resolver,
       options: options.evidence,
     })
-    for (const check of evidence.checks) record(check)
+    checks.push(...evidence.checks)
+    stages.push(...evidence.stages)
     covered.push(...evidence.covered)
+    witnessCount = evidence.witnessCount
+  } else {
+    const checkedByCaller = new Set((options.envelopeChecks ?? []).map((check) => check.member))
+    const notRequested = evidenceNotRequested(envelope).filter((stage) => !checkedByCaller.has(stage.name))
+    stages.push(...notRequested)
+    covered.push(...notRequested.map((stage) => stage.name))
   }
-  const unchecked: string[] = []
   for (const member of EVIDENCE_MEMBERS) {
-    if (envelope[member] === undefined) continue
     const applicable = (options.envelopeChecks ?? []).filter((check) => check.member === member)
-    if (applicable.length === 0 && !covered.includes(member)) unchecked.push(member)
-    for (const check of applicable) record(await runEnvelopeCheck(check, envelope, verifiedBody))
+    for (const check of applicable) {
+      if (envelope[member] === undefined) {
+        stages.push({ name: check.name, state: 'not_available', reason: `the registry attaches no ${member}` })
+      } else {
+        record(await runEnvelopeCheck(check, envelope, verifiedBody))
+      }
+    }
+    if (applicable.length > 0 || covered.includes(member) || envelope[member] === undefined) continue
+    stages.push({ name: member, state: 'not_checked', reason: `present, but this verifier does not check ${member}` })
   }
-  return finish(true, unchecked)
+  stages.push(...(await verifyDataRefs(verifiedBody, options.dataRefs ?? {})))
+  return finish(true)
+}
+
+/** The evidence stages when the caller did not ask for them: what was served is `not_checked`, the rest absent. */
+function evidenceNotRequested(envelope: Record<string, unknown>): VerificationStage[] {
+  const reason = 'registry evidence was not requested (no evidence options)'
+  const stages: VerificationStage[] = []
+  if (envelope['lineage_head_receipt'] !== undefined)
+    stages.push({ name: 'lineage_head_receipt', state: 'not_checked', reason })
+  for (const member of ['registry_receipt', 'log_inclusion', 'witness_signatures']) {
+    stages.push(
+      envelope[member] === undefined
+        ? { name: member, state: 'not_available', reason: `the registry attaches no ${member}` }
+        : { name: member, state: 'not_checked', reason },
+    )
+  }
+  stages.push({ name: 'key_revocation', state: 'not_checked', reason })
+  if (lifecycleEventsOf(envelope) !== undefined) stages.push({ name: 'lifecycle_events', state: 'not_checked', reason })
+  return stages
+}
+
+/** Every stage after `failed` (a body stage), reported `not_checked` because that one failed first. */
+function notCheckedAfter(
+  failed: string,
+  envelope: Record<string, unknown>,
+  options: VerifyContextOptions,
+): VerificationStage[] {
+  const reason = `not checked: the ${failed} stage failed first`
+  const later = [
+    ...BODY_STAGES.slice(BODY_STAGES.indexOf(failed) + 1),
+    'registry_receipt',
+    ...(envelope['lineage_head_receipt'] === undefined ? [] : ['lineage_head_receipt']),
+    'log_inclusion',
+    'witness_signatures',
+    'key_revocation',
+    ...(lifecycleEventsOf(envelope) === undefined ? [] : ['lifecycle_events']),
+    ...(options.envelopeChecks ?? []).filter((check) => envelope[check.member] !== undefined).map((c) => c.name),
+  ]
+  const dataRefs = isRecord(envelope['body']) ? envelope['body']['data_refs'] : undefined
+  const refCount = Array.isArray(dataRefs) ? dataRefs.length : 0
+  return [...new Set(later), ...Array.from({ length: refCount }, (_, index) => dataRefStageName(index))].map(
+    (name) => ({ name, state: 'not_checked' as const, reason }),
+  )
+}
+
+function lifecycleEventsOf(envelope: Record<string, unknown>): unknown {
+  const state = envelope['registry_state']
+  return isRecord(state) ? state['lifecycle_events'] : undefined
 }
 
 /**

@@ -8,6 +8,7 @@ import {
 } from '../../test/support/fake-registry.js'
 import { cosignCheckpoint } from '../cosignature/index.js'
 import { signLifecycleEvent } from '../lifecycle/index.js'
+import { signLineageHeadReceipt } from '../receipt/index.js'
 import { DidResolver } from '../did/index.js'
 import { computeKeyFingerprint } from '../keys/index.js'
 import type { KeyRevocation } from '../revocation/index.js'
@@ -38,6 +39,8 @@ function resolverFor(documents: Array<Record<string, unknown>>): DidResolver {
 
 const checksOf = (report: { checks: Array<{ name: string; ok: boolean }> }) =>
   Object.fromEntries(report.checks.map((c) => [c.name, c.ok]))
+const statesOf = (report: { stages: Array<{ name: string; state: string }> }) =>
+  Object.fromEntries(report.stages.map((stage) => [stage.name, stage.state]))
 
 function setup(producer: FakeProducer = fakeDidKeyProducer(3)) {
   const registry = new FakeRegistry({ authority: 'registry.example.com' })
@@ -79,7 +82,17 @@ describe('verifyContext with evidence (receipt, inclusion, witnesses)', () => {
       witness_signatures: true,
     })
     expect(report.ok).toBe(true)
-    expect(report.unchecked).toEqual([])
+    // No revocation list was given, so the one stage left is said to be not checked (never silently passed).
+    expect(report.unchecked).toEqual(['key_revocation'])
+    expect(report.summary).toBe(
+      'body, signature, registry_receipt, log_inclusion and witness_signatures verified; key_revocation not checked',
+    )
+    const withRevocations = await verifyContext(envelope, {
+      resolver: resolverFor([registry.didDocument()]),
+      evidence: { now: NOW, revocations: [] },
+    })
+    expect(withRevocations.unchecked).toEqual([])
+    expect(withRevocations.summary).toMatch(/^verified: schema, .*, witness_signatures, key_revocation$/)
   })
 
   it('fails the receipt and everything resting on it when the receipt is forged', async () => {
@@ -91,7 +104,11 @@ describe('verifyContext with evidence (receipt, inclusion, witnesses)', () => {
       evidence: { now: NOW },
     })
     expect(report.ok).toBe(false)
-    expect(checksOf(report)).toMatchObject({ signature: true, registry_receipt: false, log_inclusion: false })
+    expect(checksOf(report)).toMatchObject({ signature: true, registry_receipt: false })
+    // The proof rests on the receipt (its leaf is rebuilt from it): not checked, and it says why.
+    expect(statesOf(report)).toMatchObject({ registry_receipt: 'failed', log_inclusion: 'not_checked' })
+    expect(report.stages.find((stage) => stage.name === 'log_inclusion')?.reason).toMatch(/needs a verified receipt/)
+    expect(report.summary).toBe('verification FAILED: registry_receipt')
   })
 
   it('fails a tampered inclusion path and a cosignature over another tree', async () => {
@@ -131,7 +148,8 @@ describe('verifyContext with evidence (receipt, inclusion, witnesses)', () => {
       resolver: resolverFor([registry.didDocument()]),
     })
     expect(report.ok).toBe(true)
-    expect(report.unchecked).toEqual(['registry_receipt'])
+    expect(report.unchecked).toEqual(['registry_receipt', 'key_revocation'])
+    expect(statesOf(report)).toMatchObject({ log_inclusion: 'not_available', witness_signatures: 'not_available' })
   })
 })
 
@@ -234,5 +252,142 @@ describe('lifecycle events in registry_state (RFC-ACDP-0013 §5 consumer verific
     expect(checksOf(await verify([{ ...event, signature: undefined }])).lifecycle_events).toBe(false)
     const otherCtx = ctxId.replace(/.$/, '9')
     expect(checksOf(await verify([{ ...adminEvent, ctx_id: otherCtx }])).lifecycle_events).toBe(false)
+  })
+})
+
+describe('verifyContext require (receipt, log, witness=N)', () => {
+  function witnessed(count: number) {
+    const { registry, ctxId } = setup()
+    const inclusion = registry.inclusion(ctxId) as Record<string, unknown>
+    const cosignatures = Array.from({ length: count }, (_, index) => {
+      const witness = fakeDidKeyProducer(0x40 + index)
+      return cosignCheckpoint({
+        checkpoint: inclusion.log_checkpoint as never,
+        witnessId: witness.did,
+        witnessedAt: NOW,
+        key: { algorithm: 'ed25519', keyId: witness.keyId, privateKey: witness.privateKey },
+      })
+    })
+    return { registry, ctxId, inclusion, cosignatures }
+  }
+
+  it('turns a missing receipt, proof or cosignature into a failure that names the requirement', async () => {
+    const { registry, ctxId } = setup()
+    const { registry_receipt: _dropped, ...withoutReceipt } = registry.envelope(ctxId) as Record<string, unknown>
+    const resolver = resolverFor([registry.didDocument()])
+    const lenient = await verifyContext(withoutReceipt, { resolver, evidence: { now: NOW } })
+    expect(lenient.ok).toBe(true)
+    expect(statesOf(lenient)).toMatchObject({
+      registry_receipt: 'not_available',
+      log_inclusion: 'not_available',
+      witness_signatures: 'not_available',
+    })
+    expect(lenient.summary).toBe(
+      'body and signature verified; no registry receipt; no inclusion proof; no witness cosignatures; key_revocation not checked',
+    )
+
+    const strict = await verifyContext(withoutReceipt, {
+      resolver,
+      evidence: { now: NOW },
+      require: { receipt: true, log: true, witnesses: 1 },
+    })
+    expect(strict.ok).toBe(false)
+    expect(statesOf(strict)).toMatchObject({
+      registry_receipt: 'failed',
+      log_inclusion: 'failed',
+      witness_signatures: 'failed',
+    })
+    const reasons = Object.fromEntries(strict.stages.map((stage) => [stage.name, stage.reason]))
+    expect(reasons['registry_receipt']).toBe('required (receipt): the registry attaches no registry_receipt')
+    expect(reasons['witness_signatures']).toMatch(/^required \(witness=1\): /)
+    expect(strict.summary).toBe('verification FAILED: registry_receipt, log_inclusion, witness_signatures')
+  })
+
+  it('counts distinct verified witnesses against witness=N', async () => {
+    const { registry, ctxId, inclusion, cosignatures } = witnessed(1)
+    const envelope = { ...registry.envelope(ctxId), log_inclusion: inclusion, witness_signatures: cosignatures }
+    const options = { resolver: resolverFor([registry.didDocument()]), evidence: { now: NOW, revocations: [] } }
+    const one = await verifyContext(envelope, { ...options, require: { receipt: true, log: true, witnesses: 1 } })
+    expect(one.ok).toBe(true)
+    expect(one.summary).toMatch(/^verified: /)
+    const two = await verifyContext(envelope, { ...options, require: { witnesses: 2 } })
+    expect(two.ok).toBe(false)
+    expect(two.stages.find((stage) => stage.name === 'witness_signatures')).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/^required \(witness=2\): only 1 witness\(es\) cosigned/),
+    })
+    const both = witnessed(2)
+    const twoOfTwo = await verifyContext(
+      {
+        ...both.registry.envelope(both.ctxId),
+        log_inclusion: both.inclusion,
+        witness_signatures: both.cosignatures,
+      },
+      { resolver: resolverFor([both.registry.didDocument()]), evidence: { now: NOW }, require: { witnesses: 2 } },
+    )
+    expect(statesOf(twoOfTwo)).toMatchObject({ witness_signatures: 'verified' })
+    expect(twoOfTwo.ok).toBe(true)
+  })
+
+  it('reports cosignatures without a proof as not checked (they need its checkpoint)', async () => {
+    const { registry, ctxId, cosignatures } = witnessed(1)
+    const report = await verifyContext(
+      { ...registry.envelope(ctxId), witness_signatures: cosignatures },
+      { resolver: resolverFor([registry.didDocument()]), evidence: { now: NOW } },
+    )
+    expect(statesOf(report)).toMatchObject({
+      registry_receipt: 'verified',
+      log_inclusion: 'not_available',
+      witness_signatures: 'not_checked',
+    })
+    expect(report.unchecked).toEqual(['witness_signatures', 'key_revocation'])
+  })
+})
+
+describe('verifyContext lineage_head_receipt (RFC-ACDP-0011 §7, full retrieval)', () => {
+  function withHeadReceipt(change: Record<string, unknown> = {}) {
+    const { registry, ctxId } = setup()
+    const envelope = registry.envelope(ctxId) as Record<string, Record<string, unknown>>
+    const receipt = signLineageHeadReceipt(
+      {
+        receipt_version: 'acdp-lhr/1',
+        registry_did: registry.registryDid,
+        lineage_id: String(envelope['body']!['lineage_id']),
+        head_ctx_id: ctxId,
+        head_version: Number(envelope['body']!['version']),
+        head_status: 'active',
+        as_of: NOW.toISOString(),
+        ...change,
+      },
+      registry.receiptKey,
+    )
+    return { registry, envelope: { ...envelope, lineage_head_receipt: receipt } }
+  }
+
+  it('verifies a head receipt naming the served context and fails one naming another version', async () => {
+    const honest = withHeadReceipt()
+    const resolver = resolverFor([honest.registry.didDocument()])
+    const report = await verifyContext(honest.envelope, { resolver, evidence: { now: NOW } })
+    expect(report.stages.find((stage) => stage.name === 'lineage_head_receipt')).toMatchObject({
+      state: 'verified',
+      reason: expect.stringContaining('this context (version 1, active)'),
+    })
+    const lying = withHeadReceipt({ head_version: 7 })
+    const failed = await verifyContext(lying.envelope, {
+      resolver: resolverFor([lying.registry.didDocument()]),
+      evidence: { now: NOW },
+    })
+    expect(failed.stages.find((stage) => stage.name === 'lineage_head_receipt')).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/^invalid_receipt: verification_failed\/head_version_mismatch/),
+    })
+    expect(failed.ok).toBe(false)
+    // Without evidence options it is reported, as not checked, never dropped.
+    const unasked = await verifyContext(honest.envelope, { resolver })
+    expect(unasked.stages.find((stage) => stage.name === 'lineage_head_receipt')).toEqual({
+      name: 'lineage_head_receipt',
+      state: 'not_checked',
+      reason: 'registry evidence was not requested (no evidence options)',
+    })
   })
 })

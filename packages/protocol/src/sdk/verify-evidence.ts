@@ -7,6 +7,8 @@
  *   is proven under a signed checkpoint of the same registry;
  * - `witness_signatures` — RFC-ACDP-0015 §8: every cosignature must verify over the verified checkpoint; the
  *   stage reports how many distinct witnesses cosigned;
+ * - `lineage_head_receipt` (only when served) — RFC-ACDP-0011 §7 for a full retrieval: bound to this registry,
+ *   signed by it, naming this lineage and this context or a newer head; staleness is the consumer's policy (§6);
  * - `historical_key` — RFC-ACDP-0010 §10: a key found only in verificationMethod is acceptable only with a
  *   verified receipt attesting it;
  * - `key_revocation` — RFC-ACDP-0014 §7: when a known verified revocation names the signing key, the
@@ -15,7 +17,9 @@
  *   bound to this ctx_id, producer events signed by a key of the producer (historical keys accepted: events are
  *   history), registry events by the registry's DID or unsigned (reported as attributable to transport only).
  *
- * A stage needing an earlier one that failed or is absent fails with that reason, never passes by default.
+ * A member the registry did not serve is reported `not_available`; a stage needing an earlier one that failed or
+ * is absent is `not_checked` with that reason (never passed by default); `key_revocation` without a revocation
+ * lookup is `not_checked`.
  */
 import { verifyLogInclusion } from '../checkpoint/verify-log-proofs.js'
 import { countWitnesses } from '../cosignature/verify-cosignature.js'
@@ -25,11 +29,13 @@ import { verifyLifecycleEventSignature } from '../lifecycle/lifecycle-event.js'
 import { computeKeyFingerprint } from '../keys/index.js'
 import { buildLogLeaf, computeLogLeafHash } from '../merkle/log-leaf.js'
 import { authorityOfCtxId } from '../receipt/registry-binding.js'
+import { verifyLineageHeadReceipt } from '../receipt/lineage-head-receipt.js'
 import { verifyRegistryReceipt } from '../receipt/registry-receipt.js'
 import { evaluateCompromiseBoundary, selectEffectiveCompromisedSince } from '../revocation/compromise-boundary.js'
 import type { KeyRevocation } from '../revocation/key-revocation.js'
 import type { LogCheckpoint, RegistryReceipt } from '../wire/log.js'
 import type { KeyResolver, VerificationCheck } from './verify-context.js'
+import { ranStage, type VerificationStage } from './verification-stage.js'
 
 /** What the evidence stages need from the consumer. */
 export interface EvidenceOptions {
@@ -39,7 +45,7 @@ export interface EvidenceOptions {
   trustedWitnesses?: readonly string[]
   /**
    * Key revocations the consumer already verified (RFC-ACDP-0014 §5–§6). When given, a `key_revocation` stage
-   * always runs; when absent the stage is skipped (the consumer did not look for revocations).
+   * always runs; when absent the stage is reported `not_checked` (the consumer did not look for revocations).
    */
   revocations?: readonly KeyRevocation[]
 }
@@ -58,20 +64,39 @@ export interface EvidenceInput {
   options: EvidenceOptions
 }
 
-/** Runs the evidence stages; returns their checks and the envelope members they covered. */
-export async function verifyEvidence(
-  input: EvidenceInput,
-): Promise<{ checks: VerificationCheck[]; covered: string[] }> {
+/** What {@link verifyEvidence} found. */
+export interface EvidenceResult {
+  /** The stages that ran. */
+  checks: VerificationCheck[]
+  /** Every evidence stage in the four-state form, those that did not run included. */
+  stages: VerificationStage[]
+  /** Envelope members these stages covered (present or not). */
+  covered: string[]
+  /** Distinct witnesses whose cosignatures verified (0 when the stage did not run). */
+  witnessCount: number
+}
+
+/** Runs the evidence stages. */
+export async function verifyEvidence(input: EvidenceInput): Promise<EvidenceResult> {
   const { envelope, body, key, resolver, options } = input
   const checks: VerificationCheck[] = []
-  const covered: string[] = []
+  const stages: VerificationStage[] = []
+  const covered: string[] = ['registry_receipt', 'lineage_head_receipt', 'log_inclusion', 'witness_signatures']
+  let witnessCount = 0
+  const ran = (check: VerificationCheck) => {
+    checks.push(check)
+    stages.push(ranStage(check))
+  }
+  const notRun = (name: string, state: 'not_available' | 'not_checked', reason: string) =>
+    stages.push({ name, state, reason })
   const authority = typeof body.ctx_id === 'string' ? authorityOfCtxId(body.ctx_id) : undefined
   const resolveHistorical = (keyId: string) => resolver.resolveKey(keyId, { historical: true })
 
   let receipt: RegistryReceipt | undefined
   let receiptFailure: string | undefined = 'no registry_receipt was served'
-  if (envelope['registry_receipt'] !== undefined) {
-    covered.push('registry_receipt')
+  if (envelope['registry_receipt'] === undefined) {
+    notRun('registry_receipt', 'not_available', 'the registry attaches no registry_receipt')
+  } else {
     try {
       if (authority === undefined) throw new Error('the body has no acdp:// ctx_id to bind the receipt to')
       receipt = (
@@ -90,28 +115,28 @@ export async function verifyEvidence(
         })
       ).receipt
       receiptFailure = undefined
-      checks.push({
+      ran({
         name: 'registry_receipt',
         ok: true,
         detail: `receipt by ${receipt.registry_did} verifies: accepted at ${receipt.created_at}, key ${receipt.key_fingerprint}`,
       })
     } catch (error) {
-      receiptFailure = `the registry_receipt did not verify (${describe(error)})`
-      checks.push({ name: 'registry_receipt', ok: false, detail: `invalid_receipt: ${describe(error)}` })
+      receiptFailure = 'the registry_receipt did not verify'
+      ran({ name: 'registry_receipt', ok: false, detail: `invalid_receipt: ${describe(error)}` })
     }
   }
 
+  if (envelope['lineage_head_receipt'] !== undefined) ran(await checkHeadReceipt(input, authority))
+
   let checkpoint: LogCheckpoint | undefined
   let checkpointFailure = 'no log_inclusion was served'
-  if (envelope['log_inclusion'] !== undefined) {
-    covered.push('log_inclusion')
+  if (envelope['log_inclusion'] === undefined) {
+    notRun('log_inclusion', 'not_available', 'no inclusion proof was served or found')
+  } else {
     if (receipt === undefined || authority === undefined) {
-      checkpointFailure = 'log_inclusion cannot be checked'
-      checks.push({
-        name: 'log_inclusion',
-        ok: false,
-        detail: `invalid_log_proof: needs a verified receipt; ${receiptFailure}`,
-      })
+      checkpointFailure = 'log_inclusion was not checked'
+      // The leaf is rebuilt from the verified receipt (RFC-ACDP-0012 §9.1): without one there is nothing to prove.
+      notRun('log_inclusion', 'not_checked', `the proof needs a verified receipt; ${receiptFailure ?? 'none'}`)
     } else {
       try {
         const inclusion = envelope['log_inclusion'] as { leaf_index?: number; tree_size?: number }
@@ -122,29 +147,26 @@ export async function verifyEvidence(
             now: options.now,
           })
         ).checkpoint
-        checks.push({
+        ran({
           name: 'log_inclusion',
           ok: true,
           detail: `leaf ${inclusion.leaf_index} is in ${checkpoint.log_id} at tree size ${inclusion.tree_size} (signed checkpoint, root ${checkpoint.root_hash})`,
         })
       } catch (error) {
         checkpointFailure = 'the log_inclusion did not verify'
-        checks.push({ name: 'log_inclusion', ok: false, detail: `invalid_log_proof: ${describe(error)}` })
+        ran({ name: 'log_inclusion', ok: false, detail: `invalid_log_proof: ${describe(error)}` })
       }
     }
   }
 
   const cosignatures = envelope['witness_signatures']
-  if (cosignatures !== undefined) {
-    covered.push('witness_signatures')
+  if (cosignatures === undefined) {
+    notRun('witness_signatures', 'not_available', 'no witness cosignatures were served for this checkpoint')
+  } else {
     if (checkpoint === undefined) {
-      checks.push({
-        name: 'witness_signatures',
-        ok: false,
-        detail: `invalid_witness_cosignature: ${checkpointFailure}`,
-      })
+      notRun('witness_signatures', 'not_checked', `the cosignatures need a verified checkpoint; ${checkpointFailure}`)
     } else if (!Array.isArray(cosignatures) || cosignatures.length === 0) {
-      checks.push({
+      ran({
         name: 'witness_signatures',
         ok: false,
         detail: 'invalid_witness_cosignature: not a non-empty array',
@@ -158,8 +180,9 @@ export async function verifyEvidence(
         now: options.now,
       })
       const ok = count.failures.length === 0 && count.count > 0
+      if (ok) witnessCount = count.count
       const failed = count.failures.map((f) => `#${f.index}: ${describe(f.error)}`).join('; ')
-      checks.push({
+      ran({
         name: 'witness_signatures',
         ok,
         detail: ok
@@ -170,7 +193,7 @@ export async function verifyEvidence(
   }
 
   if (input.historicalKey) {
-    checks.push(
+    ran(
       receipt === undefined
         ? { name: 'historical_key', ok: false, detail: `key is no longer in assertionMethod and ${receiptFailure}` }
         : {
@@ -181,10 +204,43 @@ export async function verifyEvidence(
     )
   }
 
-  if (options.revocations !== undefined) checks.push(checkRevocation(input, receipt, options.revocations))
+  if (options.revocations === undefined) {
+    notRun('key_revocation', 'not_checked', "the producer's key revocations were not looked up")
+  } else {
+    ran(checkRevocation(input, receipt, options.revocations))
+  }
   const lifecycle = await checkLifecycleEvents(input, authority)
-  if (lifecycle !== undefined) checks.push(lifecycle)
-  return { checks, covered }
+  if (lifecycle !== undefined) ran(lifecycle)
+  return { checks, stages, covered, witnessCount }
+}
+
+async function checkHeadReceipt(input: EvidenceInput, authority: string | undefined): Promise<VerificationCheck> {
+  const name = 'lineage_head_receipt'
+  const state = input.envelope['registry_state'] as Record<string, unknown> | undefined
+  try {
+    if (authority === undefined) throw new Error('the body has no acdp:// ctx_id to bind the receipt to')
+    const { receipt, ageMs } = await verifyLineageHeadReceipt({
+      receipt: input.envelope['lineage_head_receipt'],
+      authority,
+      resolveKey: (keyId) => input.resolver.resolveKey(keyId, { historical: true }),
+      lineageId: String(input.body['lineage_id']),
+      endpoint: 'context',
+      served: {
+        ctx_id: String(input.body.ctx_id),
+        version: Number(input.body['version']),
+        status: String(state?.['status']),
+      },
+      now: input.options.now,
+    })
+    const head = receipt.head_ctx_id === input.body.ctx_id ? 'this context' : `newer head ${receipt.head_ctx_id}`
+    return {
+      name,
+      ok: true,
+      detail: `head receipt by ${receipt.registry_did} verifies: ${head} (version ${receipt.head_version}, ${receipt.head_status}) as of ${receipt.as_of}, ${Math.round(ageMs / 1000)} s old`,
+    }
+  } catch (error) {
+    return { name, ok: false, detail: `invalid_receipt: ${describe(error)}` }
+  }
 }
 
 async function checkLifecycleEvents(
