@@ -259,10 +259,15 @@ describe.runIf(postgres)(
         registryUrl,
         '--trust-witness',
         WITNESS_DID,
+        '--require',
+        'receipt,log,witness',
       ])
-      // When `acdp get --require receipt,log,witness` lands (branch verify-honest), run it here instead and
-      // assert its exit code; until then the same evidence is asserted from the --json report.
+      // --require turns any missing evidence into a failure (exit 1); the stages also say what verified.
       const { verification } = JSON.parse(out)
+      const stage = (name: string) => verification.stages.find((s: Json) => s.name === name)
+      for (const name of ['registry_receipt', 'log_inclusion', 'witness_signatures']) {
+        expect(stage(name)).toMatchObject({ state: 'verified' })
+      }
       const check = (name: string) => verification.checks.find((c: Json) => c.name === name)
       expect(check('registry_receipt')).toMatchObject({ ok: true })
       expect(check('registry_receipt').detail).toContain(`did:web:${REGISTRY_HOST}`)
