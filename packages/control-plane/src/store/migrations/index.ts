@@ -13,6 +13,7 @@ import { migration0300Auth } from './0300_auth.js'
 import { migration0400RunsWindowIndex } from './0400_runs_window_index.js'
 import { migration0500ListIndexes } from './0500_list_indexes.js'
 import { migration0600WebhookSecretRotation } from './0600_webhook_secret_rotation.js'
+import { migration0750ContextLineageIndex } from './0750_context_lineage_index.js'
 
 /** Every migration of the control plane schema, in application order. */
 export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
@@ -23,6 +24,7 @@ export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
   migration0400RunsWindowIndex,
   migration0500ListIndexes,
   migration0600WebhookSecretRotation,
+  migration0750ContextLineageIndex,
   // 0100+ (webhooks, streams, domain packs) are appended below this line, one entry each.
 ]
 
