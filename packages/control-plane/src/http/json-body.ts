@@ -33,8 +33,11 @@ export type BodyContract = 'none' | 'optional' | 'required'
 const JSON_MEDIA_TYPES = ['application/json', 'application/acdp+json']
 
 /** A route's body contract: declared in `config.body`, else `required` when it declares a body schema, else `none`. */
-export function bodyContractOf(request: FastifyRequest): BodyContract {
-  return request.routeOptions.config.body ?? (request.routeOptions.schema?.body === undefined ? 'none' : 'required')
+export function bodyContractOf(route: {
+  config?: { body?: BodyContract } | undefined
+  schema?: { body?: unknown } | undefined
+}): BodyContract {
+  return route.config?.body ?? (route.schema?.body === undefined ? 'none' : 'required')
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
@@ -83,7 +86,7 @@ export function installJsonBodyParser(app: FastifyInstance, options: { maxDepth:
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(JSON_MEDIA_TYPES, { parseAs: 'buffer' }, (request: FastifyRequest, body, done) => {
     const raw = body as Buffer
-    const contract = bodyContractOf(request)
+    const contract = bodyContractOf(request.routeOptions)
     if (raw.length === 0 && contract !== 'required') {
       done(null, undefined)
       return

@@ -26,8 +26,11 @@ declare module 'fastify' {
 export type BodyContract = 'none' | 'optional' | 'required'
 
 /** A route's body contract: declared in `config.body`, else `required` when it declares a body schema, else `none`. */
-export function bodyContractOf(request: FastifyRequest): BodyContract {
-  return request.routeOptions.config.body ?? (request.routeOptions.schema?.body === undefined ? 'none' : 'required')
+export function bodyContractOf(route: {
+  config?: { body?: BodyContract } | undefined
+  schema?: { body?: unknown } | undefined
+}): BodyContract {
+  return route.config?.body ?? (route.schema?.body === undefined ? 'none' : 'required')
 }
 
 /**
@@ -67,7 +70,7 @@ export function installJsonBodyParser(app: FastifyInstance, maxBytes: number): v
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBytes }, (request, body, done) => {
     const bytes = body as Buffer
-    const contract = bodyContractOf(request)
+    const contract = bodyContractOf(request.routeOptions)
     // An empty required body falls through to the parse below and keeps its schema_violation.
     if (bytes.length === 0 && contract !== 'required') {
       done(null, undefined)
