@@ -91,6 +91,17 @@ export function describeBodyContracts(name: string, parser: BodyParserUnderTest)
       }
     })
 
+    it('leaves an unrouted request with a body to the not-found handler (404, not a body refusal)', async () => {
+      const app = await contractApp()
+      const res = await app.inject({
+        method: 'POST',
+        url: '/nowhere',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      })
+      expect(res.statusCode).toBe(404)
+    })
+
     it('parses a body sent to optional and required routes, keeping the exact text', async () => {
       const app = await contractApp()
       for (const url of ['/optional', '/required', '/declared-required']) {

@@ -91,7 +91,8 @@ export function installJsonBodyParser(app: FastifyInstance, options: { maxDepth:
       done(null, undefined)
       return
     }
-    if (contract === 'none') {
+    // An unrouted request keeps its 404: the not-found handler takes whatever body was sent.
+    if (contract === 'none' && !request.is404) {
       done(
         new ControlPlaneError('INVALID_PAYLOAD', `${request.method} ${request.routeOptions.url} takes no request body`),
       )

@@ -76,7 +76,8 @@ export function installJsonBodyParser(app: FastifyInstance, maxBytes: number): v
       done(null, undefined)
       return
     }
-    if (contract === 'none') {
+    // An unrouted request keeps its 404: the not-found handler takes whatever body was sent.
+    if (contract === 'none' && !request.is404) {
       done(
         new RegistryError('schema_violation', `${request.method} ${request.routeOptions.url} takes no request body.`),
       )
