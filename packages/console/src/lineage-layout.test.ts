@@ -10,6 +10,7 @@ const node = (ctxId: string, step: number): LineageNode => ({
   visibility: 'public',
   registryAuthority: 'reg.example',
   retracted: false,
+  status: 'active' as const,
 })
 
 const layers = (layout: ReturnType<typeof layoutLineage>) =>

@@ -8,10 +8,13 @@
  *
  * Skips with one printed line when /usr/bin/chromium is absent. Loopback only; every wait is bounded.
  */
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { createProducer, createProducerKey, type Producer } from '@acdp/protocol'
 import { type Browser, type BrowserContext, chromium, type Page, type Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -30,9 +33,19 @@ const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.
 const WAIT_MS = 15_000
 const PERF_EVENTS = 100_000
 
-/** Builds the console when no build is present (CI builds first; a bare `vitest run` still works). */
+const PROTOCOL_DIR = fileURLToPath(new URL('../../protocol/', import.meta.url))
+
+/**
+ * Builds the console when no build is present (CI builds first; a bare `vitest run` after a fresh clone still
+ * works). The bundle imports `@acdp/protocol/verify` through the package's exports, i.e. its dist with the
+ * "browser" map's platform swaps (which name dist files), so the protocol is compiled first when it is not.
+ */
 async function ensureConsoleBuild(): Promise<void> {
   if (existsSync(join(CONSOLE_DIR, 'dist', 'index.html'))) return
+  if (!existsSync(join(PROTOCOL_DIR, 'dist', 'verify.js'))) {
+    const tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'))
+    await promisify(execFile)(process.execPath, [tsc, '-b', PROTOCOL_DIR])
+  }
   const { build } = await import('vite')
   await build({ root: CONSOLE_DIR, configFile: join(CONSOLE_DIR, 'vite.config.ts'), logLevel: 'warn' })
 }
@@ -191,6 +204,16 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
       expect(Number(text?.replace(/,/g, '')), kpi).toBe(overview[member])
     }
     expect(overview['totalContexts']).toBeGreaterThan(0)
+    // didMethods[].method is served as written in DIDs ("did:key") and shown as served.
+    const methods = (
+      await api<{ didMethods: Array<{ method: string; publish_count: number }> }>('/dashboard/overview?window=24h')
+    ).didMethods
+    expect(methods.length).toBeGreaterThan(0)
+    const label = await page.getAttribute('svg[aria-label^="Publications by producer DID method"]', 'aria-label')
+    expect(label).toBe(
+      `Publications by producer DID method: ${methods.map((m) => `${m.method} ${m.publish_count}`).join(', ')}`,
+    )
+    expect(label).toMatch(/: did:[a-z0-9]+ \d/)
     await page.waitForSelector('.feed-status[data-state=live]', { timeout: WAIT_MS })
     expect(await seriousViolations(page)).toEqual([])
     expect(await unlabelledControls(page)).toBe(0)

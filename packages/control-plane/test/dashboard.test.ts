@@ -75,8 +75,8 @@ describe.each(testDatabaseTargets())('dashboard on $name', (target) => {
         { registry_authority: 'b.example', publish_count: 1, receipt_count: 0 },
       ]),
       didMethods: [
-        { method: 'key', publish_count: 2 },
-        { method: 'web', publish_count: 1 },
+        { method: 'did:key', publish_count: 2 },
+        { method: 'did:web', publish_count: 1 },
       ],
       logWitness: { witnessedLogs: 0, activeAlerts: 0, unacknowledgedAlerts: 0, headsMeetingQuorum: 0 },
     })
@@ -85,7 +85,7 @@ describe.each(testDatabaseTargets())('dashboard on $name', (target) => {
 
     const week = (await overview(t, '?window=7d')).json()
     expect(week).toMatchObject({ window: '7d', totalRuns: 4, totalContexts: 4 })
-    expect(week.didMethods).toContainEqual({ method: 'web', publish_count: 2 })
+    expect(week.didMethods).toContainEqual({ method: 'did:web', publish_count: 2 })
   })
 
   it('the 1h window excludes activity older than the window (aligned to 5-minute buckets)', async () => {

@@ -236,7 +236,7 @@ describe.each(testDatabaseTargets())('runs and events on $name', (target) => {
       }
     })
 
-    it('builds the lineage graph: nodes in event-time order with step and retracted, edges from derived_from', async () => {
+    it('builds the lineage graph: nodes in event-time order with step, retracted and status, edges from derived_from', async () => {
       t = await openTestApp(target)
       const parent = publishedEvent({ run_id: 'g', created_at: '2026-01-15T11:00:00.000Z' })
       const child = publishedEvent({
@@ -244,8 +244,14 @@ describe.each(testDatabaseTargets())('runs and events on $name', (target) => {
         created_at: '2026-01-15T11:00:01.000Z',
         derived_from: [parent.ctx_id],
         context_type: 'prediction',
+        lineage_id: `lin:sha256:${'c'.repeat(64)}`,
       })
       await ingest(t, child)
+      // A later version of the child's lineage, published in another run, supersedes the child.
+      await ingest(
+        t,
+        publishedEvent({ run_id: 'h', lineage_id: child.lineage_id, version: 2, supersedes: child.ctx_id }),
+      )
       await ingest(t, parent)
       await ingest(t, retrievedEvent({ run_id: 'g', ctx_id: parent.ctx_id }))
       await ingest(t, {
@@ -269,6 +275,7 @@ describe.each(testDatabaseTargets())('runs and events on $name', (target) => {
             registryAuthority: 'reg.example',
             step: 1,
             retracted: true,
+            status: 'retracted',
           },
           {
             ctxId: child.ctx_id,
@@ -278,6 +285,7 @@ describe.each(testDatabaseTargets())('runs and events on $name', (target) => {
             registryAuthority: 'reg.example',
             step: 2,
             retracted: false,
+            status: 'superseded',
           },
         ],
         edges: [{ from: parent.ctx_id, to: child.ctx_id }],

@@ -221,6 +221,32 @@ describe.each(testDatabaseTargets())('store contract on $name', (target) => {
     ])
   })
 
+  it('marks a run publication superseded when a later version of its lineage exists in the tenant only', async () => {
+    const lineage = { lineageId: 'acdp://r/l1' }
+    await store.recordEvent(event({ ...lineage, ctxId: 'acdp://r/l1', version: 1, eventTs: T0 + 1000 }))
+    await store.recordEvent(event({ ...lineage, ctxId: 'acdp://r/l1v2', version: 2, eventTs: T0 + 2000 }))
+    await store.recordEvent(event({ lineageId: 'acdp://r/l3', ctxId: 'acdp://r/l3', version: 1, eventTs: T0 + 3000 }))
+    // A later version in another tenant or only retrieved there supersedes nothing here.
+    await store.recordEvent(
+      event({ lineageId: 'acdp://r/l3', ctxId: 'acdp://r/l3v2', version: 2, tenantId: 'tenant-b', runId: 'run-9' }),
+    )
+    await store.recordEvent(
+      event({
+        type: 'context_retrieved',
+        isPublish: false,
+        lineageId: 'acdp://r/l3',
+        ctxId: 'acdp://r/l3v9',
+        version: 9,
+      }),
+    )
+    const nodes = await store.listRunPublications('tenant-a', 'run-1')
+    expect(nodes.map((n) => [n.ctxId, n.superseded])).toEqual([
+      ['acdp://r/l1', true],
+      ['acdp://r/l1v2', false],
+      ['acdp://r/l3', false],
+    ])
+  })
+
   it('applies lifecycle events by event time: an older event never overwrites a newer one', async () => {
     const retract = { retracted: true, actor: null, reason: null }
     const republish = { retracted: false, actor: null, reason: null }

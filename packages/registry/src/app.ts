@@ -30,6 +30,7 @@ import { registerAdminLogRoute } from './routes/admin-log.js'
 import { registerPinnedKeysReloadRoute } from './routes/admin-pinned-keys.js'
 import { registerAdminStatusRoute } from './routes/admin-status.js'
 import { type AuthRoutesOptions, registerAuthRoutes } from './routes/auth.js'
+import { EMPTY_JWKS, registerJwksRoute } from './routes/jwks.js'
 import { registerContextRoutes } from './routes/contexts.js'
 import { registerLifecycleRoutes } from './routes/lifecycle.js'
 import { registerLineageRoutes } from './routes/lineages.js'
@@ -272,6 +273,7 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
     varyOnAuthorization: !config.auth.anonymous_public_reads,
   })
   if (auth) registerAuthRoutes(app, auth.routes)
+  registerJwksRoute(app, auth ? auth.routes.keys.jwks : EMPTY_JWKS)
   registerLineageRoutes(app, {
     deps,
     resolveReader: scopes.reader,

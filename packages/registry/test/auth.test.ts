@@ -328,6 +328,15 @@ describe.each(testDatabaseTargets())('bearer authentication on $name', (target) 
       expect(caps.read_authentication_methods).toBeUndefined()
       expect((await postJson(r.app, '/auth/challenge', { agent_id: 'did:web:a.example' })).statusCode).toBe(404)
     })
+
+    it('still serves the key set with auth off: empty, public, cached 300 s (registry spec lists it unconditionally)', async () => {
+      const r = await start({ openDatabase: target.open })
+      const jwks = await r.app.inject({ url: '/.well-known/jwks.json' })
+      expect(jwks.statusCode).toBe(200)
+      expect(jwks.headers['content-type']).toMatch(/^application\/json/)
+      expect(jwks.headers['cache-control']).toBe('public, max-age=300')
+      expect(jwks.json()).toEqual({ keys: [] })
+    })
   })
 
   describe('publish with a bearer', () => {

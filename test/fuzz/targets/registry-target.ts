@@ -104,6 +104,8 @@ export async function startRegistryTarget(postgresUrl?: string): Promise<FuzzTar
     ...coreRegistrySeeds({ keyProducer, webProducer, p256Producer, parent, publishSeed }),
     { route: 'GET /openapi.json', method: 'GET', path: '/openapi.json', headers: {} },
     { route: 'GET /.well-known/did.json', method: 'GET', path: '/.well-known/did.json', headers: {} },
+    // Served with auth off too (an empty key set).
+    { route: 'GET /.well-known/jwks.json', method: 'GET', path: '/.well-known/jwks.json', headers: {} },
     { route: 'GET /log/checkpoint', method: 'GET', path: '/log/checkpoint', headers: {} },
     { route: 'GET /log/proof', method: 'GET', path: `/log/proof?ctx_id=${encoded}`, headers: {} },
     { route: 'GET /log/proof', method: 'GET', path: '/log/proof?leaf_index=0&tree_size=2', headers: {} },

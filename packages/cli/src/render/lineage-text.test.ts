@@ -48,6 +48,18 @@ describe('renderLineageGraph', () => {
     expect(renderLineageGraph(graph)).toContain(`${outside} (retracted)`)
   })
 
+  it('marks a node by its status, superseded included, and reads retracted from older control planes', () => {
+    const graph = (status: Partial<LineageGraph['nodes'][number]>): LineageGraph => ({
+      runId: 'r',
+      nodes: [{ ...node(1, A, 'analysis'), ...status }],
+      edges: [],
+    })
+    expect(renderLineageGraph(graph({ status: 'superseded' }))).toContain('— (superseded)')
+    expect(renderLineageGraph(graph({ retracted: true, status: 'retracted' }))).toContain('— (retracted)')
+    expect(renderLineageGraph(graph({ retracted: true }))).toContain('— (retracted)')
+    expect(renderLineageGraph(graph({ status: 'active' }))).not.toContain('(')
+  })
+
   it('renders an empty graph as a header and a count', () => {
     expect(renderLineageGraph({ runId: 'r', nodes: [], edges: [] }).split('\n')[0]).toBe(
       'run r: 0 contexts, 0 derived_from edges',

@@ -14,6 +14,8 @@ export interface LineageNode {
   registryAuthority: string
   step: number
   retracted?: boolean
+  /** `active`, `superseded` or `retracted`; absent from control planes that predate it (then `retracted` says). */
+  status?: string
 }
 
 /** The lineage graph response: nodes in step order and `derived_from` edges (`from` informed `to`). */
@@ -58,7 +60,8 @@ export function renderLineageGraph(graph: LineageGraph): string {
         cell: (node: LineageNode) => {
           const parents = [...(parentsOf.get(node.ctxId) ?? [])].sort(byStepThenId)
           const text = parents.length === 0 ? '—' : parents.join(', ')
-          return node.retracted ? `${text} (retracted)` : text
+          const status = node.status ?? (node.retracted ? 'retracted' : 'active')
+          return status === 'active' ? text : `${text} (${status})`
         },
       },
     ],

@@ -84,6 +84,8 @@ export interface LineageNode {
   registryAuthority: string
   step: number
   retracted: boolean
+  /** Retraction dominates supersession; `active` otherwise. */
+  status: 'active' | 'superseded' | 'retracted'
 }
 
 export interface Lineage {
@@ -103,6 +105,7 @@ export interface DashboardOverview {
   byScenario: Array<{ scenario_id: string; run_count: number }>
   byRegistry: Array<{ registry_authority: string; event_count: number }>
   receiptCoverage: Array<{ registry_authority: string; publish_count: number; receipt_count: number }>
+  /** `method` as written in DIDs (`did:key`). */
   didMethods: Array<{ method: string; publish_count: number }>
   logWitness: { witnessedLogs: number; activeAlerts: number; unacknowledgedAlerts: number; headsMeetingQuorum: number }
 }

@@ -43,14 +43,16 @@ export function LineageGraph({
         {layout.nodes.map((placed) => {
           const node = placed.node
           const id = placed.ctxId.split('/').at(-1) ?? placed.ctxId
-          const title = `${node === null ? 'external parent' : (node.contextType ?? 'context')}${node?.retracted ? ' (retracted)' : ''}`
+          const status = node === null || node.status === 'active' ? '' : ` (${node.status})`
+          const title = `${node === null ? 'external parent' : (node.contextType ?? 'context')}${status}`
           const shortId = id.length > 26 ? `${id.slice(0, 25)}…` : id
           // The accessible name is the visible text (WCAG 2.5.3); the full ids go in the description.
           const description = `${node === null ? 'Parent outside this run' : 'Context'} ${placed.ctxId}${node === null ? '' : `, published by ${node.agentId}`}`
           const classes = [
             'node',
             node === null ? 'node-external' : '',
-            node?.retracted ? 'node-retracted' : '',
+            node?.status === 'retracted' ? 'node-retracted' : '',
+            node?.status === 'superseded' ? 'node-superseded' : '',
             selected === placed.ctxId ? 'node-selected' : '',
           ]
           return (

@@ -122,7 +122,7 @@ function DashboardBody({ overview, activity, runsByStatus }: Awaited<ReturnType<
           <BarChart
             title="Publications by producer DID method"
             unit="publications"
-            bars={overview.didMethods.map((m) => ({ label: `did:${m.method}`, value: m.publish_count }))}
+            bars={overview.didMethods.map((m) => ({ label: m.method, value: m.publish_count }))}
           />
         </Section>
         <Section title="Receipt coverage">

@@ -32,7 +32,12 @@ const OverviewShape = Type.Object({
   receiptCoverage: Type.Array(
     Type.Object({ registry_authority: Type.String(), publish_count: Type.Integer(), receipt_count: Type.Integer() }),
   ),
-  didMethods: Type.Array(Type.Object({ method: Type.String(), publish_count: Type.Integer() })),
+  didMethods: Type.Array(
+    Type.Object({
+      method: Type.String({ description: 'the DID method as written in DIDs: did:key, did:web' }),
+      publish_count: Type.Integer(),
+    }),
+  ),
   logWitness: Type.Object({
     witnessedLogs: Type.Integer(),
     activeAlerts: Type.Integer(),

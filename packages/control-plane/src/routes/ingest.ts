@@ -13,7 +13,8 @@ export const ingestRoutes: RoutePlugin = async (app, { config, deps, enrollments
   app.post(
     '/ingest/acdp',
     {
-      config: { auth: 'hmac' },
+      // No body schema (the service checks the HMAC over the raw bytes first), so the contract is declared.
+      config: { auth: 'hmac', body: 'required' },
       bodyLimit: config.ingest.maxBodyBytes,
       errorHandler: createDeliveryErrorHandler(deps.metrics),
       schema: {

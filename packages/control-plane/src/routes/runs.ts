@@ -76,6 +76,9 @@ const LineageShape = Type.Object({
       registryAuthority: Type.String(),
       step: Type.Integer(),
       retracted: Type.Boolean(),
+      status: Type.Union([Type.Literal('active'), Type.Literal('superseded'), Type.Literal('retracted')], {
+        description: 'retracted > superseded (a later version of the lineage was published here) > active',
+      }),
     }),
   ),
   edges: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),

@@ -44,6 +44,7 @@ export interface DashboardOverview {
   byScenario: Array<{ scenario_id: string; run_count: number }>
   byRegistry: Array<{ registry_authority: string; event_count: number }>
   receiptCoverage: Array<{ registry_authority: string; publish_count: number; receipt_count: number }>
+  /** `method` as written in DIDs: `did:key`, `did:web`. */
   didMethods: Array<{ method: string; publish_count: number }>
   logWitness: LogWitnessSummary
 }
@@ -86,7 +87,8 @@ export async function getDashboardOverview(
         publish_count: r.publishCount,
         receipt_count: r.receiptCount,
       })),
-    didMethods: aggregates.didMethods.map((m) => ({ method: m.method, publish_count: m.publishCount })),
+    // Stored as the bare method name ("key"); served as written in DIDs ("did:key"), the form clients compare with.
+    didMethods: aggregates.didMethods.map((m) => ({ method: `did:${m.method}`, publish_count: m.publishCount })),
     logWitness,
   }
 }

@@ -28,6 +28,15 @@ export interface RunView {
   updatedAt: string
 }
 
+/** A lineage node's status, in the reference stack's vocabulary (RFC-ACDP-0004 §4). */
+export type LineageNodeStatus = 'active' | 'superseded' | 'retracted'
+
+/** Retraction dominates supersession (RFC-ACDP-0013 §7.2). */
+export function lineageNodeStatus(publication: { retracted: boolean; superseded: boolean }): LineageNodeStatus {
+  if (publication.retracted) return 'retracted'
+  return publication.superseded ? 'superseded' : 'active'
+}
+
 /** Lineage graph (product spec "Lineage graph"). */
 export interface LineageGraph {
   runId: string
@@ -40,6 +49,8 @@ export interface LineageGraph {
     /** 1-based position in event-time order. */
     step: number
     retracted: boolean
+    /** RFC-ACDP-0004 §4 status, precedence retracted > superseded > active (expiry is not known here). */
+    status: LineageNodeStatus
   }>
   edges: Array<{ from: string; to: string }>
 }
@@ -175,6 +186,7 @@ export async function getRunLineage(deps: ControlPlaneDeps, tenantId: string, ru
       registryAuthority: p.registryAuthority,
       step: index + 1,
       retracted: p.retracted,
+      status: lineageNodeStatus(p),
     })),
     edges,
   }

@@ -209,6 +209,19 @@ class KyselyStore implements ControlPlaneStore {
         join.onRef('l.tenant_id', '=', 'e.tenant_id').onRef('l.ctx_id', '=', 'e.ctx_id'),
       )
       .select(['e.ctx_id', 'e.agent_id', 'e.context_type', 'e.visibility', 'e.registry_authority', 'l.retracted'])
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('context_events as later')
+              .select('later.id')
+              .whereRef('later.tenant_id', '=', 'e.tenant_id')
+              .whereRef('later.lineage_id', '=', 'e.lineage_id')
+              .where('later.event_type', '=', 'context_published')
+              .whereRef('later.version', '>', 'e.version'),
+          )
+          .as('superseded'),
+      )
       .where('e.tenant_id', '=', tenantId)
       .where('e.run_id', '=', runId)
       .where('e.event_type', '=', 'context_published')
@@ -229,6 +242,8 @@ class KyselyStore implements ControlPlaneStore {
         visibility: row.visibility,
         registryAuthority: row.registry_authority,
         retracted: Number(row.retracted ?? 0) === 1,
+        // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
+        superseded: Number(row.superseded) === 1,
       })
     }
     return out

@@ -84,6 +84,8 @@ export interface RunPublication {
   visibility: string | null
   registryAuthority: string
   retracted: boolean
+  /** A later version of the same lineage was published in the tenant. */
+  superseded: boolean
 }
 
 export interface LineageEdgeRecord {

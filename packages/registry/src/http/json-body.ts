@@ -12,6 +12,25 @@ declare module 'fastify' {
     /** Exact UTF-8 text of a parsed JSON request body; null when the request had no body. */
     acdpRawBody: string | null
   }
+  interface FastifyContextConfig {
+    /** What the route does with a request body; derived from `schema.body` when omitted (see `bodyContractOf`). */
+    body?: BodyContract
+  }
+}
+
+/**
+ * `none`: the route takes no body (admin actions); `optional`: a body may be sent; `required`: a body must be.
+ * Generic clients send `Content-Type: application/json` on every call, bodiless ones included, so an empty body
+ * is "no body" unless the route requires one.
+ */
+export type BodyContract = 'none' | 'optional' | 'required'
+
+/** A route's body contract: declared in `config.body`, else `required` when it declares a body schema, else `none`. */
+export function bodyContractOf(route: {
+  config?: { body?: BodyContract } | undefined
+  schema?: { body?: unknown } | undefined
+}): BodyContract {
+  return route.config?.body ?? (route.schema?.body === undefined ? 'none' : 'required')
 }
 
 /**
@@ -43,15 +62,30 @@ export async function requireJsonMediaType(request: FastifyRequest, _reply: Fast
 /**
  * Replaces Fastify's parsers with one for every media type: the body is read as text up to `maxBytes` (413
  * past it, checked while reading), then parsed strictly (duplicate keys, invalid UTF-8 and excessive depth are
- * schema violations). Routes refuse unaccepted media types earlier, in `requireJsonMediaType`.
+ * schema violations). Routes refuse unaccepted media types earlier, in `requireJsonMediaType`. An empty body is
+ * absent on routes whose body is `none` or `optional`; a non-empty one on a `none` route is refused.
  */
 export function installJsonBodyParser(app: FastifyInstance, maxBytes: number): void {
   app.decorateRequest('acdpRawBody', null)
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBytes }, (request, body, done) => {
+    const bytes = body as Buffer
+    const contract = bodyContractOf(request.routeOptions)
+    // An empty required body falls through to the parse below and keeps its schema_violation.
+    if (bytes.length === 0 && contract !== 'required') {
+      done(null, undefined)
+      return
+    }
+    // An unrouted request keeps its 404: the not-found handler takes whatever body was sent.
+    if (contract === 'none' && !request.is404) {
+      done(
+        new RegistryError('schema_violation', `${request.method} ${request.routeOptions.url} takes no request body.`),
+      )
+      return
+    }
     try {
       // Invalid UTF-8 is refused rather than silently replaced: the text is what gets stored and served.
-      const text = UTF8.decode(body as Buffer)
+      const text = UTF8.decode(bytes)
       const value = parseJsonStrict(text, { maxDepth: MAX_REQUEST_JSON_DEPTH })
       request.acdpRawBody = text
       done(null, value)

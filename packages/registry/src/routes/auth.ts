@@ -1,7 +1,7 @@
 /**
  * `POST /auth/challenge`, `POST /auth/token`, `POST /auth/token/revoke`, `GET /auth/revocations` (our revocation
- * feed for peers) and `GET /.well-known/jwks.json` (product spec "Authentication"; mounted only with
- * `auth.enabled`). HTTP shape only: behaviour lives in services/auth-challenge.ts, bearer-tokens.ts,
+ * feed for peers) (product spec "Authentication"; mounted only with `auth.enabled`; the key set is served by
+ * jwks.ts whether or not auth is on). HTTP shape only: behaviour lives in services/auth-challenge.ts, bearer-tokens.ts,
  * token-revocation.ts and revocation-feed.ts.
  *
  * Media-type and shape rules for /auth/* (product spec "Endpoints"): a missing or unaccepted Content-Type is
@@ -241,14 +241,5 @@ export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOpti
         .header('cache-control', 'no-store')
         .send(await readRevocationFeed(options.feed, since, limit))
     },
-  )
-
-  // Verifiers cache the key set for 300 s (product spec "Limits": JWKS cache).
-  const jwksJson = JSON.stringify(options.keys.jwks)
-  app.get(
-    '/.well-known/jwks.json',
-    { schema: { summary: 'Bearer-token verification keys (empty for HS256)' } },
-    async (_request, reply) =>
-      reply.header('content-type', 'application/json').header('cache-control', 'public, max-age=300').send(jwksJson),
   )
 }

@@ -80,6 +80,8 @@ export function registerLifecycleRoutes(app: FastifyInstance, options: Lifecycle
     {
       onRequest: createAdminGuard(options.adminTokens),
       preParsing: requireJsonMediaType,
+      // The body ({ "reason" }) is optional and has no schema: the lifecycle service checks it.
+      config: { body: 'optional' },
       schema: {
         summary: 'Registry-initiated retract or republish (admin bearer)',
         description:

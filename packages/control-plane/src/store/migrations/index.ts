@@ -13,6 +13,7 @@ import { migration0300Auth } from './0300_auth.js'
 import { migration0400RunsWindowIndex } from './0400_runs_window_index.js'
 import { migration0500ListIndexes } from './0500_list_indexes.js'
 import { migration0600WebhookSecretRotation } from './0600_webhook_secret_rotation.js'
+import { migration0750ContextLineageIndex } from './0750_context_lineage_index.js'
 import { migration0800ReceiptAudit } from './0800_receipt_audit.js'
 import { migration0810LogReconciliation } from './0810_log_reconciliation.js'
 
@@ -25,6 +26,7 @@ export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
   migration0400RunsWindowIndex,
   migration0500ListIndexes,
   migration0600WebhookSecretRotation,
+  migration0750ContextLineageIndex,
   migration0800ReceiptAudit,
   migration0810LogReconciliation,
   // 0100+ (webhooks, streams, domain packs) are appended below this line, one entry each.
