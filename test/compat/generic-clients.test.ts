@@ -11,7 +11,7 @@
  * configured) 404 in the envelope (registry api.md "CORS"); every error in the service's envelope and media type;
  * a non-empty body where the route takes none is 400 in the envelope.
  */
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -120,8 +120,7 @@ beforeAll(async () => {
     controlPlanePort: 0,
     logLevel: 'warn',
     writeLog: () => {},
-    // Receipts and the transparency log on, so their routes (log, DID document) are in the table.
-    registryReceiptSeedB64: randomBytes(32).toString('base64'),
+    // The dev stack runs receipts, the log and the witness by default, so their routes are in the table.
   })
   services = [
     {

@@ -9,7 +9,6 @@
  * Skips with one printed line when /usr/bin/chromium is absent. Loopback only; every wait is bounded.
  */
 import { execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
