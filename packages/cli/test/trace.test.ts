@@ -448,7 +448,7 @@ describe('acdp trace: every node gets the evidence of acdp get --verify, from it
       expect(out).toContain(
         `FAIL  depth  1  ${malformed}  untrustworthy: schema (schema_violation: malformed registry state`,
       )
-      expect(out).toContain('complete: 1 verified, 1 failed')
+      expect(out).toContain('complete: 0 verified, 1 partial, 1 failed')
       expect(code).toBe(1)
       const json = await trace([root, ...mapArgs, '--json'], servingStatus(malformed, status))
       const failures = (JSON.parse(json.out) as { failures: Array<{ ctxId: string; reason: string; detail: string }> })

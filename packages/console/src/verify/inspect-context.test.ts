@@ -113,9 +113,9 @@ describe('inspectContext reads registry_state.status (RFC-ACDP-0004 §4.1)', () 
     envelope.registry_state = { status }
     const inspection = await inspectContext(envelope)
     const body = inspection.items.find((item) => item.subject === 'body')
-    expect(body?.mark).toBe('not_verified')
+    expect(body?.mark).toBe('failed')
     expect(body?.detail).toMatch(/^schema: schema_violation: malformed registry state: registry_state\.status/)
-    expect(inspection.items.find((item) => item.subject === 'signature')?.mark).toBe('not_verified')
+    expect(inspection.items.find((item) => item.subject === 'signature')?.mark).toBe('not_checked')
     expect(inspection.report?.ok).toBe(false)
   })
 
