@@ -410,6 +410,20 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
       headers: user,
     },
     {
+      route: 'GET /receipt-audit/verdicts',
+      method: 'GET',
+      path: '/receipt-audit/verdicts?verdict=discrepancy&acknowledged=false&limit=10',
+      headers: user,
+    },
+    {
+      route: 'POST /receipt-audit/verdicts/:eventId/ack',
+      method: 'POST',
+      path: '/receipt-audit/verdicts/1/ack',
+      headers: admin,
+      // The receipt audit is off in the fuzz target, so there is no discrepancy to acknowledge: the envelope's 404.
+      expectStatus: 404,
+    },
+    {
       route: 'GET /registries/:authority/log-witness',
       method: 'GET',
       path: `/registries/${UPSTREAM}/log-witness`,
