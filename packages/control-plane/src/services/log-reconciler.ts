@@ -15,6 +15,7 @@
  * publication keeps a run when its body names one in `metadata.run_id`.
  */
 import { isProtocolError, type OutboundClient, parseJsonStrict } from '@acdp/protocol'
+import { createPeriodicSweep } from './periodic-sweep.js'
 import { Counter, type Registry } from 'prom-client'
 import { ControlPlaneError } from '../errors.js'
 import type { ClaimedLog, LogReconcileStore } from '../store/log-reconcile-store.js'
@@ -65,9 +66,7 @@ class WalkStopped extends Error {
 
 export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconcileSettings): LogReconciler {
   const owner = Buffer.from(deps.random(8)).toString('hex')
-  let timer: NodeJS.Timeout | undefined
   let isClosed = false
-  let running: Promise<number> = Promise.resolve(0)
   const aborter = new AbortController()
 
   async function sweep(): Promise<number> {
@@ -249,34 +248,19 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
     return { status: response.status, json }
   }
 
-  function schedule(): void {
-    if (isClosed) return
-    timer = setTimeout(() => {
-      running = running
-        .then(sweep)
-        .catch((error: unknown) => {
-          deps.log?.warn({ err: error }, 'log reconciliation sweep failed; retried next interval')
-          return 0
-        })
-        .finally(schedule)
-    }, settings.intervalMs)
-    timer.unref()
-  }
+  const schedule = createPeriodicSweep(sweep, {
+    intervalMs: settings.intervalMs,
+    onError: (error) => deps.log?.warn({ err: error }, 'log reconciliation sweep failed; retried next interval'),
+  })
 
   return {
-    start() {
-      if (timer === undefined && !isClosed) schedule()
-    },
-    reconcileNow() {
-      running = running.then(sweep, sweep)
-      return running
-    },
+    start: () => schedule.start(),
+    reconcileNow: () => schedule.runNow(),
     async close() {
       if (isClosed) return
       isClosed = true
-      if (timer !== undefined) clearTimeout(timer)
       aborter.abort()
-      await running.catch(() => 0)
+      await schedule.stop()
     },
   }
 }

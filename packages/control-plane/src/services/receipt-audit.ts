@@ -8,6 +8,7 @@
  * event, so it never passes an id whose transaction may not have committed yet. `error` verdicts are retried with
  * exponential backoff up to `maxAttempts`, then kept as final `error`s; they are never trust flags.
  */
+import { createPeriodicSweep } from './periodic-sweep.js'
 import { Counter, Histogram, type Registry } from 'prom-client'
 import type { WebhookOutbox } from '../deps.js'
 import type { AuditCandidate, AuditOutcome, ReceiptAuditStore, ReceiptVerdict } from '../store/receipt-audit-store.js'
@@ -53,9 +54,7 @@ export interface ReceiptAuditor {
 
 export function createReceiptAuditor(deps: ReceiptAuditDeps, settings: ReceiptAuditSettings): ReceiptAuditor {
   const owner = Buffer.from(deps.random(8)).toString('hex')
-  let timer: NodeJS.Timeout | undefined
   let isClosed = false
-  let running: Promise<number> = Promise.resolve(0)
   const aborter = new AbortController()
 
   /** One round: claim, read, audit, record. The number of verdicts recorded, or undefined when there is no work. */
@@ -142,34 +141,19 @@ export function createReceiptAuditor(deps: ReceiptAuditDeps, settings: ReceiptAu
     }
   }
 
-  function schedule(): void {
-    if (isClosed) return
-    timer = setTimeout(() => {
-      running = running
-        .then(sweep)
-        .catch((failure: unknown) => {
-          deps.log?.warn({ err: failure }, 'receipt audit sweep failed; retried next interval')
-          return 0
-        })
-        .finally(schedule)
-    }, settings.intervalMs)
-    timer.unref()
-  }
+  const schedule = createPeriodicSweep(sweep, {
+    intervalMs: settings.intervalMs,
+    onError: (error) => deps.log?.warn({ err: error }, 'receipt audit sweep failed; retried next interval'),
+  })
 
   return {
-    start() {
-      if (timer === undefined && !isClosed) schedule()
-    },
-    sweepNow() {
-      running = running.then(sweep, sweep)
-      return running
-    },
+    start: () => schedule.start(),
+    sweepNow: () => schedule.runNow(),
     async close() {
       if (isClosed) return
       isClosed = true
-      if (timer !== undefined) clearTimeout(timer)
       aborter.abort()
-      await running.catch(() => 0)
+      await schedule.stop()
       await deps.store.release(owner).catch(() => undefined)
     },
   }
