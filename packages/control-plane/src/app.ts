@@ -68,8 +68,8 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
     ...(deps.logger
       ? { loggerInstance: deps.logger }
       : { logger: { level: config.server.logLevel, redact: REDACTED_HEADERS } }),
-    // One log line per request costs more than the ingest itself at thousands of events per second
-    // (control-plane digest E-performance 6); failures are logged by the error handler.
+    // One log line per request costs more than the ingest itself at thousands of events per second;
+    // failures are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.maxBodyBytes,
     trustProxy: toTrustProxy(config.server.trustProxy),

@@ -1,6 +1,6 @@
 /**
- * The control plane's configuration: environment variables (product spec control-plane.md; names and defaults of
- * control-plane digest A13) parsed and validated once into one frozen object.
+ * The control plane's configuration: environment variables (product spec control-plane.md,
+ * where each setting is named) parsed and validated once into one frozen object.
  *
  * `loadConfig(env)` is pure: it reads only the object it is given, so tests and the CLI pass their own. Every
  * problem is collected and reported at once as one line per variable, naming the variable and the fix; dangerous

@@ -9,7 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 
 /**
  * errorCode → HTTP status. Codes named by the product spec keep its spelling and status; the others fill the
- * spec's "not shown" parts the way the reference's newer release does (control-plane digest A11).
+ * spec's "not shown" parts the way the reference's newer release does, so clients written for it keep working.
  */
 export const ERROR_STATUS = {
   /** 404: the run does not exist in the caller's tenant. */

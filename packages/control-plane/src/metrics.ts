@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of one control-plane instance (product spec control-plane.md "Metrics"; digest A14).
+ * Prometheus metrics of one control-plane instance (product spec control-plane.md "Metrics").
  *
  * Each `buildApp` gets its own prom-client `Registry`, so two instances in one process (tests, the benchmark)
  * never share counters and never collide on registration. Names follow the spec table with the `acdp_` prefix;

@@ -1,5 +1,5 @@
 /**
- * Witness metrics (control-plane digest A14 "Witness"), registered on the instance's registry by the witness
+ * Witness metrics (product spec control-plane.md "Metrics"), registered on the instance's registry by the witness
  * feature. Labels are fixed vocabularies (check results, alert reasons), never wire strings.
  */
 import { Counter, type Registry } from 'prom-client'

@@ -165,7 +165,7 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
     config.auth.tenant_header_trust === 'any_peer' &&
     !['127.0.0.1', '::1', 'localhost'].includes(config.registry.bind)
   ) {
-    // Digest B5: allowed, but every client that reaches this port may then choose its tenant.
+    // Allowed, but every client that reaches this port may then choose its tenant.
     app.log.warn('auth.tenant_header_trust = "any_peer" on a non-loopback bind: any client may choose its tenant')
   }
 

@@ -442,7 +442,8 @@ export function resolveConfig(input: RegistryConfigInput, options: { nodeEnv?: s
   return deepFreeze(config)
 }
 
-/** `[[auth.revocation_feeds]]` entries without `poll_seconds` poll every 300 s (registry digest B4). */
+/** `[[auth.revocation_feeds]]` entries without `poll_seconds` poll every 300 s: a peer's revocation
+ * takes effect here within five minutes, for one request per peer every five minutes. */
 const DEFAULT_FEED_POLL_SECONDS = 300
 
 function fillRevocationFeedDefaults(merged: Record<string, unknown>): void {
@@ -623,7 +624,7 @@ function refuseUnsafe(c: RegistryConfig, nodeEnv: string | undefined): void {
     boundAgents.add(agent.agent_did)
   }
   for (const entry of c.rate_limit.trusted_proxies) checkCidr(entry, 'rate_limit.trusted_proxies', refuse)
-  // Registry digest B5: a proxy list nothing reads is a misconfiguration (the operator believes addresses are
+  // A proxy list nothing reads is a misconfiguration (the operator believes addresses are
   // taken from X-Forwarded-For), unless tenant header trust uses it.
   refuse(
     c.rate_limit.trusted_proxies.length > 0 &&
@@ -795,7 +796,7 @@ function addProfile(profiles: string[], profile: string): void {
 
 /** The receipt key must decode (a 32-byte Ed25519 seed) before anything is opened; retired keys must parse. */
 /**
- * `[playground]` (digest B5): every pinned key entry is checked even while the playground is off (so turning it
+ * `[playground]`: every pinned key entry is checked even while the playground is off (so turning it
  * on never meets a bad entry), `pinned_only` needs a pin, and receipts are signed in a playground only when every
  * publish is verified against a pin (a receipt attests the registry checked the producer's key).
  */

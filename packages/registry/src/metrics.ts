@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of one registry instance (product spec registry.md "Metrics"; registry digest B8).
+ * Prometheus metrics of one registry instance (product spec registry.md "Metrics").
  *
  * Each `buildApp` gets its own prom-client `Registry` (never the global default), so many apps in one process
  * (tests, the benchmark) never share counters or collide on registration. Every label value is either a route
@@ -11,7 +11,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { WebhookOutcome, WebhookQueueStats } from './services/webhooks.js'
 
 /**
- * Default buckets of the request-duration histogram, in seconds (digest B4, the Rust registry's), kept so
+ * Default buckets of the request-duration histogram, in seconds (the Rust reference registry's), kept so
  * dashboards built for it keep working. `metrics.duration_buckets` overrides them; config.ts validates it.
  */
 export const DEFAULT_DURATION_BUCKETS_SECONDS: readonly number[] = Object.freeze([

@@ -1,5 +1,5 @@
 /**
- * `GET /admin/status` (product spec "Endpoints"; digest B9): every member the product spec lists, behind the admin
+ * `GET /admin/status` (product spec "Endpoints"): every member the product spec lists, behind the admin
  * bearer; absent when `auth.admin_tokens` is empty. On SQLite and, with ACDP_TEST_DATABASE_URL, PostgreSQL.
  */
 import { testDatabaseTargets } from '@acdp/storage'

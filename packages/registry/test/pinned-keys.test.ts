@@ -1,5 +1,5 @@
 /**
- * Pinned agent keys of playground builds (`[playground]`, digest B4/B5) and `POST /admin/pinned-keys/reload`
+ * Pinned agent keys of playground builds (`[playground]`) and `POST /admin/pinned-keys/reload`
  * (product spec "Endpoints"): startup validation, verification against pins without DID fetches, pinned_only, and
  * a reload that validates like startup and keeps the current pins when refused.
  */

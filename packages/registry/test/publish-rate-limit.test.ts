@@ -1,6 +1,6 @@
 /**
  * The per-agent publish bucket on POST /contexts (`limits.publish_rate_per_minute`, RFC-ACDP-0008 §4.3, product
- * spec "Limits"; digest B6): peeked before any DID or signature work, a token taken only once the signer is
+ * spec "Limits"): peeked before any DID or signature work, a token taken only once the signer is
  * proven (atomically: agent-write-budget-concurrency.test.ts), shared with lifecycle events (tested in
  * lifecycle.test.ts), 429 rate_limited with Retry-After, counted under `publish_per_agent`.
  */

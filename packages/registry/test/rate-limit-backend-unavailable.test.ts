@@ -1,5 +1,5 @@
 /**
- * `rate_limit.backend_unavailable` through the app (registry digest B5/B6): when the shared backend cannot be
+ * `rate_limit.backend_unavailable` through the app (product spec "Limits"): when the shared backend cannot be
  * reached, "allow" keeps serving on each process's own (memory) budget — an outage degrades to per-process
  * limits, never to none — and "deny" refuses /auth/* with 429 and `Retry-After: 1`. The backend here is a
  * PostgreSQL address nothing listens on, so this runs without a database.

@@ -1,5 +1,5 @@
 /**
- * Revocation feeds (product spec "Authentication" 5; registry digest D1): our feed for peers
+ * Revocation feeds (product spec "Authentication" 5): our feed for peers
  * (`GET /auth/revocations`, admin bearer, pages by unix-ms cursor), the `[[auth.revocation_feeds]]` poller
  * against a loopback HTTP peer (a page applied whole moves the durable cursor, a bad page moves nothing, the SSRF
  * policy refuses an unallowed address), and two registries sharing one signing key on separate databases: a

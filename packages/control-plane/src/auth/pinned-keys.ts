@@ -1,5 +1,5 @@
 /**
- * Pinned agent keys (CONTROL_PLANE_PINNED_KEYS; control-plane digest A9 "Pinned keys"): the keys /auth/token and
+ * Pinned agent keys (CONTROL_PLANE_PINNED_KEYS; product spec "Authentication"): the keys /auth/token and
  * POST /capabilities verify agent signatures with. No DID resolution happens on these paths: an agent without a
  * pinned key valid now is refused.
  *

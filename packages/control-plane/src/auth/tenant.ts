@@ -1,5 +1,5 @@
 /**
- * Tenant resolution (product spec "Authentication" rule 6; control-plane digest A9 for the order):
+ * Tenant resolution (product spec "Authentication" rule 6; an authenticated binding outranks a header):
  * a bound tenant (tenant key, JWT claim) wins; then X-Tenant-Id; then `default`.
  */
 import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../config.js'

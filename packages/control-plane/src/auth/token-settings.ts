@@ -1,7 +1,7 @@
 /**
- * Configuration of token authentication (control-plane digest A9, A13): JWT issuance, pinned keys, tenant
+ * Configuration of token authentication (product spec "Authentication"): JWT issuance, pinned keys, tenant
  * stamping, trusted issuers, revocation feeds and the auth throttle. Read by loadConfig (config.ts) from the same
- * environment object; every malformed value is refused at boot, never parsed lazily per request (weak point E13).
+ * environment object; every malformed value is refused at boot, never parsed lazily per request (a typo must stop the boot, not fail a request hours later).
  */
 import { createPrivateKey } from 'node:crypto'
 import type { EnvReader } from '../config.js'

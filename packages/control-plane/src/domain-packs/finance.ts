@@ -1,5 +1,5 @@
 /**
- * The built-in reference domain pack, `finance` v0.1.0 (control-plane digest A7): two restricted context types
+ * The built-in reference domain pack, `finance` v0.1.0 (product spec "Domain pack"): two restricted context types
  * with their required metadata fields, two agent templates, and a small search vocabulary. Enable it with
  * `DOMAIN_PACKS=finance`.
  */

@@ -1,6 +1,6 @@
 /**
  * Timestamps on the wire: RFC 3339 UTC with milliseconds (`2026-01-15T12:00:00.000Z`), produced from the
- * store's epoch milliseconds. Fixes the reference's database-text timestamps (control-plane digest E8).
+ * store's epoch milliseconds, so every timestamp has one form whatever the database's text of it.
  */
 
 const DAY_MS = 86_400_000

@@ -1,5 +1,5 @@
 /**
- * The policy engine of the gated actions (product spec "Authentication" rule 10; control-plane digest A10):
+ * The policy engine of the gated actions (product spec "Authentication" rule 10):
  * `context.retrieve` (GET /contexts/*ctxId) and `capability.declare` (POST /capabilities).
  *
  * Rules come from POLICY_RULES, a JSON array evaluated in order; the first rule that matches decides, and when none

@@ -1,5 +1,5 @@
 /**
- * Quota rules (product spec "Authentication" rule 10; control-plane digest A10 for the TENANT_QUOTAS syntax):
+ * Quota rules (product spec "Authentication" rule 10; the syntax of TENANT_QUOTAS and AGENT_QUOTAS):
  *
  *   TENANT_QUOTAS=acme:capability.declare=100/min,context.retrieve=20/sec;*:*=10000/hour
  *   AGENT_QUOTAS=did:web:bot.acme.example:capability.declare=5/min;*:capability.declare=60/hour

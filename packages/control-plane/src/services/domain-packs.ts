@@ -1,5 +1,5 @@
 /**
- * Domain packs (product spec "Domain pack", control-plane digest A7): named bundles of context types, agent
+ * Domain packs (product spec "Domain pack"): named bundles of context types, agent
  * templates and search vocabulary, registered once at boot from the `DOMAIN_PACKS` setting.
  *
  * Their one runtime effect is the ingest allowlist: when at least one pack is registered, an event whose
@@ -90,7 +90,7 @@ export interface DomainPackRegistry {
   /** Registered packs in `DOMAIN_PACKS` order. */
   readonly packs: readonly DomainPack[]
   /**
-   * Ingest gate (digest A2 step 6). True when no pack is registered, when `contextType` is absent (the gate only
+   * Ingest gate (product spec "Ingest"). True when no pack is registered, when `contextType` is absent (the gate only
    * applies to events carrying one), when it is a base protocol type, or when a registered pack declares it.
    * @param contextType attacker-controlled: the ingest body's `context_type`.
    */

@@ -9,7 +9,7 @@
  */
 
 /**
- * One committed event as the bus carries it. `data` is the broadcast JSON (the stream event of digest A2:
+ * One committed event as the bus carries it. `data` is the broadcast JSON (the stream event:
  * `{type, ts, runId, …}`) serialised ONCE by the publisher; SSE frames and webhook bodies embed it verbatim.
  */
 export interface BusEvent {

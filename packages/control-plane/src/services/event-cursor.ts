@@ -1,6 +1,6 @@
 /**
  * Keyset cursors of event listings: the (event_ts, id) of the last row of a page, so the next page starts
- * strictly after it and rows sharing a timestamp are never skipped or repeated (control-plane digest E8).
+ * strictly after it and rows sharing a timestamp are never skipped or repeated (an offset or a timestamp alone would do one or the other).
  * Opaque to clients: base64url of `<event_ts>.<id>`.
  */
 import { ControlPlaneError } from '../errors.js'

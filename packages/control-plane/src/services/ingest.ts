@@ -1,6 +1,5 @@
 /**
- * Ingest of registry webhook events (product spec "Ingest"; control-plane digest A2 with its weak points
- * fixed): authenticate, validate, gate, then persist the event and every projection in ONE transaction, then
+ * Ingest of registry webhook events (product spec "Ingest"): authenticate, validate, gate, then persist the event and every projection in ONE transaction, then
  * publish to the live bus. A duplicate (same body event_id, else same body bytes: see dedupKeyOf) is
  * acknowledged with no side effect at all.
  *

@@ -1,6 +1,6 @@
 /**
- * Liveness and readiness verdicts (product spec "Observability"; control-plane digest E9: probes that
- * really fail). The database check is single-flight, bounded by a timeout, and its verdict is reused for
+ * Liveness and readiness verdicts (product spec "Observability"): probes that
+ * really fail when the database does. The database check is single-flight, bounded by a timeout, and its verdict is reused for
  * `cacheMs`, so a probe storm costs one query. Draining (shutdown in progress) makes readiness fail at once.
  */
 import type { ControlPlaneStore } from '../store/store.js'

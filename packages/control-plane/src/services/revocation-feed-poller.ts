@@ -3,8 +3,8 @@
  * outbound client, and applies their entries to the shared deny list.
  *
  * Each feed has a durable cursor (`revocation_cursors`) that advances only after a whole page applied, so a crash
- * or a database error mid-page replays the page (applying is idempotent on (iss, jti)). Unlike the reference
- * (weak point E11) the cursor also moves on a partial last page, and up to MAX_PAGES pages are read per tick.
+ * or a database error mid-page replays the page (applying is idempotent on (iss, jti)). The cursor also moves
+ * on a partial last page (else a feed with fewer new entries than a page would never advance it), and up to MAX_PAGES pages are read per tick.
  * Entries naming another issuer than the feed's are dropped: a peer only speaks for its own tokens.
  */
 import type { OutboundClient } from '@acdp/protocol'

@@ -1,6 +1,6 @@
 /**
  * The broadcast form of a stored event: the JSON carried in SSE `data:` and in the outbound webhook body's `data`
- * member (control-plane digest A2 "The stream event"; product spec "Broadcast frame members named: type, ts,
+ * member (product spec "Broadcast frame members named: type, ts,
  * runId"). Built once per event, from the committed event (live) or its stored row (Last-Event-ID replay): both
  * paths go through {@link toStreamEvent}, so a replayed frame is byte-identical to the live one.
  */

@@ -1,5 +1,5 @@
 /**
- * Live event streams over server-sent events (product spec "Streams (SSE)"; digest A4 "SSE", E weak point 4).
+ * Live event streams over server-sent events (product spec "Streams (SSE)").
  *
  * Frames: `id: <event id>`, `event: <type>`, `data: <json>`, blank line. Heartbeat `event: heartbeat` with
  * `data: {"ts":…}` every STREAM_SSE_HEARTBEAT_MS; on shutdown `event: shutdown`, `retry: <ms>`,

@@ -1,5 +1,5 @@
 /**
- * Outbound webhook delivery (product spec "Outbound webhooks"; digest A5, weak point E7): the outbox hook that
+ * Outbound webhook delivery (product spec "Outbound webhooks"): the outbox hook that
  * writes one delivery row per matching subscription INSIDE the ingest transaction, and the dispatcher that sends
  * them.
  *

@@ -1,8 +1,8 @@
 /**
- * Outbound webhook subscriptions (product spec "Outbound webhooks"; digest A5): tenant-scoped CRUD, and the
+ * Outbound webhook subscriptions (product spec "Outbound webhooks"): tenant-scoped CRUD, and the
  * per-tenant cache of active subscriptions the ingest consults inside its transaction.
  *
- * Beyond the reference (digest E7): the destination URL is checked against the outbound SSRF policy when it is
+ * Beyond the product spec: the destination URL is checked against the outbound SSRF policy when it is
  * saved (and again at every delivery); the secret is sealed at rest and returned only once, in the creation
  * response (generated when the caller sends none); unknown ids answer 404 NOT_FOUND on every verb; and the ingest
  * does not query the subscription list per event: it reads a cache that CRUD on any instance invalidates through

@@ -28,7 +28,7 @@ export function signWebhookBody(secret: string | Uint8Array, rawBody: Uint8Array
 /**
  * Verifies a webhook signature header against the raw body, in constant time over the MAC bytes.
  *
- * Accepted header forms (the control plane's ingest parity rule, control-plane digest A2 step 5): `sha256=<hex>`
+ * Accepted header forms (the control plane's ingest accepts what the reference registries send): `sha256=<hex>`
  * or bare `<hex>`, exactly 64 hex digits of either case (case carries no information once decoded to bytes),
  * surrounding whitespace ignored. Anything else, including a missing header, a truncated or over-long digest, or
  * another algorithm prefix, returns `false`; this never throws on the header.

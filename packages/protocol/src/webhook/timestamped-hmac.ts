@@ -1,6 +1,6 @@
 /**
- * Timestamped webhook signature, the registry's replay-bounding form (registry digest B7, control-plane digest
- * A3 and "known defects" 4):
+ * Timestamped webhook signature, the registry's replay-bounding form: the timestamp is signed with the body, so a
+ * captured delivery cannot be replayed outside the receiver's time window:
  *
  *   X-ACDP-Timestamp: <unix seconds, decimal>
  *   X-ACDP-Signature-Timestamped: sha256=<hex of HMAC-SHA256(secret, "<ts>." ‖ raw body)>

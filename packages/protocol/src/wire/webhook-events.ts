@@ -1,5 +1,5 @@
 /**
- * The registry's webhook event envelopes (product spec registry.md "Events"; registry digest B7): flat JSON
+ * The registry's webhook event envelopes (product spec registry.md "Events"): flat JSON
  * objects, the variant fields plus `event_id` (stable across delivery retries), `schema_version` "1.0" and
  * `type` (snake_case in the body; dotted in the `X-ACDP-Event` header). Three types are always delivered:
  * context_published, context_retrieved and search_executed; a registry running the lifecycle profile

@@ -1,5 +1,5 @@
 /**
- * CORS for browser clients (`registry.cors.allowed_origins`; digest B4). Off when the list is empty: no CORS
+ * CORS for browser clients (`registry.cors.allowed_origins`). Off when the list is empty: no CORS
  * header is ever sent and `OPTIONS` is not routed.
  *
  * A small hook pair rather than a plugin: the registry needs exact-origin matching, no credentials (tokens travel

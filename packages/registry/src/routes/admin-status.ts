@@ -1,5 +1,5 @@
 /**
- * `GET /admin/status` (product spec "Endpoints"; digest B9): the operational snapshot, behind the admin bearer
+ * `GET /admin/status` (product spec "Endpoints"): the operational snapshot, behind the admin bearer
  * (`auth.admin_tokens`, constant-time compare). Not mounted when `auth.admin_tokens` is empty.
  */
 import { RegistryErrorEnvelope } from '@acdp/protocol'

@@ -1,6 +1,6 @@
 /**
  * `GET /metrics` (product spec registry.md "Endpoints": public unless `metrics.bearer_token` is set; mounted only
- * when `metrics.enabled = true`; digest B8: Prometheus text 0.0.4, 401 with `WWW-Authenticate` on a bad token).
+ * when `metrics.enabled = true`; Prometheus text 0.0.4, 401 with `WWW-Authenticate` on a bad token).
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'

@@ -35,7 +35,7 @@ export function registerSearchRoute(app: FastifyInstance, options: SearchRouteOp
       requesterDid: caller.did ?? undefined,
       tenantId: caller.tenant,
     })
-    // Results depend on who asks: never cacheable by a shared cache (digest D3 #205/#218).
+    // Results depend on who asks: never cacheable by a shared cache.
     return reply
       .code(200)
       .header('cache-control', 'private, no-store')

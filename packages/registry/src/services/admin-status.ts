@@ -1,5 +1,5 @@
 /**
- * The operational snapshot served at `GET /admin/status` (product spec "Endpoints"; digest B9): storage health,
+ * The operational snapshot served at `GET /admin/status` (product spec "Endpoints"): storage health,
  * live idempotency records, webhook queue depth, configured revocation feeds, migration state and the effective
  * tenancy settings. Every probe of the store is guarded: a failing database yields `storage.healthy = false` and
  * omits the members it could not read (optional members are omitted, never null), so an operator still gets an

@@ -1,6 +1,6 @@
 /**
  * Cross-registry resolution of foreign ctx_ids (RFC-ACDP-0006 §4.1 step 4, §4.4, §5, §7; product spec
- * registry.md "Publish and lifecycle behaviors" 4; registry digest A27).
+ * registry.md "Publish and lifecycle behaviors" 4).
  *
  * A `GET /contexts/{ctx_id}` for an `acdp://<authority>/<uuid>` whose authority is not ours is fetched from
  * `https://<authority>/contexts/<percent-encoded ctx_id>` anonymously (no caller credential is forwarded, so only

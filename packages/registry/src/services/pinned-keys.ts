@@ -1,12 +1,12 @@
 /**
- * Pinned agent keys of playground builds (`[[playground.pinned_keys]]`, digest B4/B5): an operator pins an agent
+ * Pinned agent keys of playground builds (`[[playground.pinned_keys]]`, product spec "Endpoints"): an operator pins an agent
  * DID to a public key for a validity window, and producer signatures (publish, lifecycle events, the /auth/token
  * challenge) are checked against the pin instead of the DID document — no DID fetch. With
  * `playground.pinned_only` an agent without a pin valid now is refused (403 key_not_authorized); otherwise an
  * unpinned agent resolves its DID as usual.
  *
  * `POST /admin/pinned-keys/reload` replaces the set from the configuration source, validated with exactly the
- * startup rules (the reference's #192: a reload must never install what startup would refuse); a refused reload
+ * startup rules (a reload must never install what startup would refuse, or a restart would fail on it); a refused reload
  * keeps the current set.
  */
 import { normalizePublicKey, ProtocolError, type ResolvedKey } from '@acdp/protocol'

@@ -262,7 +262,7 @@ export async function publishContext(
 }
 
 /**
- * The per-agent budget around signer verification (digest B6, finding A1 of the reference implementation): an
+ * The per-agent budget around signer verification (product spec "Limits"; RFC-ACDP-0008 §4.3): an
  * agent already over budget gets 429 before any DID fetch, and a token is taken only once the signature proves
  * the request is the agent's own — a forged request naming a victim costs the victim nothing. The take is atomic
  * (one synchronous step in memory, one statement on the shared PostgreSQL budget): many requests of one agent

@@ -1,6 +1,6 @@
 /**
- * Our revocation feed for peers, `GET /auth/revocations?since=<unix ms>&limit=<n>` (registry digest D1, the
- * deferred "#421" feed; the control plane serves the same shape): the tokens this registry revoked, as
+ * Our revocation feed for peers, `GET /auth/revocations?since=<unix ms>&limit=<n>` (product spec
+ * "Authentication" 5; the control plane serves the same shape): the tokens this registry revoked, as
  * `{ entries: [{ jti, sub, iss, exp, revoked_at_ms }], next_cursor }`, ordered by (revoked_at_ms, jti), with
  * `revoked_at_ms > since`. A peer keeps the last entry's `revoked_at_ms` as its cursor.
  *

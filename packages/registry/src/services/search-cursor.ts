@@ -1,5 +1,5 @@
 /**
- * Search pagination cursors (RFC-ACDP-0005 §2.3, §2.5.3–2.5.4; registry digest A23, D2 item 11, F).
+ * Search pagination cursors (RFC-ACDP-0005 §2.3, §2.5.3–2.5.4).
  *
  * A cursor is AES-256-GCM sealed, so it is both opaque (no client-decodable position, ctx_id or visibility
  * fact — §2.5.4) and authenticated (a forged or edited position never reaches the query). The normalized query

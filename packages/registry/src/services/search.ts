@@ -1,6 +1,6 @@
 /**
- * Keyword search, `GET /contexts/search` (RFC-ACDP-0005, profile `acdp-registry-discovery`; registry digest A23,
- * E6; product spec registry.md "Events" for `search_executed`).
+ * Keyword search, `GET /contexts/search` (RFC-ACDP-0005, profile `acdp-registry-discovery`;
+ * product spec registry.md "Events" for `search_executed`).
  *
  * The query string is attacker-controlled: every parameter is validated here and a malformed one is
  * `schema_violation` (§4); unknown parameters are ignored (§2.1). Visibility is enforced inside the store query

@@ -1,5 +1,5 @@
 /**
- * Tenancy (product spec "Authentication" 6; RFC-ACDP-0008 §6.4; registry digest B11): which tenant a request acts
+ * Tenancy (product spec "Authentication" 6; RFC-ACDP-0008 §6.4): which tenant a request acts
  * in. Tenant attribution rests only on authenticated signals, in this order:
  *
  * 1. the signed `tenant` claim of the request's bearer JWT (minted by POST /auth/token for a bound agent);

@@ -1,5 +1,5 @@
 /**
- * Outbound registry webhooks (product spec registry.md "Events"; registry digest B7).
+ * Outbound registry webhooks (product spec registry.md "Events").
  *
  * Best-effort delivery of three event types to one configured receiver: a bounded in-memory queue that never
  * blocks or fails the triggering request, HMAC-signed deliveries through the outbound SSRF policy client only,

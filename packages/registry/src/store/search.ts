@@ -1,9 +1,9 @@
 /**
- * Keyword-search queries over the registry's context tables (RFC-ACDP-0005 §2; registry digest A23, F).
+ * Keyword-search queries over the registry's context tables (RFC-ACDP-0005 §2).
  *
  * Every filter and the visibility predicate are part of the SQL, never a post-filter, so a page is never
  * short because hidden rows were dropped, `total_estimate` counts only what the requester may find, and a
- * cursor can never be anchored on a row the requester cannot see (digest D2 item 12, D3 #14/#15). Order is
+ * cursor can never be anchored on a row the requester cannot see (RFC-ACDP-0005 §2.5.4). Order is
  * `created_at` descending, then `ctx_id` ascending: total, so keyset pagination neither skips nor repeats.
  */
 import type { Database } from '@acdp/storage'

@@ -1,7 +1,7 @@
 /**
- * 0001: the core control plane schema (control-plane digest A1, with its weak points fixed: tenant-first
- * composite indexes, a race-free dedup key, a run-registry set table instead of a read-modify-write JSON array,
- * incremental dashboard rollups). Written once for both dialects; only column types differ.
+ * 0001: the core control plane schema (product spec control-plane.md "Resources and their fields"), with
+ * tenant-first composite indexes, a race-free dedup key, a run-registry set table instead of a read-modify-write
+ * JSON array, and incremental dashboard rollups. Written once for both dialects; only column types differ.
  */
 import type { Migration } from '@acdp/storage'
 import type { Kysely } from 'kysely'

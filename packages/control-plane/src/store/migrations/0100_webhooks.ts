@@ -1,6 +1,6 @@
 /**
- * 0100: outbound webhook subscriptions and their durable delivery outbox (control-plane digest A1 `webhooks`,
- * `webhook_deliveries`; A5; weak point E7 fixed).
+ * 0100: outbound webhook subscriptions and their durable delivery outbox (product
+ * spec "Outbound webhooks").
  *
  * - `webhooks.secret_sealed` holds the subscription secret sealed with AES-256-GCM (services/secret-box.ts),
  *   never plaintext.

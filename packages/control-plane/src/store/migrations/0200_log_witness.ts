@@ -1,6 +1,5 @@
 /**
- * 0200: the transparency-log witness (RFC-ACDP-0012 §9, RFC-ACDP-0015 §7; control-plane digest A6 with weak
- * points E3 and E-perf 7 fixed).
+ * 0200: the transparency-log witness (RFC-ACDP-0012 §9, RFC-ACDP-0015 §7).
  *
  * - `log_witness_cursors`: one row per witnessed registry: the retained head (never moved by a failed check),
  *   health counters, the poll schedule and the poll lease. A lease is taken and released by single statements

@@ -1,6 +1,6 @@
 /**
- * 0300: token authentication, capabilities and shared quota counters (control-plane digest A1 "Auth tables",
- * `agent_capabilities`, `revocation_cursors`; A10 quotas).
+ * 0300: token authentication, capabilities and shared quota counters (product
+ * spec "Authentication").
  *
  * - `auth_challenges`: one row per outstanding nonce; /auth/token consumes it with one DELETE … RETURNING, so a
  *   nonce is single-use across every instance sharing the database.
