@@ -19,6 +19,18 @@ function sourceFiles(dir: string): string[] {
   })
 }
 
+/** Every source, test and document under `dir`, tests included (node_modules and build output skipped). */
+function everyTextFile(dir: string): string[] {
+  const abs = join(ROOT, dir)
+  if (!existsSync(abs)) return []
+  return readdirSync(abs).flatMap((name) => {
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) return []
+    const path = join(abs, name)
+    if (statSync(path).isDirectory()) return everyTextFile(join(dir, name))
+    return /\.(?:tsx?|md|toml|env|sh|cfg)$/.test(name) && name !== 'architecture.test.ts' ? [join(dir, name)] : []
+  })
+}
+
 function offenders(dirs: string[], forbid: string[]): string[] {
   return dirs.flatMap((dir) =>
     sourceFiles(dir).flatMap((file) => {
@@ -99,6 +111,16 @@ describe('architecture', () => {
     const files = dirs.flatMap(sourceFiles).filter((file) => !file.endsWith('.browser.ts'))
     expect(files.length).toBeGreaterThan(0)
     expect(files.filter((file) => eager.test(readFileSync(join(ROOT, file), 'utf8')))).toEqual([])
+  })
+
+  // A clone must stand alone: a comment or a doc gives the reason or cites the RFC / product spec section, never
+  // a section of notes that live outside the repository.
+  it('no source, test, bench or doc cites notes outside the repository', () => {
+    const outside = /\bdigest [A-F][0-9]|\bdigest [A-F]\/|weak point|reference's #[0-9]|\bE-perf|shared\/notes\//i
+    const files = ['packages', 'bench', 'test', 'docs', 'deploy'].flatMap(everyTextFile)
+    expect(files.length).toBeGreaterThan(100)
+    const citing = files.filter((file) => outside.test(readFileSync(join(ROOT, file), 'utf8')))
+    expect(citing).toEqual([])
   })
 
   it('finds the protocol and console sources it polices', () => {
