@@ -10,6 +10,7 @@ export default defineConfig({
       '@acdp/protocol/verify': fileURLToPath(new URL('./packages/protocol/src/verify.ts', import.meta.url)),
       '@acdp/protocol': pkg('protocol'),
       '@acdp/storage': pkg('storage'),
+      '@acdp/service-kit': pkg('service-kit'),
       '@acdp/registry': pkg('registry'),
       '@acdp/control-plane': pkg('control-plane'),
     },

@@ -54,12 +54,27 @@ function offenders(dirs: string[], forbid: string[]): string[] {
 }
 
 const SERVERS = ['packages/registry/src', 'packages/control-plane/src']
+const KIT = 'packages/service-kit/src'
 
 const RULES = [
   {
     name: 'protocol knows no server, database or environment',
     dirs: ['packages/protocol/src'],
-    forbid: ["from 'fastify'", "from 'kysely'", "from 'pg'", 'process.env', '@acdp/registry', '@acdp/control-plane'],
+    forbid: [
+      "from 'fastify'",
+      "from 'kysely'",
+      "from 'pg'",
+      'process.env',
+      '@acdp/service-kit',
+      '@acdp/registry',
+      '@acdp/control-plane',
+    ],
+  },
+  {
+    // The kit is what both servers run the same way: below them, so it can never know either.
+    name: 'the service kit imports no server, CLI or console',
+    dirs: [KIT],
+    forbid: ['@acdp/registry', '@acdp/control-plane', '@acdp/cli', '@acdp/console'],
   },
   {
     name: 'registry never imports the control plane',
@@ -100,7 +115,7 @@ describe('architecture', () => {
   // PostgreSQL driver on SQLite, jose without tokens. Their modules import them on first use (`await import`).
   it('the services and storage import pg and jose lazily (type imports only at the top)', () => {
     const eager = /^import (?!type )[^'"]*? from '(?:pg|jose)'/m
-    const files = ['packages/storage/src', ...SERVERS].flatMap(sourceFiles)
+    const files = ['packages/storage/src', KIT, ...SERVERS].flatMap(sourceFiles)
     expect(files.length).toBeGreaterThan(0)
     expect(files.filter((file) => eager.test(readFileSync(join(ROOT, file), 'utf8')))).toEqual([])
   })
@@ -117,7 +132,7 @@ describe('architecture', () => {
     },
     {
       modules: '@noble/curves and @fastify/fast-json-stringify-compiler',
-      dirs: ['packages/protocol/src', 'packages/storage/src', ...SERVERS],
+      dirs: ['packages/protocol/src', 'packages/storage/src', KIT, ...SERVERS],
       eager: /^import (?!type )[^'"]*? from '(?:@noble\/curves\/[^']*|@fastify\/fast-json-stringify-compiler)'/m,
     },
   ])('$modules are imported on first use (type imports only at the top)', ({ dirs, eager }) => {

@@ -15,8 +15,6 @@ import { installErrorHandlers, sendError, toControlPlaneError } from './errors.j
 import { refuseNulInUrl } from './http/nul-in-url.js'
 import { answerClientError } from './http/client-error.js'
 import { installJsonBodyParser } from './http/json-body.js'
-import { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compilers.js'
-import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { typeBoxValidatorCompilerOnDemand } from './typebox-on-demand.js'
 import { registerHttpMetrics } from './metrics-http.js'
 import { ROUTE_PLUGINS } from './routes/index.js'
@@ -37,6 +35,7 @@ import { createReceiptAuditFeature, type ReceiptAuditFeature } from './services/
 import { createLogReconcileFeature, type LogReconcileFeature } from './services/log-reconcile-setup.js'
 import { openRunTraceExport } from './telemetry/run-traces.js'
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js'
+import { applyRequestTimeouts, buildLazySerializer, compileOnFirstUse } from '@acdp/service-kit'
 
 declare module 'fastify' {
   interface FastifyInstance {

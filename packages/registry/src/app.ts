@@ -21,8 +21,6 @@ import { answerClientError } from './http/client-error.js'
 import { clientIpOf, createProxyMatcher } from './http/client-ip.js'
 import { installCors } from './http/cors.js'
 import { installJsonBodyParser } from './http/json-body.js'
-import { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compilers.js'
-import { applyRequestTimeouts } from './http/server-timeouts.js'
 import { createRequestIdGenerator } from './http/request-id.js'
 import { installAccessLog } from './access-log.js'
 import { registerHttpMetrics } from './metrics-http.js'
@@ -57,6 +55,7 @@ import { createSearchCursorCodec, type SearchCursorCodec } from './services/sear
 import { createTenancyPolicy, DEFAULT_TENANT, type TenancyPolicy } from './services/tenancy.js'
 import { REGISTRY_MIGRATIONS } from './store/migrations/index.js'
 import { toEventCtxId } from './services/webhooks.js'
+import { applyRequestTimeouts, buildLazySerializer, compileOnFirstUse } from '@acdp/service-kit'
 
 /** The package version (`GET /healthz`, OpenAPI `info.version`). */
 export const REGISTRY_VERSION: string = (

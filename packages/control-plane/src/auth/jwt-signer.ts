@@ -4,8 +4,8 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
 import type { JWK, JWTPayload } from 'jose'
-import { loadJose } from './jose-module.js'
 import type { TokenConfig } from './token-settings.js'
+import { loadJose } from '@acdp/service-kit'
 
 export interface JwtSigner {
   readonly algorithm: 'HS256' | 'EdDSA'

@@ -12,13 +12,13 @@
  */
 import { findEd25519Weakness, findTokenGuardFault } from '@acdp/protocol'
 import type { JWTPayload } from 'jose'
-import { loadJose } from './jose-module.js'
 import { TENANT_ID_PATTERN } from '../config.js'
 import type { RevocationList } from '../services/revocation-list.js'
 import { type CredentialVerifier, looksLikeJwt, type Principal } from './credentials.js'
 import type { JwksCache } from './jwks-cache.js'
 import type { JwtSigner } from './jwt-signer.js'
 import type { TokenConfig, TrustedIssuer } from './token-settings.js'
+import { loadJose } from '@acdp/service-kit'
 
 /** A token whose signature and claims verified. */
 export interface VerifiedToken {

@@ -11,10 +11,10 @@
 import { createHmac, createPrivateKey, createPublicKey, type KeyObject, webcrypto } from 'node:crypto'
 import { findTokenGuardFault } from '@acdp/protocol'
 import type { JWK } from 'jose'
-import { loadJose } from './jose-module.js'
 import type { RegistryConfig } from '../config.js'
 import { DEFAULT_TENANT, decodeStrictBase64, TENANT_ID_PATTERN } from '../config.js'
 import { RegistryError } from '../errors.js'
+import { loadJose } from '@acdp/service-kit'
 
 export interface TokenSigningKeys {
   alg: 'HS256' | 'EdDSA'

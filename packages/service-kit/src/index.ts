@@ -1,0 +1,3 @@
+export { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compilers.js'
+export { applyRequestTimeouts } from './http/server-timeouts.js'
+export { loadJose } from './jose-module.js'
