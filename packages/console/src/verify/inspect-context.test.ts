@@ -73,6 +73,7 @@ describe('inspectContext', () => {
       name: 'signature',
       state: 'not_checked',
       reason: 'not checked: the producer_content_hash stage failed first',
+      called_for: true,
     })
     expect(inspection.report?.summary).toBe('verification FAILED: producer_content_hash')
   })
