@@ -269,7 +269,7 @@ describe.each(testDatabaseTargets())('lifecycle reconciliation on $name', (targe
     expect(await t.counter('acdp_log_reconcile_lifecycle_events_total', { result: 'recovered' })).toBe(1)
   })
 
-  it('refuses a served lifecycle event whose signature does not verify, and stores nothing', async () => {
+  it('refuses served lifecycle events that do not verify or are not bound to the context, storing nothing', async () => {
     await setUp()
     const key = createProducerKey()
     const producer = createProducer({ registryUrl, key })
@@ -286,6 +286,29 @@ describe.each(testDatabaseTargets())('lifecycle reconciliation on $name', (targe
       actor: key.did,
       signature: { algorithm: 'ed25519', key_id: key.keyId, value: Buffer.alloc(64, 7).toString('base64') },
     }
+    // Validly signed, but by someone who is neither the producer nor the registry.
+    const stranger = createProducerKey()
+    const byStranger = signLifecycleEvent(
+      {
+        event_id: randomUUID(),
+        ctx_id: ctxId,
+        event_type: 'retracted',
+        occurred_at: forged.occurred_at,
+        actor: stranger.did,
+      },
+      { algorithm: stranger.algorithm, keyId: stranger.keyId, privateKey: stranger.privateKey },
+    )
+    // Validly signed by the producer, but for another context than the one served.
+    const otherContext = signLifecycleEvent(
+      {
+        event_id: randomUUID(),
+        ctx_id: `acdp://${AUTHORITY}/${randomUUID()}`,
+        event_type: 'retracted',
+        occurred_at: forged.occurred_at,
+        actor: key.did,
+      },
+      { algorithm: key.algorithm, keyId: key.keyId, privateKey: key.privateKey },
+    )
     const honest = registryUrl
     const server = createServer(async (req, res) => {
       const answer = await fetch(`${honest}${req.url ?? '/'}`)
@@ -294,7 +317,7 @@ describe.each(testDatabaseTargets())('lifecycle reconciliation on $name', (targe
         return void res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text)
       }
       const envelope = JSON.parse(text)
-      envelope.registry_state.lifecycle_events = [forged]
+      envelope.registry_state.lifecycle_events = [forged, byStranger, otherContext]
       res.writeHead(200, { 'content-type': 'application/acdp+json' }).end(JSON.stringify(envelope))
     })
     server.listen(0, '127.0.0.1')
@@ -304,7 +327,7 @@ describe.each(testDatabaseTargets())('lifecycle reconciliation on $name', (targe
       await t.store.upsertEnrollment({ authority: AUTHORITY, tenantId: TENANT, baseUrl: forging, now: 1 })
       await walk(1)
       expect(await events('context_retracted')).toHaveLength(0)
-      expect(await t.counter('acdp_log_reconcile_lifecycle_events_total', { result: 'refused' })).toBe(1)
+      expect(await t.counter('acdp_log_reconcile_lifecycle_events_total', { result: 'refused' })).toBe(3)
     } finally {
       server.close()
     }
