@@ -18,6 +18,7 @@ import { traceCommand } from './commands/trace.js'
 import { watchCommand } from './commands/watch.js'
 import { CliError, EXIT, type ExitCode } from './exit-codes.js'
 import { readFieldErrors } from './http/field-errors.js'
+import { findWrongService } from './http/wrong-service.js'
 
 /** Every sub-command, in help order. */
 export const COMMANDS: readonly Command[] = [
@@ -122,6 +123,9 @@ export function errorDocument(failure: CliError): { error: Record<string, unknow
 
 /** Maps any thrown value to the one-line error and exit code. Unexpected errors keep their class name. */
 export function toCliError(error: unknown, io: Pick<CliIo, 'signal'>): CliError {
+  // A control plane answering a registry call explains every failure after it (guardRegistryCalls), however wrapped.
+  const wrongService = findWrongService(error)
+  if (wrongService !== undefined) return wrongService
   if (error instanceof CliError) return error
   if (io.signal.aborted) return new CliError(EXIT.interrupted, 'interrupted', 'stopped before finishing')
   if (isProtocolError(error)) {

@@ -262,6 +262,34 @@ describe('acdp publish errors', () => {
     expect((await cli(cwd, ['publish', 'good.json', '--key', 'key.json', '--registry', registryUrl])).code).toBe(0)
   })
 
+  it('names the control plane given as the registry in every registry-reading command, text and --json', async () => {
+    // A context of the real registry, so only the URL is wrong.
+    writeFileSync(join(cwd, 'named.json'), JSON.stringify({ title: 'named', type: 'analysis' }))
+    const published = await cli(cwd, ['publish', 'named.json', '--key', 'key.json', '--registry', registryUrl])
+    const ctxId = published.out.split('\n')[0] as string
+    expect(ctxId).toMatch(/^acdp:\/\//)
+    const expected = `wrong_service: ${plane.url} answered like an ACDP control plane, not a registry`
+    const commands: Array<[string, string[]]> = [
+      ['get', ['get', ctxId, '--registry', plane.url]],
+      ['get', ['get', ctxId, '--verify', '--registry', plane.url]],
+      ['trace', ['trace', ctxId, '--registry', plane.url]],
+      ['log', ['log', 'audit', plane.url, '--count', '1']],
+    ]
+    for (const [name, args] of commands) {
+      const text = await cli(cwd, args)
+      expect({ args, code: text.code, err: text.err }).toEqual({
+        args,
+        code: 1,
+        err: expect.stringContaining(`acdp ${name}: ${expected}`),
+      })
+      const json = await cli(cwd, [...args, '--json'])
+      expect(json.code).toBe(1)
+      expect(JSON.parse(json.out).error).toMatchObject({ code: 'wrong_service', exit_code: 1 })
+    }
+    // The same commands against the registry are not refused.
+    expect((await cli(cwd, ['get', ctxId, '--registry', registryUrl])).code).toBe(0)
+  })
+
   it('publish --help lists every type value of the schema', async () => {
     const { out } = await cli(cwd, ['publish', '--help'])
     const members = (ContextType as unknown as { anyOf: Array<{ const?: string; pattern?: string }> }).anyOf

@@ -102,12 +102,12 @@ describe('acdp trace', () => {
     expect(err).toBe('')
     const lines = out.trimEnd().split('\n')
     expect(lines.slice(0, 4)).toEqual([
-      `ok    depth  0  ${root}  root  (no witness cosignatures)`,
-      `ok    depth  1  ${middle}  middle  (no witness cosignatures)`,
-      `ok    depth  1  ${side}  side  (no witness cosignatures)`,
-      `ok    depth  2  ${oldest}  oldest  (no witness cosignatures)`,
+      `ok    depth  0  ${root}  root`,
+      `ok    depth  1  ${middle}  middle`,
+      `ok    depth  1  ${side}  side`,
+      `ok    depth  2  ${oldest}  oldest`,
     ])
-    expect(lines.at(-1)).toBe('complete: 0 verified, 4 partial, 0 failed')
+    expect(lines.at(-1)).toBe('complete: 4 verified, 0 failed')
     expect(code).toBe(0)
   })
 
@@ -115,7 +115,7 @@ describe('acdp trace', () => {
     const oldest = await publishOn(b, 'req-oldest')
     const root = await publishOn(a, 'req-root', [oldest])
     const lenient = await trace([root, ...mapArgs, '--require', 'receipt,log'])
-    expect(lenient.out.trimEnd().split('\n').at(-1)).toBe('complete: 0 verified, 2 partial, 0 failed')
+    expect(lenient.out.trimEnd().split('\n').at(-1)).toBe('complete: 2 verified, 0 failed')
     expect(lenient.code).toBe(0)
     const strict = await trace([root, ...mapArgs, '--require', 'receipt,log', '--require', 'witness'])
     expect(strict.out.trimEnd().split('\n')).toEqual([
@@ -131,6 +131,7 @@ describe('acdp trace', () => {
       name: 'witness_signatures',
       state: 'failed',
       reason: expect.stringMatching(/^required \(witness=2\): /),
+      called_for: false,
     })
     const typo = await trace([root, ...mapArgs, '--require', 'recipt'])
     expect(typo.code).toBe(2)
@@ -149,7 +150,7 @@ describe('acdp trace', () => {
     expect(partial.code).toBe(1)
     expect(partial.out).toContain(`ok    depth  1  ${parents[1]}  p2`)
     expect(partial.out.trimEnd().split('\n').at(-1)).toBe(
-      `TRUNCATED by max_fanout_per_context: 0 verified, 3 partial, 0 failed; unwalked frontier (1): ${parents[2]}`,
+      `TRUNCATED by max_fanout_per_context: 3 verified, 0 failed; unwalked frontier (1): ${parents[2]}`,
     )
 
     const json = await trace([root, ...mapArgs, '--max-fanout', '2', '--partial', '--json'])
@@ -181,7 +182,7 @@ describe('acdp trace', () => {
     const root = await publishOn(a, 'deep', [second])
     const cut = await trace([root, ...mapArgs, '--max-depth', '1'])
     expect(cut.out.trimEnd().split('\n').at(-1)).toBe(
-      `TRUNCATED by max_depth: 0 verified, 2 partial, 0 failed; unwalked frontier (1): ${first}`,
+      `TRUNCATED by max_depth: 2 verified, 0 failed; unwalked frontier (1): ${first}`,
     )
     expect(cut.code).toBe(1)
     const tooMany = await trace([root, ...mapArgs, '--max-nodes', '2'])
@@ -195,11 +196,11 @@ describe('acdp trace', () => {
     const present = await publishOn(b, 'present')
     const root = await publishOn(a, 'gappy', [missing, unmapped, present])
     const { code, out } = await trace([root, ...mapArgs])
-    expect(out).toContain(`ok    depth  1  ${present}  present  (no witness cosignatures)`)
+    expect(out).toContain(`ok    depth  1  ${present}  present`)
     expect(out).toContain(`FAIL  depth  1  ${missing}  unresolvable: not_found`)
     // https://registry-c.example through the SSRF-safe client, refused there: never a plain-HTTP fallback.
     expect(out).toContain(`FAIL  depth  1  ${unmapped}  unresolvable: outbound_refused`)
-    expect(out.trimEnd().split('\n').at(-1)).toBe('complete: 0 verified, 2 partial, 2 failed')
+    expect(out.trimEnd().split('\n').at(-1)).toBe('complete: 2 verified, 2 failed')
     expect(code).toBe(1)
   })
 
@@ -255,10 +256,10 @@ describe('acdp trace: every node gets the evidence of acdp get --verify, from it
     const root = await publishOn(a, 'e-root', [oldest])
     const text = await trace([root, ...mapArgs])
     expect(text.out.trimEnd().split('\n')).toEqual([
-      `ok    depth  0  ${root}  e-root  (no witness cosignatures)`,
-      `ok    depth  1  ${oldest}  e-oldest  (no witness cosignatures)`,
+      `ok    depth  0  ${root}  e-root`,
+      `ok    depth  1  ${oldest}  e-oldest`,
       '',
-      'complete: 0 verified, 2 partial, 0 failed',
+      'complete: 2 verified, 0 failed',
     ])
     expect(text.code).toBe(0)
     const json = await trace([root, ...mapArgs, '--json'])
@@ -383,12 +384,12 @@ describe('acdp trace: every node gets the evidence of acdp get --verify, from it
 
     const { code, out } = await trace([root, ...mapArgs])
     const lines = out.trimEnd().split('\n')
-    expect(lines[0]).toBe(`ok    depth  0  ${root}  cites-revoked  (no witness cosignatures)`)
+    expect(lines[0]).toBe(`ok    depth  0  ${root}  cites-revoked`)
     expect(lines[1]).toMatch(
       new RegExp(`^FAIL  depth  1  ${signed}  untrustworthy: key_revocation \\(.*at or after the boundary`),
     )
     expect(out).not.toContain(hidden)
-    expect(lines.at(-1)).toBe('complete: 0 verified, 1 partial, 1 failed')
+    expect(lines.at(-1)).toBe('complete: 1 verified, 1 failed')
     expect(code).toBe(1)
   })
 
@@ -408,12 +409,12 @@ describe('acdp trace: every node gets the evidence of acdp get --verify, from it
     }
     const { code, out } = await trace([root, ...mapArgs], tampering)
     expect(out.trimEnd().split('\n')).toEqual([
-      `ok    depth  0  ${root}  cites-tampered  (no witness cosignatures)`,
+      `ok    depth  0  ${root}  cites-tampered`,
       `FAIL  depth  1  ${tampered}  tampered-receipt  failed: registry_receipt`,
       // The body is still the producer's (RFC-ACDP-0010 §8): its derived_from is walked.
-      `ok    depth  2  ${oldest}  behind-tampered  (no witness cosignatures)`,
+      `ok    depth  2  ${oldest}  behind-tampered`,
       '',
-      'complete: 0 verified, 2 partial, 1 failed',
+      'complete: 2 verified, 1 failed',
     ])
     expect(code).toBe(1)
     const json = await trace([root, ...mapArgs, '--json'], tampering)
@@ -448,7 +449,7 @@ describe('acdp trace: every node gets the evidence of acdp get --verify, from it
       expect(out).toContain(
         `FAIL  depth  1  ${malformed}  untrustworthy: schema (schema_violation: malformed registry state`,
       )
-      expect(out).toContain('complete: 0 verified, 1 partial, 1 failed')
+      expect(out).toContain('complete: 1 verified, 1 failed')
       expect(code).toBe(1)
       const json = await trace([root, ...mapArgs, '--json'], servingStatus(malformed, status))
       const failures = (JSON.parse(json.out) as { failures: Array<{ ctxId: string; reason: string; detail: string }> })

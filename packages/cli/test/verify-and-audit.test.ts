@@ -199,7 +199,7 @@ describe('acdp get --verify', () => {
     expect(out).toMatch(/note\s+revocations not looked up \(search answered 501\)/)
     expect(out).toMatch(/not checked\s+key_revocation\s+the producer's key revocations were not looked up/)
     expect(out.trimEnd().split('\n').at(-1)).toBe(
-      'body, signature, registry_receipt and log_inclusion verified; no witness cosignatures; key_revocation not checked',
+      'body, signature, registry_receipt and log_inclusion verified; key_revocation not checked',
     )
     expect(code).toBe(0)
   })
@@ -214,9 +214,12 @@ describe('acdp get --verify: every stage in one of four states', () => {
     const lenient = await cli(['get', ctxId, '--verify', '--registry', url])
     expect(lenient.out).toMatch(/not available\s+registry_receipt\s+the registry attaches no registry_receipt/)
     expect(lenient.out).toMatch(/not available\s+log_inclusion\s+no inclusion proof was served or found/)
-    expect(lenient.out).toMatch(/not available\s+witness_signatures\s+no witness cosignatures were served/)
+    // The registry advertises receipts and a log (so their absence is named), never witnessing (RFC-ACDP-0015 §10).
+    expect(lenient.out).toMatch(
+      /not available\s+witness_signatures\s+no registry profile calls for witness cosignatures \(RFC-ACDP-0015 §10\) and none were served/,
+    )
     expect(lenient.out.trimEnd().split('\n').at(-1)).toBe(
-      'body, signature and key_revocation verified; no registry receipt; no inclusion proof; no witness cosignatures',
+      'body, signature and key_revocation verified; no registry receipt; no inclusion proof',
     )
     expect(lenient.code).toBe(0)
 
@@ -246,6 +249,70 @@ describe('acdp get --verify: every stage in one of four states', () => {
     )
     expect(strict.out.trimEnd().split('\n').at(-1)).toBe('verification FAILED: registry_receipt')
     expect(strict.code).toBe(1)
+  })
+
+  it('does not call for evidence the registry does not advertise: summary verified, text and --json', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com', profiles: ['acdp-registry-core'] })
+    const ctxId = fake.publish(producer)
+    fake.serveReceipts = false
+    const url = await serve(fake)
+    const text = await cli(['get', ctxId, '--verify', '--registry', url])
+    expect(text.out).toMatch(
+      /not available\s+registry_receipt\s+the registry does not advertise acdp-registry-receipts/,
+    )
+    expect(text.out).toMatch(
+      /not available\s+log_inclusion\s+the registry does not advertise acdp-registry-transparency-log/,
+    )
+    expect(text.out.trimEnd().split('\n').at(-1)).toBe(
+      "verified: schema, producer_content_hash, key_binding, did_resolution, signature, key_revocation (not called for by the registry's profiles: registry_receipt, log_inclusion, witness_signatures)",
+    )
+    expect(text.code).toBe(0)
+
+    const json = await cli(['get', ctxId, '--verify', '--registry', url, '--json'])
+    const verification = JSON.parse(json.out).verification as {
+      summary: string
+      profiles: unknown
+      stages: Array<{ name: string; state: string; called_for: boolean }>
+    }
+    expect(verification.profiles).toEqual({ known: true, profiles: ['acdp-registry-core'] })
+    expect(verification.summary).toBe(text.out.trimEnd().split('\n').at(-1))
+    expect(verification.stages.map((stage) => [stage.name, stage.called_for])).toEqual([
+      ['schema', true],
+      ['producer_content_hash', true],
+      ['key_binding', true],
+      ['did_resolution', true],
+      ['signature', true],
+      ['registry_receipt', false],
+      ['log_inclusion', false],
+      ['witness_signatures', false],
+      ['key_revocation', true],
+    ])
+
+    // --require is unchanged: it fails missing evidence whatever the profiles say.
+    const strict = await cli(['get', ctxId, '--verify', '--registry', url, '--require', 'receipt'])
+    expect(strict.out.trimEnd().split('\n').at(-1)).toBe('verification FAILED: registry_receipt')
+    expect(strict.code).toBe(1)
+  })
+
+  it('says the profiles are unknown when the capabilities cannot be read, and names all missing evidence', async () => {
+    const fake = new FakeRegistry({ authority: 'registry.example.com', profiles: ['acdp-registry-core'] })
+    const ctxId = fake.publish(producer)
+    fake.serveReceipts = false
+    const url = await serve(
+      fake,
+      () => {},
+      (path) => (path === '/.well-known/acdp.json' ? 'not json' : undefined),
+    )
+    const text = await cli(['get', ctxId, '--verify', '--registry', url])
+    const summary = text.out.trimEnd().split('\n').at(-1)
+    expect(summary).toMatch(
+      /^body, signature and key_revocation verified; no registry receipt; no inclusion proof; no witness cosignatures; registry profiles unknown: GET \/\.well-known\/acdp\.json failed \(.*not strict JSON\)$/,
+    )
+    expect(text.code).toBe(0)
+    const json = await cli(['get', ctxId, '--verify', '--registry', url, '--json'])
+    const verification = JSON.parse(json.out).verification as { summary: string; profiles: { known: boolean } }
+    expect(verification.profiles.known).toBe(false)
+    expect(verification.summary).toBe(summary)
   })
 
   it('reports the stages after a failure as not checked, in text and --json', async () => {

@@ -272,6 +272,11 @@ export interface LogReconcileConfig {
   readonly concurrency: number
   /** LOG_RECONCILE_TIMEOUT_MS, default 10000: deadline of each request to a registry. */
   readonly requestTimeoutMs: number
+  /**
+   * LOG_RECONCILE_LIFECYCLE_PAGE_SIZE, default 100 (0: off): held publications of a lifecycle registry whose
+   * lifecycle events are re-read per walk, round-robin (witness.md "Lifecycle events").
+   */
+  readonly lifecyclePageSize: number
 }
 
 /**
@@ -461,6 +466,7 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
       maxEntries: read.integer('LOG_RECONCILE_MAX_ENTRIES', 5000, 1, 1_000_000),
       concurrency: read.integer('LOG_RECONCILE_CONCURRENCY', 4, 1, 64),
       requestTimeoutMs: read.integer('LOG_RECONCILE_TIMEOUT_MS', 10_000, 100, 30_000),
+      lifecyclePageSize: read.integer('LOG_RECONCILE_LIFECYCLE_PAGE_SIZE', 100, 0, 10_000),
     },
     tokens: readTokenConfig(read, isDevelopment),
     policy: readPolicyConfig(read),

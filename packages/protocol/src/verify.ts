@@ -23,6 +23,7 @@ export type { PublicKeyMaterial } from './keys/public-key.js'
 export { computeLogLeafHash } from './merkle/log-leaf.js'
 export { verifyRegistryReceipt } from './receipt/registry-receipt.js'
 export { type EvidenceRequirement } from './sdk/evidence-requirement.js'
+export { readAdvertisedProfiles, type RegistryProfiles } from './sdk/registry-profiles.js'
 export { type StageState, type VerificationStage } from './sdk/verification-stage.js'
 export { type DataRefOptions, verifyDataRefs } from './sdk/verify-data-refs.js'
 export {

@@ -16,6 +16,7 @@ import {
   notifyRunCompleted,
   notifyRunStarted,
 } from '../http/control-plane-client.js'
+import { guardRegistryCalls } from '../http/wrong-service.js'
 import { type LineageGraph, renderLineageGraph } from '../render/lineage-text.js'
 import { abbreviate } from '../render/text-table.js'
 import { controlPlaneOf, resolveStackTarget } from '../stack-target.js'
@@ -68,7 +69,7 @@ ${TARGET_HELP}`,
     }
     const startedAt = performance.now()
     const runId = `demo-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${randomBytes(3).toString('hex')}`
-    const producers = createAgents(target.registryUrl, io)
+    const producers = createAgents(target.registryUrl, guardRegistryCalls(io, [target.registryUrl]).io)
     note(`acdp demo: run ${runId} (scenario ${SCENARIO_ID})`)
     for (const agent of DEMO_AGENTS) note(`  agent ${agent.padEnd(10)} ${producers[agent].did}`)
 

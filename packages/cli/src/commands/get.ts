@@ -9,6 +9,7 @@ import { authorityOfCtxId, fetchContext, type VerificationReport } from '@acdp/p
 import { type Command, parseCommandArgs } from '../command.js'
 import { EXIT, usageError } from '../exit-codes.js'
 import { sanitizeTerminalText } from '../render/text-table.js'
+import { guardRegistryCalls } from '../http/wrong-service.js'
 import { renderStageLines } from '../render/verification-text.js'
 import { resolveStackTarget } from '../stack-target.js'
 import { createDataRefClient } from '../verify/data-ref-client.js'
@@ -79,18 +80,19 @@ the registry cannot be reached.`,
       registry: checkBaseUrl('registry', values.registry),
       dataDir: values['data-dir'],
     })
-    const { envelope } = await fetchContext(target.registryUrl, ctxId, { fetch: io.fetch, signal: io.signal })
+    const registry = guardRegistryCalls(io, [target.registryUrl]).io
+    const { envelope } = await fetchContext(target.registryUrl, ctxId, { fetch: registry.fetch, signal: io.signal })
     if (!values.verify) {
       io.stdout(`${JSON.stringify(values.json ? { context: envelope } : envelope, null, 2)}\n`)
       return EXIT.ok
     }
     const authority =
       typeof envelope.body['ctx_id'] === 'string' ? authorityOfCtxId(envelope.body['ctx_id']) : undefined
-    const { resolver, close } = createCliResolver(io, target.registryUrl, authority)
+    const { resolver, close } = createCliResolver(registry, target.registryUrl, authority)
     const dataRefs = values['fetch-data'] ? createDataRefClient(io) : undefined
     let verified
     try {
-      verified = await verifyWithEvidence(io, target.registryUrl, envelope, {
+      verified = await verifyWithEvidence(registry, target.registryUrl, envelope, {
         resolver,
         trustedWitnesses: values['trust-witness'] ?? [],
         ...(requirement === undefined ? {} : { require: requirement }),

@@ -18,6 +18,7 @@ import {
 import { type CliIo, type Command, parseCommandArgs } from '../command.js'
 import { CliError, EXIT, type ExitCode, usageError } from '../exit-codes.js'
 import { sanitizeTerminalText } from '../render/text-table.js'
+import { guardRegistryCalls } from '../http/wrong-service.js'
 import { getRegistryJson } from '../verify/registry-fetch.js'
 import { createCliResolver } from '../verify/registry-resolver.js'
 import { checkBaseUrl, JSON_OPTION, parseIntegerFlag } from './shared-options.js'
@@ -68,14 +69,15 @@ Exit 0 when every checkpoint verified and all are consistent, 1 on any failure, 
       { min: 1, max: 1, names: 'one registry URL' },
     )
     const registryUrl = checkBaseUrl('registry', positionals[0]) as string
+    const registryIo = guardRegistryCalls(io, [registryUrl]).io
     const count = parseIntegerFlag('count', values.count, 1, 10_000) ?? 2
     const intervalMs = (parseIntegerFlag('interval', values.interval, 0, 86_400) ?? 10) * 1000
     const statePath = values.state === undefined ? undefined : resolve(io.cwd, values.state)
-    const authority = values.authority ?? (await authorityFromCapabilities(io, registryUrl))
+    const authority = values.authority ?? (await authorityFromCapabilities(registryIo, registryUrl))
     if (!/^[a-z0-9.-]+(?::\d{1,5})?$/i.test(authority))
       throw usageError(`--authority "${authority}" is not host[:port]`)
 
-    const { resolver, close } = createCliResolver(io, registryUrl, authority)
+    const { resolver, close } = createCliResolver(registryIo, registryUrl, authority)
     const context = {
       authority,
       resolveKey: (keyId: string) => resolver.resolveKey(keyId, { historical: true }),
@@ -88,7 +90,7 @@ Exit 0 when every checkpoint verified and all are consistent, 1 on any failure, 
       for (let i = 0; i < count && exit === EXIT.ok; i++) {
         if (i > 0) await sleep(intervalMs, io.signal)
         context.now = new Date()
-        const step = await auditOnce(io, registryUrl, context, retained)
+        const step = await auditOnce(registryIo, registryUrl, context, retained)
         steps.push(step)
         if (!step.ok) exit = EXIT.failure
         else if (step.checkpoint) retained = step.checkpoint

@@ -7,7 +7,7 @@ import { resolve } from 'node:path'
 import { createProducer, isProtocolError, type ProducerKey, parseKeyFile } from '@acdp/protocol'
 import { type CliIo, type Command, parseCommandArgs } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit-codes.js'
-import { fetchKeepingRefusals, isControlPlaneEnvelope, wrongServiceError } from '../http/wrong-service.js'
+import { guardRegistryCalls } from '../http/wrong-service.js'
 import { resolveStackTarget } from '../stack-target.js'
 import { describeContextTypes } from './context-types.js'
 import { readJsonFile } from './input-files.js'
@@ -57,8 +57,8 @@ Options:
       registry: checkBaseUrl('registry', values.registry),
       dataDir: values['data-dir'],
     })
-    const recording = fetchKeepingRefusals(io.fetch)
-    const producer = createProducer({ registryUrl: target.registryUrl, key, fetch: recording.fetch })
+    const registry = guardRegistryCalls(io, [target.registryUrl]).io
+    const producer = createProducer({ registryUrl: target.registryUrl, key, fetch: registry.fetch })
     let result: Awaited<ReturnType<typeof producer.publish>>
     try {
       result = await producer.publish(body, {
@@ -70,9 +70,6 @@ Options:
     } catch (error) {
       // completeProducerContent refuses a body whose agent_id is another DID: the input file is wrong.
       if (error instanceof TypeError) throw usageError(error.message)
-      if (isProtocolError(error) && isControlPlaneEnvelope(recording.lastRefusal())) {
-        throw wrongServiceError(target.registryUrl, error)
-      }
       throw error
     }
     const location = new URL(result.location, `${target.registryUrl.replace(/\/+$/, '')}/`).href

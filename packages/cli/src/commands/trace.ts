@@ -20,6 +20,8 @@ import { sanitizeTerminalText } from '../render/text-table.js'
 import { resolveStackTarget } from '../stack-target.js'
 import { createDataRefClient } from '../verify/data-ref-client.js'
 import { parseRequireOption } from '../verify/require-option.js'
+import { guardRegistryCalls } from '../http/wrong-service.js'
+import { createProfileLookup } from '../verify/registry-profiles.js'
 import { verifyWithEvidence } from '../verify/verify-with-evidence.js'
 import { createWalkTransport, parseAuthorityUrls } from '../verify/walk-transport.js'
 import { checkBaseUrl, JSON_OPTION, parseIntegerFlag } from './shared-options.js'
@@ -112,10 +114,13 @@ unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.
       })
       mapped.set(rootAuthority, target.registryUrl)
     }
-    const transport = createWalkTransport(io, mapped)
+    const guard = guardRegistryCalls(io, [...mapped.values()])
+    const transport = createWalkTransport(guard.io, mapped)
     const trustedWitnesses = values['trust-witness'] ?? []
     const dataRefs = values['fetch-data'] ? createDataRefClient(io) : undefined
     const notes = new Map<string, string[]>()
+    // One capabilities fetch per registry for the whole walk, not one per node.
+    const profiles = createProfileLookup({ fetch: transport.fetch, signal: io.signal })
     let result: WalkResult
     try {
       result = await walkDerivedFrom(ctxId, {
@@ -138,6 +143,7 @@ unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.
             {
               resolver: node.resolver,
               trustedWitnesses,
+              profiles,
               ...(requirement === undefined ? {} : { require: requirement }),
               ...(dataRefs === undefined ? {} : { dataRefs: { client: dataRefs.client, signal: node.signal } }),
             },
@@ -149,6 +155,9 @@ unreachable registry is a FAIL line (unresolvable: outbound_failed), not exit 3.
     } finally {
       await Promise.all([transport.close(), dataRefs?.close()])
     }
+    // The walk reports an unreadable node as a FAIL line; a control plane given as a registry is a usage mistake.
+    const wrongService = guard.detected()
+    if (wrongService !== undefined) throw wrongService
     io.stdout(values.json ? `${JSON.stringify(toJson(result, notes), null, 2)}\n` : `${renderWalk(result)}\n`)
     const everyStagePassed = result.nodes.every((node) => node.verification.ok)
     return result.complete && result.failures.length === 0 && everyStagePassed ? EXIT.ok : EXIT.failure

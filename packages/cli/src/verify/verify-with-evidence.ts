@@ -17,6 +17,7 @@ import {
 import type { CliIo } from '../command.js'
 import { findProducerRevocations } from './key-revocations.js'
 import { getRegistryJson } from './registry-fetch.js'
+import { createProfileLookup, type ProfileLookup } from './registry-profiles.js'
 
 export interface EvidenceVerification {
   report: VerificationReport
@@ -32,6 +33,11 @@ export interface VerifyWithEvidenceOptions {
   require?: EvidenceRequirement
   /** How DataRef locations are fetched (`--fetch-data`); absent: they are reported not checked. */
   dataRefs?: DataRefOptions
+  /**
+   * The registries' advertised profiles, so evidence a registry does not promise is not reported missing
+   * (a command verifying many contexts shares one lookup; default: one fetch for this call).
+   */
+  profiles?: ProfileLookup
 }
 
 /**
@@ -61,8 +67,10 @@ export async function verifyWithEvidence(
     revocations = lookup.revocations
     notes.push(lookup.note)
   }
+  const registryProfiles = await (options.profiles ?? createProfileLookup(io))(registryUrl)
   const report = await verifyContext(envelope, {
     resolver: options.resolver,
+    registryProfiles,
     evidence: {
       now: new Date(),
       trustedWitnesses: options.trustedWitnesses,

@@ -57,6 +57,26 @@ describe('inspectContext', () => {
     expect(await marks(signedEnvelope())).toMatchObject({ body: 'verified', signature: 'verified' })
   })
 
+  it("judges missing evidence against the registry's relayed profiles", async () => {
+    const now = new Date()
+    const coreOnly = await inspectContext(signedEnvelope(), {
+      now,
+      registryProfiles: { known: true, profiles: ['acdp-registry-core'] },
+    })
+    expect(coreOnly.report?.stages.find((stage) => stage.name === 'registry_receipt')).toMatchObject({
+      state: 'not_available',
+      called_for: false,
+      reason: 'the registry does not advertise acdp-registry-receipts',
+    })
+    expect(coreOnly.report?.summary).not.toContain('no registry receipt')
+    const unknown = await inspectContext(signedEnvelope(), {
+      now,
+      registryProfiles: { known: false, reason: "the registry's capabilities are not available (NOT_FOUND)" },
+    })
+    expect(unknown.report?.summary).toContain('no registry receipt')
+    expect(unknown.report?.summary).toContain('registry profiles unknown')
+  })
+
   it('marks a tampered body not verified (content hash mismatch) and does not reach the signature', async () => {
     const envelope = signedEnvelope()
     envelope['body'].title = 'tampered'
@@ -73,6 +93,7 @@ describe('inspectContext', () => {
       name: 'signature',
       state: 'not_checked',
       reason: 'not checked: the producer_content_hash stage failed first',
+      called_for: true,
     })
     expect(inspection.report?.summary).toBe('verification FAILED: producer_content_hash')
   })

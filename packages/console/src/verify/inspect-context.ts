@@ -22,6 +22,7 @@ import {
   splitKeyId,
   type StageState,
   type VerificationReport,
+  type RegistryProfiles,
   type VerificationStage,
   verifyContext,
 } from '@acdp/protocol/verify'
@@ -62,6 +63,11 @@ export interface RegistryTrustMaterial {
   logEvidence?: { log_inclusion: unknown; witness_signatures: unknown[] | null }
   /** The consumer's clock for checkpoint and cosignature skew checks. */
   now: Date
+  /**
+   * The registry's advertised profiles as the control plane relays them (GET /registries/:authority/capabilities),
+   * or why they are unknown: evidence the registry does not advertise is then not reported missing.
+   */
+  registryProfiles?: RegistryProfiles
 }
 
 const NETWORK_ONLY = 'is resolved over the network'
@@ -121,6 +127,7 @@ export async function inspectContext(envelope: unknown, trust?: RegistryTrustMat
   try {
     report = await verifyContext(record, {
       resolver: browserKeyResolver(trust?.didDocument),
+      ...(trust?.registryProfiles === undefined ? {} : { registryProfiles: trust.registryProfiles }),
       ...(canCheckEvidence ? { evidence: { now: trust.now } } : {}),
     })
   } catch (error) {

@@ -144,9 +144,16 @@ export async function recordEvent(ctx: IngestContext, input: AuthenticatedEvent)
   const eventTs = readEventTime(payload) ?? receivedAt
   const derivedFrom = [...new Set(readDerivedFrom(payload).map(toWireCtxId))]
   const lifecycleRetracted = LIFECYCLE_TYPES[type]
+  const lifecycleEventId =
+    lifecycleRetracted === undefined ? null : readOptionalText(payload, 'lifecycle_event_id', MAX_ID_LENGTH)
   const newEvent: NewEvent = {
     tenantId: input.tenantId,
-    dedupKey: isPublish && ctxId !== null ? publicationKey(ctxId) : dedupKeyOf(bodyEventId, input.rawBody),
+    dedupKey:
+      isPublish && ctxId !== null
+        ? publicationKey(ctxId)
+        : ctxId !== null && lifecycleEventId !== null
+          ? lifecycleKey(ctxId, lifecycleEventId)
+          : dedupKeyOf(bodyEventId, input.rawBody),
     eventId,
     type,
     eventTs,
@@ -207,6 +214,15 @@ function dedupKeyOf(bodyEventId: string | null, rawBody: Buffer): string {
  */
 export function publicationKey(ctxId: string): string {
   return `pub:${ctxId}`
+}
+
+/**
+ * The idempotency key of a lifecycle event: its context and its RFC-ACDP-0013 `event_id` (unique per context,
+ * §4), so the webhook and the log reconciliation's recovery of the same retraction store one event, whichever
+ * comes first.
+ */
+export function lifecycleKey(ctxId: string, lifecycleEventId: string): string {
+  return `life:${ctxId}:${lifecycleEventId}`
 }
 
 /** The committed form of `event` stored under `id`, as handed to the bus and the webhook outbox. */

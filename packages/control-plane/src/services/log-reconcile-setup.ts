@@ -2,7 +2,7 @@
  * Assembles the log reconciliation of one app instance (LOG_RECONCILE_*): its store, the app's registry reader
  * and SSRF-safe outbound client, and the ingest context recovered publications are recorded through.
  */
-import type { OutboundClient } from '@acdp/protocol'
+import { DidResolver, MAX_DID_DOCUMENT_BYTES, type OutboundClient } from '@acdp/protocol'
 import type { ControlPlaneConfig } from '../config.js'
 import type { ControlPlaneDeps } from '../deps.js'
 import { createLogReconcileStore } from '../store/log-reconcile-store.js'
@@ -28,12 +28,26 @@ export function createLogReconcileFeature(input: {
   const { config, deps } = input
   const settings = config.logReconcile
   if (!settings.enabled) return { reconciler: undefined, start() {}, async close() {} }
+  // Recovered lifecycle events are verified like a consumer would (RFC-ACDP-0013 §5): did:key locally, did:web
+  // documents through the SSRF-safe client.
+  const resolver = new DidResolver({
+    fetchDidDocument: async (url) => {
+      const response = await input.outbound.request(url, {
+        headers: { accept: 'application/did+json, application/json' },
+        maxBodyBytes: MAX_DID_DOCUMENT_BYTES,
+        totalTimeoutMs: settings.requestTimeoutMs,
+      })
+      return { status: response.status, body: response.body }
+    },
+    clock: () => deps.clock().getTime(),
+  })
   const reconciler = createLogReconciler(
     {
       store: createLogReconcileStore(deps.database),
       ingest: { config, deps, enrollments: input.enrollments },
       registryClient: input.registryClient,
       outbound: input.outbound,
+      resolver,
       clock: deps.clock,
       random: deps.random,
       metrics: createLogReconcileMetrics(deps.metrics.registry),
@@ -46,6 +60,7 @@ export function createLogReconcileFeature(input: {
       concurrency: settings.concurrency,
       requestTimeoutMs: settings.requestTimeoutMs,
       leaseMs: Math.max(60_000, settings.requestTimeoutMs * 12),
+      lifecyclePageSize: settings.lifecyclePageSize,
     },
   )
   return {

@@ -13,13 +13,19 @@
  * the context) is counted `unreadable` and passed; an environmental failure stops the registry's walk at that leaf
  * until the next sweep. The run id travels with the webhook only (X-Run-Id echoed as `run_id`); a recovered
  * publication keeps a run when its body names one in `metadata.run_id`.
+ *
+ * Lifecycle events (RFC-ACDP-0013) have no log leaf: for a registry advertising `acdp-registry-lifecycle`, those
+ * served with a context read for a recovery are recovered with it, and each walk also re-reads up to
+ * `lifecyclePageSize` of the registry's held publications, round-robin from a per-registry position, recovering
+ * the lifecycle events served with them that the control plane missed (lifecycle-recovery.ts).
  */
-import { isProtocolError, type OutboundClient, parseJsonStrict } from '@acdp/protocol'
+import { isProtocolError, type KeyResolver, type OutboundClient, parseJsonStrict } from '@acdp/protocol'
 import { createPeriodicSweep } from './periodic-sweep.js'
 import { Counter, type Registry } from 'prom-client'
 import { ControlPlaneError } from '../errors.js'
 import type { ClaimedLog, LogReconcileStore } from '../store/log-reconcile-store.js'
 import { type IngestContext, publicationKey, recordEvent } from './ingest.js'
+import { type LifecycleResult, recoverLifecycleEvents } from './lifecycle-recovery.js'
 import { WitnessFetchFailure, type WitnessRegistryClient } from './witness-registry-client.js'
 
 export interface LogReconcileSettings {
@@ -29,6 +35,8 @@ export interface LogReconcileSettings {
   concurrency: number
   requestTimeoutMs: number
   leaseMs: number
+  /** Held publications whose lifecycle events are re-read per walk of a lifecycle registry (0: none). */
+  lifecyclePageSize: number
 }
 
 export interface LogReconcilerDeps {
@@ -36,6 +44,8 @@ export interface LogReconcilerDeps {
   ingest: IngestContext
   registryClient: Pick<WitnessRegistryClient, 'capabilities' | 'checkpoint'>
   outbound: OutboundClient
+  /** Verifies the signatures of recovered lifecycle events (RFC-ACDP-0013 §5). */
+  resolver: KeyResolver
   clock: () => Date
   random: (size: number) => Uint8Array
   metrics: LogReconcileMetrics
@@ -46,7 +56,10 @@ export type EntryResult = 'held' | 'recovered' | 'unreadable' | 'refused'
 
 export interface LogReconcileMetrics {
   recordEntry(result: EntryResult): void
+  recordLifecycleEvent(result: LifecycleResult): void
 }
+
+const LIFECYCLE_PROFILE = 'acdp-registry-lifecycle'
 
 export interface LogReconciler {
   start(): void
@@ -91,8 +104,11 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
     let index = registry.nextIndex
     let recovered = 0
     let failure: string | null = null
+    let lifecycleAfter = registry.lifecycleAfter
+    let lifecycle = false
     try {
       const capabilities = await deps.registryClient.capabilities(registry.authority, registry.baseUrl, signal)
+      lifecycle = capabilities.profiles.includes(LIFECYCLE_PROFILE)
       if (!capabilities.advertisesLog) {
         failure = 'not_a_log'
       } else {
@@ -115,7 +131,7 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
                 ? 'unreadable'
                 : held.has(publicationKey(entry.ctxId))
                   ? 'held'
-                  : await recover(registry, entry.ctxId, entry.logId, entry.index, signal)
+                  : await recover(registry, entry.ctxId, entry.logId, entry.index, lifecycle, signal)
             deps.metrics.recordEntry(result)
             if (result === 'recovered') recovered += 1
             index = entry.index + 1
@@ -128,6 +144,16 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
         deps.log?.warn({ err: error, authority: registry.authority }, 'log reconciliation stopped')
       }
     }
+    if (lifecycle && settings.lifecyclePageSize > 0 && !isClosed) {
+      try {
+        await recheckLifecycle(registry, signal, (id) => (lifecycleAfter = id))
+      } catch (error) {
+        failure ??= `lifecycle: ${describe(error)}`
+        if (!(error instanceof WalkStopped)) {
+          deps.log?.warn({ err: error, authority: registry.authority }, 'lifecycle re-check stopped')
+        }
+      }
+    }
     const now = deps.clock().getTime()
     await deps.store.settle({
       owner,
@@ -137,8 +163,43 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
       nextRunAt: now + settings.intervalMs,
       recovered,
       lastFailure: failure,
+      lifecycleAfter,
     })
     return recovered
+  }
+
+  /**
+   * Re-reads the next page of the registry's held publications after its lifecycle position and recovers the
+   * lifecycle events they serve that we miss; `advance` records each context done (a short page wraps to 0, so
+   * the next walk starts over from the oldest).
+   */
+  async function recheckLifecycle(registry: ClaimedLog, signal: AbortSignal, advance: (id: number) => void) {
+    const page = await deps.store.publicationsAfter({
+      tenantId: registry.tenantId,
+      authority: registry.authority,
+      afterId: registry.lifecycleAfter,
+      limit: settings.lifecyclePageSize,
+    })
+    for (const publication of page) {
+      if (isClosed) return
+      const answer = await get(contextUrl(registry, publication.ctxId), MAX_CONTEXT_BYTES, signal)
+      if (answer.status === 200 && isObject(answer.json)) {
+        await recoverLifecycleEvents(lifecycleDeps, registry, publication.ctxId, answer.json)
+      } else if (![401, 403, 404, 410].includes(answer.status)) {
+        throw new WalkStopped(`GET /contexts answered ${answer.status}`)
+      }
+      advance(publication.id)
+    }
+    if (page.length < settings.lifecyclePageSize) advance(0)
+  }
+
+  const lifecycleDeps = {
+    ingest: deps.ingest,
+    resolver: deps.resolver,
+    heldLifecycleEventIds: (tenantId: string, ctxId: string) => deps.store.heldLifecycleEventIds(tenantId, ctxId),
+    clock: deps.clock,
+    recordResult: (result: LifecycleResult) => deps.metrics.recordLifecycleEvent(result),
+    ...(deps.log ? { log: deps.log } : {}),
   }
 
   async function readEntries(
@@ -175,10 +236,10 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
     ctxId: string,
     logId: string,
     leafIndex: number,
+    lifecycle: boolean,
     signal: AbortSignal,
   ): Promise<EntryResult> {
-    const url = `${registry.baseUrl.replace(/\/+$/, '')}/contexts/${encodeURIComponent(ctxId)}`
-    const answer = await get(url, MAX_CONTEXT_BYTES, signal)
+    const answer = await get(contextUrl(registry, ctxId), MAX_CONTEXT_BYTES, signal)
     if (answer.status === 401 || answer.status === 403 || answer.status === 404 || answer.status === 410) {
       return 'unreadable'
     }
@@ -219,6 +280,8 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
       if (error instanceof ControlPlaneError && error.statusCode < 500) return 'refused'
       throw error
     }
+    // The events served with it were missed with it (a context retracted before its webhook got through).
+    if (lifecycle) await recoverLifecycleEvents(lifecycleDeps, registry, ctxId, envelope)
     return 'recovered'
   }
 
@@ -265,7 +328,11 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
   }
 }
 
-/** Registers `acdp_log_reconcile_entries_total{result}`. */
+function contextUrl(registry: ClaimedLog, ctxId: string): string {
+  return `${registry.baseUrl.replace(/\/+$/, '')}/contexts/${encodeURIComponent(ctxId)}`
+}
+
+/** Registers `acdp_log_reconcile_entries_total{result}` and `acdp_log_reconcile_lifecycle_events_total{result}`. */
 export function createLogReconcileMetrics(registry: Registry): LogReconcileMetrics {
   const entries = new Counter({
     name: 'acdp_log_reconcile_entries_total',
@@ -273,7 +340,16 @@ export function createLogReconcileMetrics(registry: Registry): LogReconcileMetri
     labelNames: ['result'] as const,
     registers: [registry],
   })
-  return { recordEntry: (result) => entries.inc({ result }) }
+  const lifecycle = new Counter({
+    name: 'acdp_log_reconcile_lifecycle_events_total',
+    help: 'Served lifecycle events reconciled, by result: held (already ingested), recovered (ingested from the registry state), refused (not bound to the context or its signature does not verify).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  })
+  return {
+    recordEntry: (result) => entries.inc({ result }),
+    recordLifecycleEvent: (result) => lifecycle.inc({ result }),
+  }
 }
 
 function treeSizeOf(checkpoint: unknown): number | undefined {

@@ -18,6 +18,8 @@ export interface LogReconcileCursorsTable {
   recovered: number
   last_failure: string | null
   updated_at: number
+  /** context_events.id of the last publication whose lifecycle events were re-checked (migration 0840). */
+  lifecycle_after: number
 }
 
 interface Tables {
@@ -32,6 +34,14 @@ export interface ClaimedLog {
   tenantId: string
   baseUrl: string
   nextIndex: number | null
+  /** Where the lifecycle re-check resumes (see migration 0840). */
+  lifecycleAfter: number
+}
+
+/** A held publication of a registry, in store order. */
+export interface HeldPublication {
+  id: number
+  ctxId: string
 }
 
 export interface LogReconcileStore {
@@ -48,9 +58,23 @@ export interface LogReconcileStore {
     nextRunAt: number
     recovered: number
     lastFailure: string | null
+    /** The lifecycle re-check's new position; absent: unchanged. */
+    lifecycleAfter?: number
   }): Promise<boolean>
   /** Which of `ctxIds` the tenant holds a publication for (keyed by ctx_id, see ingest's publicationKey). */
   heldPublications(tenantId: string, dedupKeys: readonly string[]): Promise<Set<string>>
+  /** Up to `limit` publications of `authority` the tenant holds, with id > `afterId`, oldest first. */
+  publicationsAfter(input: {
+    tenantId: string
+    authority: string
+    afterId: number
+    limit: number
+  }): Promise<HeldPublication[]>
+  /**
+   * The RFC-ACDP-0013 event ids of the lifecycle events the tenant holds for `ctxId` (the webhook's
+   * `lifecycle_event_id`, also on recovered ones): however each was keyed when it was stored.
+   */
+  heldLifecycleEventIds(tenantId: string, ctxId: string): Promise<Set<string>>
 }
 
 type Db = Kysely<Tables>
@@ -78,6 +102,7 @@ export function createLogReconcileStore<T>(database: { db: Kysely<T>; kind: Data
             lease_until: 0,
             recovered: 0,
             updated_at: now,
+            lifecycle_after: 0,
           })
           .onConflict((conflict) => conflict.column('authority').doNothing())
           .execute()
@@ -93,6 +118,7 @@ export function createLogReconcileStore<T>(database: { db: Kysely<T>; kind: Data
           'registry_enrollments.tenant_id as tenant_id',
           'registry_enrollments.base_url as base_url',
           'log_reconcile_cursors.next_index as next_index',
+          'log_reconcile_cursors.lifecycle_after as lifecycle_after',
         ])
         .where('log_reconcile_cursors.next_run_at', '<=', now)
         .where('log_reconcile_cursors.lease_until', '<=', now)
@@ -115,12 +141,13 @@ export function createLogReconcileStore<T>(database: { db: Kysely<T>; kind: Data
           tenantId: row.tenant_id,
           baseUrl: row.base_url as string,
           nextIndex: row.next_index === null ? null : Number(row.next_index),
+          lifecycleAfter: Number(row.lifecycle_after),
         })
       }
       return claimed
     },
 
-    async settle({ owner, authority, now, nextIndex, nextRunAt, recovered, lastFailure }) {
+    async settle({ owner, authority, now, nextIndex, nextRunAt, recovered, lastFailure, lifecycleAfter }) {
       const result = await db
         .updateTable('log_reconcile_cursors')
         .set((eb) => ({
@@ -131,6 +158,7 @@ export function createLogReconcileStore<T>(database: { db: Kysely<T>; kind: Data
           recovered: eb('recovered', '+', recovered),
           last_failure: lastFailure,
           updated_at: now,
+          ...(lifecycleAfter === undefined ? {} : { lifecycle_after: lifecycleAfter }),
         }))
         .where('authority', '=', authority)
         .where('lease_owner', '=', owner)
@@ -147,6 +175,41 @@ export function createLogReconcileStore<T>(database: { db: Kysely<T>; kind: Data
         .where('dedup_key', 'in', [...dedupKeys])
         .execute()
       return new Set(rows.map((row) => row.dedup_key))
+    },
+
+    async publicationsAfter({ tenantId, authority, afterId, limit }) {
+      const rows = await db
+        .selectFrom('context_events')
+        .select(['id', 'ctx_id'])
+        .where('tenant_id', '=', tenantId)
+        .where('registry_authority', '=', authority)
+        .where('event_type', '=', 'context_published')
+        .where('ctx_id', 'is not', null)
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute()
+      return rows.map((row) => ({ id: Number(row.id), ctxId: row.ctx_id as string }))
+    },
+
+    async heldLifecycleEventIds(tenantId, ctxId) {
+      const rows = await db
+        .selectFrom('context_events')
+        .select('raw_payload')
+        .where('tenant_id', '=', tenantId)
+        .where('ctx_id', '=', ctxId)
+        .where('event_type', 'in', ['context_retracted', 'context_republished'])
+        .execute()
+      const ids = new Set<string>()
+      for (const row of rows) {
+        try {
+          const id = (JSON.parse(row.raw_payload) as { lifecycle_event_id?: unknown }).lifecycle_event_id
+          if (typeof id === 'string') ids.add(id)
+        } catch {
+          // A stored body that is not JSON names no lifecycle event id (ingest accepted it as JSON, so: none).
+        }
+      }
+      return ids
     },
   }
 }

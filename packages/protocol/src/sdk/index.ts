@@ -20,6 +20,13 @@ export { formatKeyFile, type KeyFileDocument, type ProducerKey, parseKeyFile } f
 export { type BuildPublishRequestInput, buildPublishRequest, type SignedPublishRequest } from './publish-request.js'
 export { DEFAULT_SDK_TIMEOUT_MS, MAX_SDK_RESPONSE_BYTES, type SdkRequestOptions } from './registry-http.js'
 export { applyRequirement, type EvidenceRequirement } from './evidence-requirement.js'
+export {
+  applyProfiles,
+  EVIDENCE_PROFILES,
+  fetchRegistryProfiles,
+  readAdvertisedProfiles,
+  type RegistryProfiles,
+} from './registry-profiles.js'
 export { type StageState, type VerificationStage } from './verification-stage.js'
 export { missingStages, summarizeStages } from './verification-summary.js'
 export { type DataRefOptions, dataRefStageName, embeddedBytes, verifyDataRefs } from './verify-data-refs.js'

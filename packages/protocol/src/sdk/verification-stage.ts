@@ -12,6 +12,11 @@ export interface VerificationStage {
   name: string
   state: StageState
   reason: string
+  /**
+   * Whether the context and its registry's advertised profiles call for this stage (registry-profiles.ts). Set
+   * on every stage of a {@link verifyContext} report; a stage not called for never makes the summary incomplete.
+   */
+  called_for?: boolean
 }
 
 /**

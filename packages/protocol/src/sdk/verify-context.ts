@@ -20,6 +20,7 @@ import { compiledValidator } from '../wire/compiled-validator.js'
 import { readRegistryStatus, unknownStatusWarning } from '../wire/registry-status.js'
 import { applyRequirement, type EvidenceRequirement } from './evidence-requirement.js'
 import { inReportOrder, ranStage, type VerificationStage } from './verification-stage.js'
+import { applyProfiles, type RegistryProfiles } from './registry-profiles.js'
 import { summarizeStages } from './verification-summary.js'
 import { type DataRefOptions, dataRefStageName, verifyDataRefs } from './verify-data-refs.js'
 import { type EvidenceOptions, verifyEvidence } from './verify-evidence.js'
@@ -46,8 +47,13 @@ export interface VerificationReport {
    * version does not define (RFC-ACDP-0004 §4.1 "SHOULD log a warning"). Empty when there is nothing to say.
    */
   warnings: string[]
-  /** One line: "verified: …" only when every stage was verified, else what failed or is missing. */
+  /**
+   * One line: "verified: …" only when every stage the context and the registry's profiles call for was
+   * verified, else what failed or is missing (and, when the profiles are unknown, that they are).
+   */
   summary: string
+  /** The registry profiles the report was judged against, as given in `registryProfiles` (absent: not given). */
+  profiles?: RegistryProfiles
 }
 
 /** Resolves a `signature.key_id` to a key; {@link DidResolver} satisfies it (`historical`: verificationMethod suffices). */
@@ -88,6 +94,13 @@ export interface VerifyContextOptions {
   require?: EvidenceRequirement
   /** How `data_refs[]` are verified (see verify-data-refs.ts); without it, locations are `not_checked`. */
   dataRefs?: DataRefOptions
+  /**
+   * The serving registry's advertised profiles ({@link fetchRegistryProfiles}): evidence they do not promise
+   * (no `acdp-registry-receipts` → no receipt expected) does not make the summary incomplete. `known: false`
+   * (the capabilities could not be read) is said in the summary and every evidence stage counts as called for,
+   * as it does when this option is absent. `require` is applied regardless.
+   */
+  registryProfiles?: RegistryProfiles
 }
 
 /** The context body's compiled validator, compiled on the first body checked (not at import). */
@@ -120,7 +133,7 @@ export async function verifyContext(
   const finish = (signatureReached: boolean): VerificationReport => {
     if (!signatureReached) stages.push(...notCheckedAfter(checks.at(-1)?.name ?? 'schema', envelope, options))
     if (options.require !== undefined) stages = applyRequirement(stages, options.require, witnessCount)
-    const ordered = inReportOrder(stages)
+    const ordered = applyProfiles(inReportOrder(stages), options.registryProfiles)
     return {
       ok: signatureReached && ordered.every((stage) => stage.state !== 'failed'),
       ctxId,
@@ -128,7 +141,8 @@ export async function verifyContext(
       stages: ordered,
       unchecked: ordered.filter((stage) => stage.state === 'not_checked').map((stage) => stage.name),
       warnings,
-      summary: summarizeStages(ordered),
+      summary: summarizeStages(ordered, options.registryProfiles),
+      ...(options.registryProfiles === undefined ? {} : { profiles: options.registryProfiles }),
     }
   }
   const record = (check: VerificationCheck) => {

@@ -388,6 +388,7 @@ describe('verifyContext lineage_head_receipt (RFC-ACDP-0011 §7, full retrieval)
       name: 'lineage_head_receipt',
       state: 'not_checked',
       reason: 'registry evidence was not requested (no evidence options)',
+      called_for: true,
     })
   })
 })
