@@ -305,17 +305,19 @@ function publishedBody(createdAt: string, type = 'context_published'): string {
 }
 
 /**
- * Signs a body in the timestamped form (X-ACDP-Timestamp + X-ACDP-Signature-Timestamped): production requires it
- * (INGEST_REQUIRE_TIMESTAMPED_SIGNATURE defaults on), and a plain X-ACDP-Signature would be refused with a 401.
- * Bodies are signed ahead of a phase; INGEST_SIGNATURE_TOLERANCE_SECONDS (300) outlasts every phase.
+ * Signs a body as a registry does (X-ACDP-Timestamp + X-ACDP-Signature-V2, no routing headers bound): production
+ * refuses a plain X-ACDP-Signature (INGEST_REQUIRE_TIMESTAMPED_SIGNATURE) and, from an unenrolled registry, any
+ * form that does not sign its tenant binding (403 TENANT_HEADER_UNTRUSTED). Bodies are signed ahead of a phase;
+ * INGEST_SIGNATURE_TOLERANCE_SECONDS (300) outlasts every phase.
  */
 async function signer(): Promise<(body: string) => Record<string, string>> {
-  const { signTimestampedWebhook } = await import('@acdp/protocol')
+  const { signWebhookV2 } = await import('@acdp/protocol')
+  const unbound = { tenantId: undefined, runId: undefined, eventId: undefined }
   return (body) => {
     const seconds = Math.floor(Date.now() / 1000)
     return {
       'x-acdp-timestamp': String(seconds),
-      'x-acdp-signature-timestamped': signTimestampedWebhook(WEBHOOK_SECRET, seconds, body),
+      'x-acdp-signature-v2': signWebhookV2(WEBHOOK_SECRET, seconds, unbound, body),
     }
   }
 }

@@ -12,14 +12,12 @@
  * concurrent writers on other instances lock rows in the same order). If anything in a batch fails, the batch is
  * rolled back and each event is retried alone, so one bad event (a failing hook) never fails its neighbours.
  *
- * Up to `maxInFlight` batches are open at once, each on its own connection (PostgreSQL; SQLite has one writer,
- * so one). With one batch at a time the writer was capped by its round trips (BEGIN, insert, projections,
- * COMMIT): the pool's other connections sat idle and the process waited on the network, never on the CPU.
- * Concurrent batches overlap those round trips; they meet only on shared counter rows, which every batch
- * locks in the same order (tables in a fixed order, keys sorted), so they queue there instead of deadlocking.
- * Events arriving while every slot is busy form the next batch, so batches still grow with load and a lone
- * event waits only for the current event-loop turn. Ids are taken from the sequence at insert, so concurrent
- * batches may commit out of id order; the bus's sequencer (services/event-sequencer.ts) restores the order.
+ * One batch is in flight at a time per store; events arriving meanwhile form the next batch, so batches grow
+ * with load and a lone event waits only for the current event-loop turn. Store ids therefore increase in
+ * commit order on one instance. Several batches in flight were measured on PostgreSQL (docs/performance.md,
+ * "Control-plane ingest on PostgreSQL, 2026-12-02") and ingested less: each batch costs the process ≈ 2 ms of
+ * CPU whatever its size, so smaller concurrent batches cost more CPU per event, and they queued on the shared
+ * registry and rollup rows.
  */
 import type { DatabaseKind } from '@acdp/storage'
 import { type Kysely, type QueryCreator, sql } from 'kysely'
@@ -38,81 +36,61 @@ interface Pending {
   reject(error: unknown): void
 }
 
-/** Batches open at once on PostgreSQL (measured in docs/performance.md, "control-plane ingest on PostgreSQL"). */
-export const POSTGRES_BATCHES_IN_FLIGHT = 4
-
 /** Queues events and writes them in batches on `db`. */
 export class EventWriter {
   readonly #db: Kysely<ControlPlaneTables>
   readonly #kind: DatabaseKind
-  readonly #maxInFlight: number
   #queue: Pending[] = []
-  #inFlight = 0
-  #isScheduled = false
+  #isWriting = false
 
-  constructor(db: Kysely<ControlPlaneTables>, kind: DatabaseKind, maxInFlight?: number) {
+  constructor(db: Kysely<ControlPlaneTables>, kind: DatabaseKind) {
     this.#db = db
     this.#kind = kind
-    this.#maxInFlight = Math.max(1, maxInFlight ?? (kind === 'postgres' ? POSTGRES_BATCHES_IN_FLIGHT : 1))
   }
 
   /** Resolves with the new id, or undefined for a duplicate, once the event's transaction committed. */
   record(event: NewEvent, hook: Hook): Promise<number | undefined> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ event, hook, resolve, reject })
-      this.#schedule()
+      if (!this.#isWriting) {
+        this.#isWriting = true
+        // Start on the check phase: requests whose bodies arrived in the same poll phase join this batch
+        // (SQLite calls complete synchronously, so starting at once would always write batches of one).
+        setImmediate(() => void this.#drain())
+      }
     })
   }
 
-  /**
-   * Starts the next batch on the check phase when a slot is free: requests whose bodies arrived in the same poll
-   * phase join it (SQLite calls complete synchronously, so starting at once would always write batches of one).
-   */
-  #schedule(): void {
-    if (this.#isScheduled || this.#inFlight >= this.#maxInFlight || this.#queue.length === 0) return
-    this.#isScheduled = true
-    setImmediate(() => {
-      this.#isScheduled = false
-      this.#startBatches()
-    })
-  }
-
-  #startBatches(): void {
-    while (this.#queue.length > 0 && this.#inFlight < this.#maxInFlight) {
-      const batch = this.#queue.splice(0, MAX_BATCH_EVENTS)
-      this.#inFlight += 1
-      void this.#settle(batch).finally(() => {
-        this.#inFlight -= 1
-        // Events that queued while every slot was busy go at once: they have waited a whole batch already.
-        this.#startBatches()
-      })
-    }
-  }
-
-  /** Writes `batch` and settles each event's promise; never rejects. */
-  async #settle(batch: Pending[]): Promise<void> {
-    let ids: Array<number | undefined>
+  async #drain(): Promise<void> {
     try {
-      ids = await this.#writeBatch(batch)
-    } catch (error) {
-      if (batch.length === 1) {
-        batch[0]?.reject(error)
-        return
-      }
-      // Isolate the failure: every event gets its own transaction and its own outcome.
-      for (const item of batch) {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, MAX_BATCH_EVENTS)
+        let ids: Array<number | undefined>
         try {
-          const [id] = await this.#writeBatch([item])
-          item.resolve(id)
-        } catch (itemError) {
-          item.reject(itemError)
+          ids = await this.#writeBatch(batch)
+        } catch (error) {
+          if (batch.length === 1) {
+            batch[0]?.reject(error)
+            continue
+          }
+          // Isolate the failure: every event gets its own transaction and its own outcome.
+          for (const item of batch) {
+            try {
+              const [id] = await this.#writeBatch([item])
+              item.resolve(id)
+            } catch (itemError) {
+              item.reject(itemError)
+            }
+          }
+          continue
         }
+        batch.forEach((item, index) => {
+          item.resolve(ids[index])
+        })
       }
-      return
+    } finally {
+      this.#isWriting = false
     }
-    batch.forEach((item, index) => {
-      item.resolve(ids[index])
-    })
   }
 
   /** Writes `batch` in one transaction; returns each event's new id (undefined: duplicate). */
@@ -121,7 +99,8 @@ export class EventWriter {
       const ids = await insertEvents(tx, batch)
       const inserted = batch.filter((_, index) => ids[index] !== undefined)
       if (inserted.length === 0) return ids
-      // Lifecycle rows in key order (stable: one context's events keep their batch order), like every other row.
+      // Lifecycle rows in key order (stable: one context's events keep their batch order), like every other row,
+      // so batches of two instances lock them in one order.
       const lifecycle = inserted.filter((item) => item.event.lifecycle !== null && item.event.ctxId !== null)
       lifecycle.sort((a, b) => compareKeys(lifecycleKey(a.event), lifecycleKey(b.event)))
       for (const item of lifecycle) await upsertLifecycle(tx, item.event)
