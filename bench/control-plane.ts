@@ -16,6 +16,10 @@
  *      overview cache off (DASHBOARD_CACHE_MS=0: every request runs the queries), then with the default cache;
  *   5. `otel`: the SQLite ingest phases with OpenTelemetry export on, to a loopback OTLP receiver in this process
  *      that counts the spans it receives;
+ *   5b. `postgres2`: two control-plane children on ONE throwaway PostgreSQL database, the ingest connections split
+ *      evenly across them (closed loop at BENCH_CONNECTIONS and BENCH_HIGH_CONNECTIONS);
+ *   5c. `events`: GET /events?limit=100 at 16 connections over BENCH_EVENTS_PRELOAD (100,000) bulk-loaded events,
+ *      on SQLite and PostgreSQL;
  *   6. SSE fan-out (SQLite): BENCH_SSE_CLIENTS raw HTTP stream connections held by BENCH_SSE_CLIENT_PROCS client
  *      processes, while this process ingests BENCH_SSE_RATE events/s for BENCH_SSE_SECONDS; each event carries its
  *      send time (created_at → the stream event's `ts`), and the clients histogram receive time − send time.
@@ -26,7 +30,7 @@
  * BENCH_PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres; 'off' skips PostgreSQL), BENCH_SSE_CLIENTS
  * (2000), BENCH_SSE_CLIENT_PROCS (2), BENCH_SSE_RATE (100), BENCH_SSE_SECONDS (10), BENCH_HIGH_CONNECTIONS (64),
  * BENCH_LARGE_EVENTS (1000000), BENCH_DASHBOARD_EVENTS (315000), BENCH_DASHBOARD_WINDOW (24h), BENCH_ONLY (comma
- * list of sqlite, postgres, otel, large, dashboard, sse), BENCH_CPU_PROF=1|server|client (child processes write .cpuprofile files into $TMPDIR/acdp-bench-profiles),
+ * list of sqlite, postgres, postgres2, events, otel, large, dashboard, sse; postgres2 and events only when named), BENCH_CPU_PROF=1|server|client (child processes write .cpuprofile files into $TMPDIR/acdp-bench-profiles),
  * BENCH_OUT=<file> (results as JSON). Loopback only; every phase is bounded in time.
  */
 import { type ChildProcess, fork } from 'node:child_process'
@@ -51,6 +55,7 @@ const HIGH_CONNECTIONS = Number(process.env['BENCH_HIGH_CONNECTIONS'] ?? 64)
 const LARGE_EVENTS = Number(process.env['BENCH_LARGE_EVENTS'] ?? 1_000_000)
 const DASHBOARD_EVENTS = Number(process.env['BENCH_DASHBOARD_EVENTS'] ?? 315_000)
 const DASHBOARD_WINDOW = process.env['BENCH_DASHBOARD_WINDOW'] ?? '24h'
+const EVENTS_PRELOAD = Number(process.env['BENCH_EVENTS_PRELOAD'] ?? 100_000)
 const ONLY = new Set(
   (process.env['BENCH_ONLY'] ?? 'sqlite,postgres,otel,large,dashboard,sse,auth').split(',').map((s) => s.trim()),
 )
@@ -299,9 +304,22 @@ function publishedBody(createdAt: string, type = 'context_published'): string {
   return publishedEventBody(AUTHORITY, sequence, createdAt, type)
 }
 
-async function signer(): Promise<(body: string) => string> {
-  const { signWebhookBody } = await import('@acdp/protocol')
-  return (body) => signWebhookBody(WEBHOOK_SECRET, body)
+/**
+ * Signs a body as a registry does (X-ACDP-Timestamp + X-ACDP-Signature-V2, no routing headers bound): production
+ * refuses a plain X-ACDP-Signature (INGEST_REQUIRE_TIMESTAMPED_SIGNATURE) and, from an unenrolled registry, any
+ * form that does not sign its tenant binding (403 TENANT_HEADER_UNTRUSTED). Bodies are signed ahead of a phase;
+ * INGEST_SIGNATURE_TOLERANCE_SECONDS (300) outlasts every phase.
+ */
+async function signer(): Promise<(body: string) => Record<string, string>> {
+  const { signWebhookV2 } = await import('@acdp/protocol')
+  const unbound = { tenantId: undefined, runId: undefined, eventId: undefined }
+  return (body) => {
+    const seconds = Math.floor(Date.now() / 1000)
+    return {
+      'x-acdp-timestamp': String(seconds),
+      'x-acdp-signature-v2': signWebhookV2(WEBHOOK_SECRET, seconds, unbound, body),
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -312,59 +330,72 @@ type IngestPhase = 'closed' | 'high' | 'fixed'
 
 async function ingestPhases(
   label: string,
-  child: { process: ChildProcess; url: string },
+  target: { process: ChildProcess; url: string } | ReadonlyArray<{ process: ChildProcess; url: string }>,
   phases: readonly IngestPhase[] = ['closed', 'high', 'fixed'],
 ): Promise<PhaseResult[]> {
-  const url = child.url
+  // Several instances (the `postgres2` phase): the connections are split evenly across them, one autocannon each.
+  const children = Array.isArray(target) ? target : [target as { process: ChildProcess; url: string }]
   const autocannon = ((await import(AUTOCANNON_MODULE)) as { default: Autocannon }).default
   const sign = await signer()
   const closedLoops = phases.filter((p) => p !== 'fixed').length
   const needed = Math.ceil(8000 * (closedLoops * SECONDS + 2) + FIXED_RATE * (SECONDS + 2) + 2000)
   const createdAt = new Date().toISOString()
-  const prepared: Array<{ body: string; signature: string }> = []
+  const prepared: Array<{ body: string; signature: Record<string, string> }> = []
   for (let i = 0; i < needed; i++) {
     const body = publishedBody(createdAt)
     prepared.push({ body, signature: sign(body) })
   }
   let next = 0
   const take = () => {
-    const item = prepared[next++ % prepared.length] as { body: string; signature: string }
+    const item = prepared[next++ % prepared.length] as { body: string; signature: Record<string, string> }
     return item
   }
+  const cpuOfAll = async () => {
+    let sum = 0
+    for (const child of children) sum += await childCpuMicros(child.process)
+    return sum
+  }
   const run = async (name: string, options: Record<string, unknown>): Promise<PhaseResult> => {
-    const cpuBefore = await childCpuMicros(child.process)
-    const result = await autocannon({
-      url,
-      connections: CONNECTIONS,
-      pipelining: 1,
-      ...options,
-      requests: [
-        {
-          method: 'POST',
-          path: '/ingest/acdp',
-          setupRequest: (request: Record<string, unknown>) => {
-            const item = take()
-            return {
-              ...request,
-              body: item.body,
-              headers: { 'content-type': 'application/json', 'x-acdp-signature': item.signature },
-            }
-          },
-        },
-      ],
-    })
+    const cpuBefore = await cpuOfAll()
+    const connections = Number(options['connections'] ?? CONNECTIONS)
+    const overallRate = options['overallRate'] as number | undefined
+    const each = await Promise.all(
+      children.map((child) =>
+        autocannon({
+          url: child.url,
+          pipelining: 1,
+          ...options,
+          connections: Math.max(1, Math.round(connections / children.length)),
+          ...(overallRate === undefined ? {} : { overallRate: overallRate / children.length }),
+          requests: [
+            {
+              method: 'POST',
+              path: '/ingest/acdp',
+              setupRequest: (request: Record<string, unknown>) => {
+                const item = take()
+                return {
+                  ...request,
+                  body: item.body,
+                  headers: { 'content-type': 'application/json', ...item.signature },
+                }
+              },
+            },
+          ],
+        }),
+      ),
+    )
+    const total = each.reduce((sum, r) => sum + r.requests.total, 0)
     return {
       name: `${label}: ${name}`,
-      requestsPerSecond: Math.round(result.requests.average),
-      p50Ms: result.latency.p50,
-      p99Ms: result.latency.p99,
-      maxMs: result.latency.max,
-      total: result.requests.total,
-      non2xx: result.non2xx,
-      errors: result.errors + result.timeouts,
-      cpuMicrosPerRequest: Math.round(
-        ((await childCpuMicros(child.process)) - cpuBefore) / Math.max(1, result.requests.total),
-      ),
+      requestsPerSecond: Math.round(each.reduce((sum, r) => sum + r.requests.average, 0)),
+      // Several instances: the worst instance's percentile (a bound, not a merged histogram).
+      p50Ms: Math.max(...each.map((r) => r.latency.p50)),
+      p99Ms: Math.max(...each.map((r) => r.latency.p99)),
+      maxMs: Math.max(...each.map((r) => r.latency.max)),
+      total,
+      non2xx: each.reduce((sum, r) => sum + r.non2xx, 0),
+      errors: each.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+      cpuMicrosPerRequest: Math.round(((await cpuOfAll()) - cpuBefore) / Math.max(1, total)),
     }
   }
   // Warm-up: JIT, prepared statements, page cache.
@@ -413,6 +444,46 @@ async function benchPostgres(): Promise<PhaseResult[] | string> {
   })
 }
 
+/** Two control-plane instances on one throwaway database, the load split across them (`postgres2`). */
+async function benchPostgresTwo(): Promise<PhaseResult[] | string> {
+  return withPostgresDatabase(async (url, name) => {
+    // One after the other: both run the migrations, the second finds nothing to apply.
+    const first = await startChild('postgres', url)
+    const second = await startChild('postgres', url)
+    try {
+      console.log(
+        `control plane children pids ${first.process.pid}, ${second.process.pid} (PostgreSQL database ${name})`,
+      )
+      return await ingestPhases('PostgreSQL, two instances', [first, second], ['closed', 'high'])
+    } finally {
+      await stopChild(first.process)
+      await stopChild(second.process)
+    }
+  })
+}
+
+/** GET /events?limit=100 (`events` phase), 16 connections, over BENCH_EVENTS_PRELOAD bulk-loaded events. */
+async function benchEventList(kind: 'sqlite' | 'postgres'): Promise<PhaseResult[] | string> {
+  const label = `${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} GET /events?limit=100, ${EVENTS_PRELOAD.toLocaleString('en')} events`
+  const measure = async (target: string): Promise<PhaseResult[]> => {
+    const child = await startChild(kind, target, { preload: EVENTS_PRELOAD })
+    try {
+      return [await readRun(label, child, '/events?limit=100')]
+    } finally {
+      await stopChild(child.process)
+    }
+  }
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-cp-events-'))
+    try {
+      return await measure(dir)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  return withPostgresDatabase((url) => measure(url))
+}
+
 /**
  * Runs `body` on a throwaway PostgreSQL database (created, then dropped with every connection to it); returns a
  * reason string instead when PostgreSQL is off or unreachable.
@@ -459,10 +530,19 @@ async function benchLarge(): Promise<PhaseResult[]> {
 }
 
 /** GET /dashboard/overview, 16 connections, for SECONDS (after a 2 s warm-up). */
-async function dashboardRun(name: string, child: { process: ChildProcess; url: string }): Promise<PhaseResult> {
+function dashboardRun(name: string, child: { process: ChildProcess; url: string }): Promise<PhaseResult> {
+  return readRun(name, child, `/dashboard/overview?window=${DASHBOARD_WINDOW}`)
+}
+
+/** GET `path` with the API key, 16 connections, for SECONDS (after a 2 s warm-up). */
+async function readRun(
+  name: string,
+  child: { process: ChildProcess; url: string },
+  path: string,
+): Promise<PhaseResult> {
   const autocannon = ((await import(AUTOCANNON_MODULE)) as { default: Autocannon }).default
   const options = {
-    url: `${child.url}/dashboard/overview?window=${DASHBOARD_WINDOW}`,
+    url: `${child.url}${path}`,
     connections: 16,
     pipelining: 1,
     headers: { authorization: `Bearer ${API_KEY}` },
@@ -728,7 +808,7 @@ async function benchSse(): Promise<SseResult> {
             path: '/ingest/acdp',
             method: 'POST',
             agent,
-            headers: { 'content-type': 'application/json', 'x-acdp-signature': sign(body) },
+            headers: { 'content-type': 'application/json', ...sign(body) },
           },
           (res) => {
             res.resume()
@@ -840,6 +920,18 @@ async function main(): Promise<void> {
     const pg = await benchPostgres()
     if (typeof pg === 'string') results.postgres = pg
     else results.ingest.push(...pg)
+  }
+  if (ONLY.has('postgres2')) {
+    const pg = await benchPostgresTwo()
+    if (typeof pg === 'string') results.postgres = pg
+    else results.ingest.push(...pg)
+  }
+  if (ONLY.has('events')) {
+    for (const kind of ['sqlite', 'postgres'] as const) {
+      const events = await benchEventList(kind)
+      if (typeof events === 'string') results.postgres = `events ${events}`
+      else results.ingest.push(...events)
+    }
   }
   if (ONLY.has('otel')) {
     const otel = await benchOtel()

@@ -14,7 +14,10 @@
  *
  * One batch is in flight at a time per store; events arriving meanwhile form the next batch, so batches grow
  * with load and a lone event waits only for the current event-loop turn. Store ids therefore increase in
- * commit order on one instance.
+ * commit order on one instance. Several batches in flight were measured on PostgreSQL (docs/performance.md,
+ * "Control-plane ingest on PostgreSQL: batches in flight") and ingested less: most of the process's CPU per
+ * event is a per-batch cost, so smaller concurrent batches cost more CPU per event, and they queued on the
+ * shared registry and rollup rows.
  */
 import type { DatabaseKind } from '@acdp/storage'
 import { type Kysely, type QueryCreator, sql } from 'kysely'
@@ -96,7 +99,11 @@ export class EventWriter {
       const ids = await insertEvents(tx, batch)
       const inserted = batch.filter((_, index) => ids[index] !== undefined)
       if (inserted.length === 0) return ids
-      for (const item of inserted) if (item.event.lifecycle !== null) await upsertLifecycle(tx, item.event)
+      // Lifecycle rows in key order (stable: one context's events keep their batch order), like every other row,
+      // so batches of two instances lock them in one order.
+      const lifecycle = inserted.filter((item) => item.event.lifecycle !== null && item.event.ctxId !== null)
+      lifecycle.sort((a, b) => compareKeys(lifecycleKey(a.event), lifecycleKey(b.event)))
+      for (const item of lifecycle) await upsertLifecycle(tx, item.event)
       for (let index = 0; index < batch.length; index++) {
         const item = batch[index] as Pending
         const id = ids[index]
@@ -146,6 +153,8 @@ async function applyWrites(
 }
 
 const keyOf = (tenantId: string, dedupKey: string) => `${tenantId}\u0000${dedupKey}`
+const lifecycleKey = (event: NewEvent) => `${event.tenantId}\u0000${event.ctxId ?? ''}`
+const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** Inserts the batch's event rows in one statement; the first event per dedup key gets the id. */
 async function insertEvents(tx: Kysely<ControlPlaneTables>, batch: Pending[]): Promise<Array<number | undefined>> {
