@@ -12,7 +12,6 @@ import { publishedEvent, retrievedEvent, signedDelivery } from './support/signed
 import { bearer, openTestApp, type TestApp, USER_KEY } from './support/test-app.js'
 
 const MINUTE = 60_000
-const HOUR = 60 * MINUTE
 
 /** The overview's aggregates as the store read them before migration 0830: one statement each. */
 async function previousAggregates(
