@@ -1,10 +1,12 @@
 /**
  * GET /dashboard/overview (product spec "Dashboard overview"): KPIs of one tenant over a window, read from
- * incremental state instead of scanning the event log (control-plane digest E perf 3):
+ * incremental state instead of scanning the event log (store/dashboard-queries.ts has the statements):
  * - event, publication and receipt counts per registry, and publications per DID method, from the 5-minute
  *   rollups the ingest transaction maintains (windows are aligned down to a bucket start, so a window may
  *   include up to 5 extra minutes at its old end);
- * - runs, scenarios and agents from their own tables through (tenant, time) indexes;
+ * - runs and runs per scenario from the hourly run rollup (migration 0830) plus the window's first partial hour
+ *   read from `runs`, exact to the millisecond; the most recent runs and the agents through (tenant, time)
+ *   indexes;
  * - retractions from the lifecycle projection.
  */
 import type { ControlPlaneDeps } from '../deps.js'

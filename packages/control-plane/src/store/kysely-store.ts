@@ -10,6 +10,12 @@ import type { Database } from '@acdp/storage'
 import { type Kysely, sql } from 'kysely'
 import { EventWriter } from './event-writer.js'
 import { eventPageSql, runCountSql, runPageSql, toListedEvent, toListedRun } from './list-queries.js'
+import {
+  DASHBOARD_AGGREGATES_SQL,
+  DASHBOARD_RECENT_RUNS_SQL,
+  dashboardAggregateParams,
+  toDashboardAggregates,
+} from './dashboard-queries.js'
 import { createPreparedReads, type PreparedReads } from './prepared-reads.js'
 import type { ContextEventsTable, ControlPlaneTables, RegistryEnrollmentsTable, RunsTable } from './schema.js'
 import {
@@ -67,9 +73,6 @@ const EVENT_SUMMARY_COLUMNS = [
 export function createKyselyStore(database: Database<ControlPlaneTables>): ControlPlaneStore {
   return new KyselyStore(database)
 }
-
-/** How many distinct scenarios / registries / DID methods a dashboard lists at most. */
-const DASHBOARD_GROUP_LIMIT = 100
 
 class KyselyStore implements ControlPlaneStore {
   readonly #database: Database<ControlPlaneTables>
@@ -489,71 +492,11 @@ class KyselyStore implements ControlPlaneStore {
   }
 
   async loadDashboard(query: { tenantId: string; since: number; bucketSince: number }): Promise<DashboardAggregates> {
-    const { tenantId, since, bucketSince } = query
-    const runsInWindow = this.#db.selectFrom('runs').where('tenant_id', '=', tenantId).where('started_at', '>=', since)
-    const [runCount, agentCount, retractedCount, recent, scenarios, registries, methods] = await Promise.all([
-      runsInWindow.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      this.#db
-        .selectFrom('agents')
-        .where('tenant_id', '=', tenantId)
-        .where('last_seen', '>=', since)
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow(),
-      this.#db
-        .selectFrom('context_lifecycle')
-        .where('tenant_id', '=', tenantId)
-        .where('retracted', '=', 1)
-        .where('retracted_at', '>=', since)
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow(),
-      runsInWindow.selectAll().orderBy('started_at', 'desc').orderBy('run_id', 'asc').limit(10).execute(),
-      runsInWindow
-        .select(['scenario_id', (eb) => eb.fn.countAll<number>().as('run_count')])
-        .groupBy('scenario_id')
-        .orderBy('run_count', 'desc')
-        .orderBy('scenario_id', 'asc')
-        .limit(DASHBOARD_GROUP_LIMIT)
-        .execute(),
-      this.#db
-        .selectFrom('registry_activity')
-        .where('tenant_id', '=', tenantId)
-        .where('bucket_start', '>=', bucketSince)
-        .select((eb) => [
-          'registry_authority',
-          eb.fn.sum<number>('event_count').as('event_count'),
-          eb.fn.sum<number>('publish_count').as('publish_count'),
-          eb.fn.sum<number>('receipt_count').as('receipt_count'),
-        ])
-        .groupBy('registry_authority')
-        .orderBy('event_count', 'desc')
-        .orderBy('registry_authority', 'asc')
-        .limit(DASHBOARD_GROUP_LIMIT)
-        .execute(),
-      this.#db
-        .selectFrom('did_method_activity')
-        .where('tenant_id', '=', tenantId)
-        .where('bucket_start', '>=', bucketSince)
-        .select((eb) => ['method', eb.fn.sum<number>('publish_count').as('publish_count')])
-        .groupBy('method')
-        .orderBy('publish_count', 'desc')
-        .orderBy('method', 'asc')
-        .limit(DASHBOARD_GROUP_LIMIT)
-        .execute(),
+    const [aggregateRows, recentRows] = await Promise.all([
+      this.#reads.all(DASHBOARD_AGGREGATES_SQL, dashboardAggregateParams(query)),
+      this.#reads.all(DASHBOARD_RECENT_RUNS_SQL, [query.tenantId, query.since]),
     ])
-    return {
-      totalRuns: Number(runCount.n),
-      totalAgents: Number(agentCount.n),
-      totalRetracted: Number(retractedCount.n),
-      recentRuns: await this.#withRegistries(tenantId, recent),
-      byScenario: scenarios.map((s) => ({ scenarioId: s.scenario_id, runCount: Number(s.run_count) })),
-      byRegistry: registries.map((r) => ({
-        registryAuthority: r.registry_authority,
-        eventCount: Number(r.event_count),
-        publishCount: Number(r.publish_count),
-        receiptCount: Number(r.receipt_count),
-      })),
-      didMethods: methods.map((m) => ({ method: m.method, publishCount: Number(m.publish_count) })),
-    }
+    return toDashboardAggregates(aggregateRows, recentRows)
   }
 
   async ping(): Promise<void> {

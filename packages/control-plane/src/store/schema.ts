@@ -148,6 +148,17 @@ export interface DidMethodActivityTable {
   publish_count: number
 }
 
+/**
+ * Dashboard rollup: runs per tenant, per hour of `started_at`, per scenario. Written only by the triggers of
+ * migration 0830 on `runs` (never by application code), so it equals a GROUP BY over `runs` at every commit.
+ */
+export interface RunActivityTable {
+  tenant_id: string
+  bucket_start: number
+  scenario_id: string
+  run_count: number
+}
+
 /** Every table of the core control plane schema. C2's tables are typed in their own files (`withTables`). */
 export interface ControlPlaneTables {
   context_events: ContextEventsTable
@@ -160,6 +171,7 @@ export interface ControlPlaneTables {
   registry_enrollments: RegistryEnrollmentsTable
   registry_activity: RegistryActivityTable
   did_method_activity: DidMethodActivityTable
+  run_activity: RunActivityTable
 }
 
 /**

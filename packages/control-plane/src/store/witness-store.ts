@@ -679,41 +679,30 @@ export function createWitnessStore<T>(database: { db: Kysely<T>; kind: DatabaseK
     },
 
     async summarize(tenantId) {
-      const [cursors, alerts, quorum] = await Promise.all([
-        db
-          .selectFrom('log_witness_cursors')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('tenant_id', '=', tenantId)
-          .where('log_id', 'is not', null)
-          .executeTakeFirstOrThrow(),
-        db
-          .selectFrom('log_witness_alerts')
-          .select((eb) => [
-            eb.fn.countAll<number>().as('active'),
-            eb.fn.sum<number>(eb.case().when('acknowledged_at', 'is', null).then(1).else(0).end()).as('unacknowledged'),
-          ])
-          .where('tenant_id', '=', tenantId)
-          .where('cleared_at', 'is', null)
-          .executeTakeFirstOrThrow(),
-        db
-          .selectFrom('log_witness_cursors as c')
-          .innerJoin('log_witness_checkpoints as k', (join) =>
-            join
-              .onRef('k.tenant_id', '=', 'c.tenant_id')
-              .onRef('k.log_id', '=', 'c.log_id')
-              .onRef('k.tree_size', '=', 'c.tree_size')
-              .onRef('k.root_hash', '=', 'c.root_hash'),
-          )
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('c.tenant_id', '=', tenantId)
-          .where('k.meets_quorum', '=', 1)
-          .executeTakeFirstOrThrow(),
-      ])
+      // One statement of four scalar subqueries: the dashboard overview asks on every request, and each
+      // statement costs more on the client (build, send, decode) than these counts cost the database.
+      const result = await sql<{
+        witnessed: number | string
+        active: number | string
+        unacknowledged: number | string
+        quorum: number | string
+      }>`
+        SELECT
+          (SELECT COUNT(*) FROM log_witness_cursors WHERE tenant_id = ${tenantId} AND log_id IS NOT NULL)
+            AS witnessed,
+          (SELECT COUNT(*) FROM log_witness_alerts WHERE tenant_id = ${tenantId} AND cleared_at IS NULL) AS active,
+          (SELECT COUNT(*) FROM log_witness_alerts
+            WHERE tenant_id = ${tenantId} AND cleared_at IS NULL AND acknowledged_at IS NULL) AS unacknowledged,
+          (SELECT COUNT(*) FROM log_witness_cursors AS c
+            JOIN log_witness_checkpoints AS k ON k.tenant_id = c.tenant_id AND k.log_id = c.log_id
+              AND k.tree_size = c.tree_size AND k.root_hash = c.root_hash
+            WHERE c.tenant_id = ${tenantId} AND k.meets_quorum = 1) AS quorum`.execute(db)
+      const row = result.rows[0]
       return {
-        witnessedLogs: Number(cursors.n),
-        activeAlerts: Number(alerts.active),
-        unacknowledgedAlerts: Number(alerts.unacknowledged ?? 0),
-        headsMeetingQuorum: Number(quorum.n),
+        witnessedLogs: Number(row?.witnessed ?? 0),
+        activeAlerts: Number(row?.active ?? 0),
+        unacknowledgedAlerts: Number(row?.unacknowledged ?? 0),
+        headsMeetingQuorum: Number(row?.quorum ?? 0),
       }
     },
   }

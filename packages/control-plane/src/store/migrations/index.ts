@@ -16,6 +16,7 @@ import { migration0600WebhookSecretRotation } from './0600_webhook_secret_rotati
 import { migration0750ContextLineageIndex } from './0750_context_lineage_index.js'
 import { migration0800ReceiptAudit } from './0800_receipt_audit.js'
 import { migration0810LogReconciliation } from './0810_log_reconciliation.js'
+import { migration0830RunActivity } from './0830_run_activity.js'
 import { migration0840LifecycleReconciliation } from './0840_lifecycle_reconciliation.js'
 
 /** Every migration of the control plane schema, in application order. */
@@ -30,6 +31,7 @@ export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
   migration0750ContextLineageIndex,
   migration0800ReceiptAudit,
   migration0810LogReconciliation,
+  migration0830RunActivity,
   migration0840LifecycleReconciliation,
   // 0100+ (webhooks, streams, domain packs) are appended below this line, one entry each.
 ]
