@@ -47,27 +47,10 @@ class NodeSqliteStatement implements SqliteStatement {
 /** How many distinct SQL texts keep a prepared statement; Kysely compiles the same text for the same query shape. */
 const STATEMENT_CACHE_SIZE = 512
 
-/**
- * The statements kept are also bounded by the native memory SQLite holds for them, which V8 does not see. A
- * multi-row INSERT is one SQL text per row count (the control plane writes up to 256 events per statement), and
- * SQLite's compiled program grows with the text: ≈ 55 bytes per SQL character measured with node:sqlite (256
- * INSERTs of 1 to 256 rows of 14 parameters: 52 MiB resident for 1 M characters of SQL). Keeping all of them
- * held ≈ 100 MiB after sustained ingest (docs/control-plane/memory.md). Estimated at 64 bytes per character, the
- * cache keeps at most 8 MiB; a statement whose estimate alone exceeds that is prepared for each use and not kept.
- */
-export const STATEMENT_BYTES_PER_SQL_CHAR = 64
-export const STATEMENT_CACHE_BYTES = 8 * 1024 * 1024
-
-function statementBytes(sql: string): number {
-  return sql.length * STATEMENT_BYTES_PER_SQL_CHAR
-}
-
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly raw: DatabaseSync
   // Insertion-ordered map used as an LRU: a hit is re-inserted at the end, the oldest entry is evicted.
   readonly #statements = new Map<string, NodeSqliteStatement>()
-  /** Sum of the estimated native bytes of the statements in #statements. */
-  #statementBytes = 0
 
   /**
    * `walAutoCheckpoint: false` leaves checkpointing to someone else (the checkpoint worker), so no commit on this
@@ -101,27 +84,16 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       return cached
     }
     const statement = new NodeSqliteStatement(this.raw.prepare(sql))
-    const bytes = statementBytes(sql)
-    if (bytes > STATEMENT_CACHE_BYTES) return statement
     this.#statements.set(sql, statement)
-    this.#statementBytes += bytes
-    // An evicted statement's native memory is released when V8 collects it (node:sqlite has no finalize()).
-    for (const oldest of this.#statements.keys()) {
-      if (this.#statements.size <= STATEMENT_CACHE_SIZE && this.#statementBytes <= STATEMENT_CACHE_BYTES) break
-      this.#statements.delete(oldest)
-      this.#statementBytes -= statementBytes(oldest)
+    if (this.#statements.size > STATEMENT_CACHE_SIZE) {
+      const oldest = this.#statements.keys().next().value
+      if (oldest !== undefined) this.#statements.delete(oldest)
     }
     return statement
   }
 
-  /** Statements kept and their estimated native bytes (tests, and what docs/control-plane/memory.md states). */
-  get statementCache(): { entries: number; bytes: number } {
-    return { entries: this.#statements.size, bytes: this.#statementBytes }
-  }
-
   close(): void {
     this.#statements.clear()
-    this.#statementBytes = 0
     if (this.raw.isOpen) this.raw.close()
   }
 }
