@@ -24,14 +24,14 @@
  * PostgreSQL; dashboard ≥ 1,000 req/s on PostgreSQL; SSE p99 delivery ≤ 200 ms.
  * Environment: BENCH_SECONDS (per ingest phase, default 10), BENCH_CONNECTIONS (32), BENCH_FIXED_RATE (1000),
  * BENCH_PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres; 'off' skips PostgreSQL), BENCH_SSE_CLIENTS
- * (2000), BENCH_SSE_CLIENT_PROCS (2), BENCH_SSE_RATE (100), BENCH_SSE_SECONDS (10), BENCH_HIGH_CONNECTIONS (64),
+ * (2000), BENCH_SSE_CLIENT_PROCS (2), BENCH_SSE_RATE (100), BENCH_SSE_SECONDS (10), BENCH_SSE_PIN (on; off = no taskset pinning),BENCH_HIGH_CONNECTIONS (64),
  * BENCH_LARGE_EVENTS (1000000), BENCH_DASHBOARD_EVENTS (315000), BENCH_DASHBOARD_WINDOW (24h), BENCH_ONLY (comma
  * list of sqlite, postgres, otel, large, dashboard, sse), BENCH_CPU_PROF=1|server|client (child processes write .cpuprofile files into $TMPDIR/acdp-bench-profiles),
  * BENCH_OUT=<file> (results as JSON). Loopback only; every phase is bounded in time.
  */
-import { type ChildProcess, fork } from 'node:child_process'
+import { type ChildProcess, execFileSync, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, Agent, request as httpRequest } from 'node:http'
 import { connect as netConnect, type Socket } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -47,6 +47,8 @@ const SSE_CLIENTS = Number(process.env['BENCH_SSE_CLIENTS'] ?? 2000)
 const SSE_CLIENT_PROCS = Number(process.env['BENCH_SSE_CLIENT_PROCS'] ?? 2)
 const SSE_RATE = Number(process.env['BENCH_SSE_RATE'] ?? 100)
 const SSE_SECONDS = Number(process.env['BENCH_SSE_SECONDS'] ?? 10)
+/** Pin the SSE phase's server to CPU 0 and this process and the clients to CPU 1 (taskset); 'off' leaves it. */
+const SSE_PIN = process.env['BENCH_SSE_PIN'] !== 'off' && cpus().length >= 2
 const HIGH_CONNECTIONS = Number(process.env['BENCH_HIGH_CONNECTIONS'] ?? 64)
 const LARGE_EVENTS = Number(process.env['BENCH_LARGE_EVENTS'] ?? 1_000_000)
 const DASHBOARD_EVENTS = Number(process.env['BENCH_DASHBOARD_EVENTS'] ?? 315_000)
@@ -96,6 +98,17 @@ interface SseResult {
   maxMs: number
   /** CPU time (user + system) the control plane child spent per frame delivered, in µs (ingest included). */
   serverCpuMicrosPerFrame: number
+  /** The same for the client processes together (reading and parsing the streams), from /proc/<pid>/stat. */
+  clientCpuMicrosPerFrame: number
+  /** The sender's (this process) CPU per frame: signing and sending the ingest requests. */
+  senderCpuMicrosPerFrame: number
+  /** Server CPU share of one core over the timed window (1 = one core busy). */
+  serverCores: number
+  clientCores: number
+  /** Whether the server and the load generator were pinned to different CPUs. */
+  pinned: boolean
+  /** What each CPU of the machine did during the timed window (all processes: /proc/stat). */
+  machineCpus: string
   /** p99 of the ingest requests' response time during the fan-out (part of the delivery latency). */
   ingestP99Ms: number
   /** Upper bound of the server's own http_request_duration_seconds bucket holding its ingest p99, in ms. */
@@ -270,6 +283,53 @@ function childCpuMicros(child: ChildProcess): Promise<number> {
   })
 }
 
+/**
+ * CPU time (user + system, µs) process `pid` has used so far, from /proc/<pid>/stat (utime and stime, fields 14
+ * and 15, in clock ticks of 1/100 s on Linux): read from outside, so it costs the measured process nothing.
+ */
+function procCpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // The command name (field 2) is parenthesised and may contain spaces: count fields after its closing paren.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
+
+/** Per-CPU jiffies from /proc/stat: user+nice, system, softirq+irq, idle+iowait, steal. */
+function cpuTimes(): Array<{ user: number; system: number; irq: number; idle: number; steal: number }> {
+  const rows: Array<{ user: number; system: number; irq: number; idle: number; steal: number }> = []
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    if (!/^cpu[0-9]+ /.test(line)) continue
+    const f = line.split(/\s+/).slice(1).map(Number)
+    const at = (i: number) => f[i] ?? 0
+    rows.push({ user: at(0) + at(1), system: at(2), irq: at(5) + at(6), idle: at(3) + at(4), steal: at(7) })
+  }
+  return rows
+}
+
+/** What each CPU did between two cpuTimes() readings, as fractions of the interval (kernel ticks). */
+function describeCpus(before: ReturnType<typeof cpuTimes>, after: ReturnType<typeof cpuTimes>): string {
+  return after
+    .map((a, cpu) => {
+      const b = before[cpu] ?? a
+      const d = {
+        user: a.user - b.user,
+        system: a.system - b.system,
+        irq: a.irq - b.irq,
+        idle: a.idle - b.idle,
+        steal: a.steal - b.steal,
+      }
+      const total = Math.max(1, d.user + d.system + d.irq + d.idle + d.steal)
+      const pct = (n: number) => `${Math.round((100 * n) / total)}%`
+      return `cpu${cpu} user ${pct(d.user)} sys ${pct(d.system)} irq ${pct(d.irq)} idle ${pct(d.idle)} steal ${pct(d.steal)}`
+    })
+    .join('; ')
+}
+
+/** Sets the CPU affinity of every thread of `pid` (taskset -a). */
+function pinToCpu(pid: number, cpu: number): void {
+  execFileSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' })
+}
+
 /** With BENCH_CPU_PROF=1 (or =server / =client), child processes write .cpuprofile files. */
 function profileArgv(role: 'server' | 'client'): string[] {
   const setting = process.env['BENCH_CPU_PROF']
@@ -302,6 +362,22 @@ function publishedBody(createdAt: string, type = 'context_published'): string {
 async function signer(): Promise<(body: string) => string> {
   const { signWebhookBody } = await import('@acdp/protocol')
   return (body) => signWebhookBody(WEBHOOK_SECRET, body)
+}
+
+/**
+ * Signature headers of a delivery signed at send time in the header-bound form (no tenant, run or event id
+ * header), which a production control plane requires of an unenrolled registry.
+ */
+async function boundSigner(): Promise<(body: string) => Record<string, string>> {
+  const { signWebhookV2 } = await import('@acdp/protocol')
+  const unbound = { tenantId: undefined, runId: undefined, eventId: undefined }
+  return (body) => {
+    const seconds = Math.floor(Date.now() / 1000)
+    return {
+      'x-acdp-timestamp': String(seconds),
+      'x-acdp-signature-v2': signWebhookV2(WEBHOOK_SECRET, seconds, unbound, body),
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -692,6 +768,12 @@ async function benchSse(): Promise<SseResult> {
   const clients: ChildProcess[] = []
   try {
     console.log(`control plane child pid ${child.process.pid} at ${child.url} (SSE fan-out, SQLite)`)
+    // One core for the server, the other for the load generator, so the figure is the server's, not a contest.
+    if (SSE_PIN) {
+      pinToCpu(child.process.pid as number, 0)
+      pinToCpu(process.pid, 1)
+      console.log('server pinned to CPU 0; sender and stream clients to CPU 1')
+    }
     const perProcess = Math.ceil(SSE_CLIENTS / SSE_CLIENT_PROCS)
     const connected: Array<Promise<void>> = []
     for (let i = 0; i < SSE_CLIENT_PROCS; i++) {
@@ -700,6 +782,7 @@ async function benchSse(): Promise<SseResult> {
         execArgv: [...process.execArgv, ...profileArgv('client')],
         stdio: 'inherit',
       })
+      // A forked child inherits this process's affinity (CPU 1 when pinned).
       clients.push(client)
       connected.push(
         new Promise((resolve, reject) => {
@@ -713,7 +796,7 @@ async function benchSse(): Promise<SseResult> {
     await Promise.all(connected)
     console.log(`${SSE_CLIENTS} stream connections open; sending ${SSE_RATE} events/s for ${SSE_SECONDS} s`)
 
-    const sign = await signer()
+    const sign = await boundSigner()
     const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 })
     const { hostname, port } = new URL(child.url)
     const ingestLatenciesMs: number[] = []
@@ -728,14 +811,18 @@ async function benchSse(): Promise<SseResult> {
             path: '/ingest/acdp',
             method: 'POST',
             agent,
-            headers: { 'content-type': 'application/json', 'x-acdp-signature': sign(body) },
+            headers: { 'content-type': 'application/json', ...sign(body) },
           },
           (res) => {
-            res.resume()
+            let answer = ''
+            res.setEncoding('utf8')
+            res.on('data', (chunk: string) => {
+              if (answer.length < 512) answer += chunk
+            })
             res.on('end', () => {
               ingestLatenciesMs.push(performance.now() - sentAt)
               if (res.statusCode === 204) resolve()
-              else reject(new Error(`ingest answered ${res.statusCode}`))
+              else reject(new Error(`ingest answered ${res.statusCode}: ${answer.slice(0, 512)}`))
             })
           },
         )
@@ -751,6 +838,10 @@ async function benchSse(): Promise<SseResult> {
 
     const total = SSE_RATE * SSE_SECONDS
     const cpuBefore = await childCpuMicros(child.process)
+    const serverProcBefore = procCpuMicros(child.process.pid as number)
+    const clientProcBefore = clients.reduce((sum, c) => sum + procCpuMicros(c.pid as number), 0)
+    const senderBefore = process.cpuUsage()
+    const cpusBefore = cpuTimes()
     const started = performance.now()
     const inFlight: Array<Promise<void>> = []
     for (let i = 0; i < total; i++) {
@@ -762,6 +853,11 @@ async function benchSse(): Promise<SseResult> {
     await Promise.all(inFlight)
     agent.destroy()
     await new Promise((r) => setTimeout(r, 2000))
+    const windowMicros = (performance.now() - started) * 1000
+    const serverProcMicros = procCpuMicros(child.process.pid as number) - serverProcBefore
+    const clientProcMicros = clients.reduce((sum, c) => sum + procCpuMicros(c.pid as number), 0) - clientProcBefore
+    const senderUsage = process.cpuUsage(senderBefore)
+    const machineCpus = describeCpus(cpusBefore, cpuTimes())
     const serverCpuMicros = (await childCpuMicros(child.process)) - cpuBefore
     const serverIngestP99 = await serverIngestP99Bucket(child.url)
     ingestLatenciesMs.sort((a, b) => a - b)
@@ -800,6 +896,12 @@ async function benchSse(): Promise<SseResult> {
       p99Ms: percentile(histogram, frames, 0.99),
       maxMs: percentile(histogram, frames, 1),
       serverCpuMicrosPerFrame: Number((serverCpuMicros / Math.max(1, frames)).toFixed(2)),
+      clientCpuMicrosPerFrame: Number((clientProcMicros / Math.max(1, frames)).toFixed(2)),
+      senderCpuMicrosPerFrame: Number(((senderUsage.user + senderUsage.system) / Math.max(1, frames)).toFixed(2)),
+      serverCores: Number((serverProcMicros / windowMicros).toFixed(2)),
+      clientCores: Number((clientProcMicros / windowMicros).toFixed(2)),
+      pinned: SSE_PIN,
+      machineCpus,
       ingestP99Ms,
       serverIngestP99Ms: serverIngestP99,
     }
@@ -881,6 +983,12 @@ async function main(): Promise<void> {
         `server CPU ${s.serverCpuMicrosPerFrame} µs per frame; ingest response p99 ${s.ingestP99Ms} ms ` +
         `(server-side p99 ≤ ${s.serverIngestP99Ms ?? '?'} ms)`,
     )
+    console.log(
+      `  CPU per delivered frame: server ${s.serverCpuMicrosPerFrame} µs (${s.serverCores} cores), stream clients ` +
+        `${s.clientCpuMicrosPerFrame} µs (${s.clientCores} cores), sender ${s.senderCpuMicrosPerFrame} µs; ` +
+        `${s.pinned ? 'server on CPU 0, load generator on CPU 1' : 'not pinned'}`,
+    )
+    console.log(`  machine during the window: ${s.machineCpus}`)
   }
   if (auth !== undefined && authResults !== undefined) auth.printAuthResults(authResults)
   if (process.env['BENCH_OUT']) writeFileSync(process.env['BENCH_OUT'], `${JSON.stringify(results, null, 2)}\n`)
