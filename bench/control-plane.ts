@@ -663,44 +663,53 @@ async function runSseClients(url: string, count: number): Promise<void> {
     `GET /events/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n` +
     `Authorization: Bearer ${API_KEY}\r\n\r\n`
 
+  const marker = Buffer.from(MARKER, 'latin1')
   const open = (): Promise<void> =>
     new Promise((resolve, reject) => {
       const socket = netConnect({ host: hostname, port: Number(port) })
-      let buffer = ''
+      let head = ''
       let isOpen = false
-      socket.setEncoding('utf8')
+      /** Bytes after the last frame parsed that may hold the start of a marker split across reads. */
+      let tail: Buffer | undefined
       socket.setNoDelay(true)
       socket.once('connect', () => socket.write(request))
-      socket.on('data', (chunk: string) => {
+      // Buffers, not strings: the clients share one core with the sender, and decoding and concatenating every
+      // read as text cost more than the server's whole share of the fan-out.
+      socket.on('data', (chunk: Buffer) => {
         const now = Date.now()
-        buffer += chunk
+        let bytes = chunk
         if (!isOpen) {
-          const end = buffer.indexOf('\r\n\r\n')
+          head += chunk.toString('latin1')
+          const end = head.indexOf('\r\n\r\n')
           if (end === -1) return
-          if (!buffer.startsWith('HTTP/1.1 200')) {
-            reject(new Error(`stream refused: ${buffer.slice(0, 40)}`))
+          if (!head.startsWith('HTTP/1.1 200')) {
+            reject(new Error(`stream refused: ${head.slice(0, 40)}`))
             socket.destroy()
             return
           }
           isOpen = true
-          buffer = buffer.slice(end + 4)
+          bytes = Buffer.from(head.slice(end + 4), 'latin1')
+          head = ''
           resolve()
         }
+        if (tail !== undefined) bytes = Buffer.concat([tail, bytes])
         // Chunked transfer framing wraps the SSE text; event frames are found by the head of their data member
         // (`{"type":"context_published","ts":"…"`), which heartbeats do not have.
-        let at = buffer.indexOf(MARKER)
+        let consumed = 0
+        let at = bytes.indexOf(marker)
         while (at !== -1) {
-          const close = buffer.indexOf('"', at + MARKER.length)
+          const close = bytes.indexOf(0x22, at + marker.length)
           if (close === -1) break
-          const sentAt = Date.parse(buffer.slice(at + MARKER.length, close))
-          const latency = Math.max(0, now - sentAt)
-          histogram[Math.min(latency, LATENCY_BUCKETS)] = (histogram[Math.min(latency, LATENCY_BUCKETS)] as number) + 1
+          const sentAt = Date.parse(bytes.toString('latin1', at + marker.length, close))
+          const latency = Math.min(Math.max(0, now - sentAt), LATENCY_BUCKETS)
+          histogram[latency] = (histogram[latency] as number) + 1
           frames += 1
-          buffer = buffer.slice(close + 1)
-          at = buffer.indexOf(MARKER)
+          consumed = close + 1
+          at = bytes.indexOf(marker, consumed)
         }
-        // Keep only a tail that could hold the start of a split marker.
-        if (buffer.length > 96) buffer = buffer.slice(-96)
+        // Keep only a tail that could hold the start of a split marker (copied: the read buffer is not retained).
+        const keepFrom = Math.max(consumed, bytes.length - 96)
+        tail = keepFrom < bytes.length ? Buffer.from(bytes.subarray(keepFrom)) : undefined
       })
       socket.on('close', () => {
         if (!isReporting) disconnects += 1

@@ -50,10 +50,10 @@ export class FanoutGroup<Member extends GroupMember> {
   /** Frames not yet written by every synced member; `frames[0]` has absolute index `base`. */
   #frames: Buffer[] = []
   #base = 0
-  /** Log end captured when a flush round starts: the round writes every member up to it. */
+  /** Log end captured when a flush round starts: every member is written at least up to it. */
   #roundEnd = 0
-  /** Chunks of the current round by the cursor they start at (members at one cursor share one Buffer). */
-  #roundChunks = new Map<number, SharedChunk>()
+  /** Chunks of the current round by the cursor and end they span (members at one cursor share one Buffer). */
+  #roundChunks = new Map<string, SharedChunk>()
 
   constructor(key: string, tenantId: string, runId: string | undefined, eventTypes: ReadonlySet<string> | undefined) {
     this.key = key
@@ -107,29 +107,36 @@ export class FanoutGroup<Member extends GroupMember> {
   }
 
   /**
-   * The bytes `member` must write in this round (from its cursor to the round's end), shared with every member at
-   * the same cursor, or undefined when it is up to date. `chunked`: framed as one HTTP/1.1 chunk.
+   * The bytes `member` must write now: from its cursor to the log's current end, so frames appended while a
+   * round is under way reach the members it has not written yet in the same round (a round over thousands of
+   * streams spans many event-loop turns). Shared with every member at the same cursor; undefined when the member
+   * is up to date. `chunked`: framed as one HTTP/1.1 chunk. Follow with {@link advance}.
    */
   chunkFor(member: Member, chunked: boolean): Buffer | undefined {
     const from = member.cursor
-    if (from >= this.#roundEnd) return undefined
-    let shared = this.#roundChunks.get(from)
+    const to = this.end
+    if (from >= to) return undefined
+    const key = `${from}:${to}`
+    let shared = this.#roundChunks.get(key)
     if (shared === undefined) {
-      const frames = this.#frames.slice(from - this.#base, this.#roundEnd - this.#base)
+      const frames = this.#frames.slice(from - this.#base, to - this.#base)
       shared = { body: frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames), framed: undefined }
-      this.#roundChunks.set(from, shared)
+      this.#roundChunks.set(key, shared)
     }
     if (!chunked) return shared.body
     shared.framed ??= frameChunk(shared.body)
     return shared.framed
   }
 
-  /** Moves `member` past the round's frames (after they were handed to its socket). */
+  /** Moves `member` to the log's end (after the chunk of {@link chunkFor} was handed to its socket). */
   advance(member: Member): void {
-    member.cursor = this.#roundEnd
+    member.cursor = this.end
   }
 
-  /** Ends the round: every synced member is now at or past the round's end, so the frames before it go. */
+  /**
+   * Ends the round: every synced member is now at or past the end captured when it began, so the frames before
+   * it go (later ones stay for the members written before they arrived: the group is dirty again).
+   */
   endRound(): void {
     const drop = this.#roundEnd - this.#base
     if (drop > 0) {

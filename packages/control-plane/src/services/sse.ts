@@ -18,7 +18,7 @@
  * - Frames serialised and UTF-8 encoded once per event, not per client; clients indexed by tenant and run so an
  *   event only touches the streams that can receive it.
  * - Writes are coalesced: frames queue per client and are flushed together, one socket write per client however
- *   many frames queued, at most once per `flushIntervalMs` or twice the duration of the previous flush, whichever
+ *   many frames queued, at most once per `flushIntervalMs` or the duration of the previous flush, whichever
  *   is longer (and in the next event-loop turn when the last flush is older than that). A socket write is a system call (tens of µs on a busy host): the interval caps write calls
  *   at clients / interval per second whatever the event rate, at the price of at most one interval of latency;
  *   a quiet stream still gets a lone event in the next turn. A flush round writes to FLUSH_SLICE_CLIENTS streams
@@ -181,7 +181,7 @@ export class SseHub {
   #isFlushScheduled = false
   /** performance.now() of the last flush (monotonic; only spacing flushes, never a timestamp). */
   #lastFlushAt = Number.NEGATIVE_INFINITY
-  /** How long the last flush took: the next one waits at least twice that (see #scheduleFlush). */
+  /** How long the last flush took: the next one waits at least that long (see #scheduleFlush). */
   #lastFlushDurationMs = 0
   /** Sequence number of every frame Buffer built by #frame: identifies equal solo queues for a shared concatenation. */
   readonly #frameSeq = new WeakMap<Buffer, number>()
@@ -445,9 +445,12 @@ export class SseHub {
 
   #scheduleFlush(): void {
     this.#isFlushScheduled = true
-    // Spacing adapts to the cost of a flush: writing to thousands of sockets is mostly system calls, and on a
-    // starved CPU a round takes longer, so flushes space out and fan-out keeps at most a third of the loop.
-    const spacing = Math.max(this.#flushIntervalMs, 2 * this.#lastFlushDurationMs)
+    // Spacing adapts to the cost of a flush: writing to thousands of sockets is mostly system calls (≈ 10 µs each
+    // on a VM), and on a starved CPU a round takes longer, so flushes space out and fan-out keeps at most half of
+    // the loop. A stream waits at most one round plus one spacing for a frame (frames appended during a round
+    // reach the streams it has not written yet); spacing by twice the round kept the loop share at a third but
+    // put p99 at 2.5-3 rounds (docs/performance.md, SSE fan-out journal).
+    const spacing = Math.max(this.#flushIntervalMs, this.#lastFlushDurationMs)
     const wait = this.#lastFlushAt + spacing - performance.now()
     if (wait <= 0) setImmediate(() => this.#flush())
     else setTimeout(() => this.#flush(), wait).unref()
@@ -471,8 +474,8 @@ export class SseHub {
    * (setImmediate: the loop polls sockets in between), so fanning an event out to thousands of streams never
    * holds the loop for more than one slice: other requests (a health probe, an ingest) are served between
    * slices instead of waiting for the whole round (docs/performance.md "Slow clients"). A client's frames are
-   * written in the order they were queued whichever slice reaches it; events arriving during a round are queued
-   * and go out in the next round.
+   * written in the order they were queued whichever slice reaches it; events arriving during a round go out to
+   * the synced streams this round has not reached yet, and to the others in the next round.
    */
   #flush(): void {
     const groups = [...this.#dirtyGroups]
