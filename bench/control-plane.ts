@@ -29,7 +29,8 @@
  * PostgreSQL; dashboard with its cache off ≥ 500 req/s on PostgreSQL at 500,000 events; SSE p99 delivery ≤ 200 ms.
  * Environment: BENCH_SECONDS (per ingest phase, default 10), BENCH_CONNECTIONS (32), BENCH_FIXED_RATE (1000),
  * BENCH_PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres; 'off' skips PostgreSQL), BENCH_SSE_CLIENTS
- * (2000), BENCH_SSE_CLIENT_PROCS (2), BENCH_SSE_RATE (100), BENCH_SSE_SECONDS (10), BENCH_HIGH_CONNECTIONS (64),
+ * (2000), BENCH_SSE_CLIENT_PROCS (2), BENCH_SSE_RATE (100), BENCH_SSE_SECONDS (10), BENCH_SSE_PIN (on; off = no
+ * taskset pinning), BENCH_HIGH_CONNECTIONS (64),
  * BENCH_LARGE_EVENTS (1000000), BENCH_DASHBOARD_EVENTS (315000), BENCH_DASHBOARD_WINDOW (24h),
  * BENCH_DASHBOARD_KINDS (sqlite,postgres), BENCH_DASHBOARD_PG_URL (measure the dashboard on this already-loaded
  * database instead of a throwaway one; load it once with `node bench/control-plane.ts --serve postgres <url> <count>`
@@ -38,9 +39,9 @@
  * only when named), BENCH_CPU_PROF=1|server|client (child processes write .cpuprofile files into $TMPDIR/acdp-bench-profiles),
  * BENCH_OUT=<file> (results as JSON). Loopback only; every phase is bounded in time.
  */
-import { type ChildProcess, fork } from 'node:child_process'
+import { type ChildProcess, execFileSync, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, Agent, request as httpRequest } from 'node:http'
 import { connect as netConnect, type Socket } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -56,6 +57,8 @@ const SSE_CLIENTS = Number(process.env['BENCH_SSE_CLIENTS'] ?? 2000)
 const SSE_CLIENT_PROCS = Number(process.env['BENCH_SSE_CLIENT_PROCS'] ?? 2)
 const SSE_RATE = Number(process.env['BENCH_SSE_RATE'] ?? 100)
 const SSE_SECONDS = Number(process.env['BENCH_SSE_SECONDS'] ?? 10)
+/** Pin the SSE phase's server to CPU 0 and this process and the clients to CPU 1 (taskset); 'off' leaves it. */
+const SSE_PIN = process.env['BENCH_SSE_PIN'] !== 'off' && cpus().length >= 2
 const HIGH_CONNECTIONS = Number(process.env['BENCH_HIGH_CONNECTIONS'] ?? 64)
 const LARGE_EVENTS = Number(process.env['BENCH_LARGE_EVENTS'] ?? 1_000_000)
 const DASHBOARD_EVENTS = Number(process.env['BENCH_DASHBOARD_EVENTS'] ?? 315_000)
@@ -113,6 +116,17 @@ interface SseResult {
   maxMs: number
   /** CPU time (user + system) the control plane child spent per frame delivered, in µs (ingest included). */
   serverCpuMicrosPerFrame: number
+  /** The same for the client processes together (reading and parsing the streams), from /proc/<pid>/stat. */
+  clientCpuMicrosPerFrame: number
+  /** The sender's (this process) CPU per frame: signing and sending the ingest requests. */
+  senderCpuMicrosPerFrame: number
+  /** Server CPU share of one core over the timed window (1 = one core busy). */
+  serverCores: number
+  clientCores: number
+  /** Whether the server and the load generator were pinned to different CPUs. */
+  pinned: boolean
+  /** What each CPU of the machine did during the timed window (all processes: /proc/stat). */
+  machineCpus: string
   /** p99 of the ingest requests' response time during the fan-out (part of the delivery latency). */
   ingestP99Ms: number
   /** Upper bound of the server's own http_request_duration_seconds bucket holding its ingest p99, in ms. */
@@ -223,6 +237,53 @@ function childCpuMicros(child: ChildProcess): Promise<number> {
     child.on('message', onMessage)
     child.send('cpu')
   })
+}
+
+/**
+ * CPU time (user + system, µs) process `pid` has used so far, from /proc/<pid>/stat (utime and stime, fields 14
+ * and 15, in clock ticks of 1/100 s on Linux): read from outside, so it costs the measured process nothing.
+ */
+function procCpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // The command name (field 2) is parenthesised and may contain spaces: count fields after its closing paren.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
+
+/** Per-CPU jiffies from /proc/stat: user+nice, system, softirq+irq, idle+iowait, steal. */
+function cpuTimes(): Array<{ user: number; system: number; irq: number; idle: number; steal: number }> {
+  const rows: Array<{ user: number; system: number; irq: number; idle: number; steal: number }> = []
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    if (!/^cpu[0-9]+ /.test(line)) continue
+    const f = line.split(/\s+/).slice(1).map(Number)
+    const at = (i: number) => f[i] ?? 0
+    rows.push({ user: at(0) + at(1), system: at(2), irq: at(5) + at(6), idle: at(3) + at(4), steal: at(7) })
+  }
+  return rows
+}
+
+/** What each CPU did between two cpuTimes() readings, as fractions of the interval (kernel ticks). */
+function describeCpus(before: ReturnType<typeof cpuTimes>, after: ReturnType<typeof cpuTimes>): string {
+  return after
+    .map((a, cpu) => {
+      const b = before[cpu] ?? a
+      const d = {
+        user: a.user - b.user,
+        system: a.system - b.system,
+        irq: a.irq - b.irq,
+        idle: a.idle - b.idle,
+        steal: a.steal - b.steal,
+      }
+      const total = Math.max(1, d.user + d.system + d.irq + d.idle + d.steal)
+      const pct = (n: number) => `${Math.round((100 * n) / total)}%`
+      return `cpu${cpu} user ${pct(d.user)} sys ${pct(d.system)} irq ${pct(d.irq)} idle ${pct(d.idle)} steal ${pct(d.steal)}`
+    })
+    .join('; ')
+}
+
+/** Sets the CPU affinity of every thread of `pid` (taskset -a). */
+function pinToCpu(pid: number, cpu: number): void {
+  execFileSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' })
 }
 
 /** With BENCH_CPU_PROF=1 (or =server / =client), child processes write .cpuprofile files. */
@@ -629,44 +690,53 @@ async function runSseClients(url: string, count: number): Promise<void> {
     `GET /events/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n` +
     `Authorization: Bearer ${API_KEY}\r\n\r\n`
 
+  const marker = Buffer.from(MARKER, 'latin1')
   const open = (): Promise<void> =>
     new Promise((resolve, reject) => {
       const socket = netConnect({ host: hostname, port: Number(port) })
-      let buffer = ''
+      let head = ''
       let isOpen = false
-      socket.setEncoding('utf8')
+      /** Bytes after the last frame parsed that may hold the start of a marker split across reads. */
+      let tail: Buffer | undefined
       socket.setNoDelay(true)
       socket.once('connect', () => socket.write(request))
-      socket.on('data', (chunk: string) => {
+      // Buffers, not strings: the clients share one core with the sender, and decoding and concatenating every
+      // read as text cost more than the server's whole share of the fan-out.
+      socket.on('data', (chunk: Buffer) => {
         const now = Date.now()
-        buffer += chunk
+        let bytes = chunk
         if (!isOpen) {
-          const end = buffer.indexOf('\r\n\r\n')
+          head += chunk.toString('latin1')
+          const end = head.indexOf('\r\n\r\n')
           if (end === -1) return
-          if (!buffer.startsWith('HTTP/1.1 200')) {
-            reject(new Error(`stream refused: ${buffer.slice(0, 40)}`))
+          if (!head.startsWith('HTTP/1.1 200')) {
+            reject(new Error(`stream refused: ${head.slice(0, 40)}`))
             socket.destroy()
             return
           }
           isOpen = true
-          buffer = buffer.slice(end + 4)
+          bytes = Buffer.from(head.slice(end + 4), 'latin1')
+          head = ''
           resolve()
         }
+        if (tail !== undefined) bytes = Buffer.concat([tail, bytes])
         // Chunked transfer framing wraps the SSE text; event frames are found by the head of their data member
         // (`{"type":"context_published","ts":"…"`), which heartbeats do not have.
-        let at = buffer.indexOf(MARKER)
+        let consumed = 0
+        let at = bytes.indexOf(marker)
         while (at !== -1) {
-          const close = buffer.indexOf('"', at + MARKER.length)
+          const close = bytes.indexOf(0x22, at + marker.length)
           if (close === -1) break
-          const sentAt = Date.parse(buffer.slice(at + MARKER.length, close))
-          const latency = Math.max(0, now - sentAt)
-          histogram[Math.min(latency, LATENCY_BUCKETS)] = (histogram[Math.min(latency, LATENCY_BUCKETS)] as number) + 1
+          const sentAt = Date.parse(bytes.toString('latin1', at + marker.length, close))
+          const latency = Math.min(Math.max(0, now - sentAt), LATENCY_BUCKETS)
+          histogram[latency] = (histogram[latency] as number) + 1
           frames += 1
-          buffer = buffer.slice(close + 1)
-          at = buffer.indexOf(MARKER)
+          consumed = close + 1
+          at = bytes.indexOf(marker, consumed)
         }
-        // Keep only a tail that could hold the start of a split marker.
-        if (buffer.length > 96) buffer = buffer.slice(-96)
+        // Keep only a tail that could hold the start of a split marker (copied: the read buffer is not retained).
+        const keepFrom = Math.max(consumed, bytes.length - 96)
+        tail = keepFrom < bytes.length ? Buffer.from(bytes.subarray(keepFrom)) : undefined
       })
       socket.on('close', () => {
         if (!isReporting) disconnects += 1
@@ -734,6 +804,12 @@ async function benchSse(): Promise<SseResult> {
   const clients: ChildProcess[] = []
   try {
     console.log(`control plane child pid ${child.process.pid} at ${child.url} (SSE fan-out, SQLite)`)
+    // One core for the server, the other for the load generator, so the figure is the server's, not a contest.
+    if (SSE_PIN) {
+      pinToCpu(child.process.pid as number, 0)
+      pinToCpu(process.pid, 1)
+      console.log('server pinned to CPU 0; sender and stream clients to CPU 1')
+    }
     const perProcess = Math.ceil(SSE_CLIENTS / SSE_CLIENT_PROCS)
     const connected: Array<Promise<void>> = []
     for (let i = 0; i < SSE_CLIENT_PROCS; i++) {
@@ -742,6 +818,7 @@ async function benchSse(): Promise<SseResult> {
         execArgv: [...process.execArgv, ...profileArgv('client')],
         stdio: 'inherit',
       })
+      // A forked child inherits this process's affinity (CPU 1 when pinned).
       clients.push(client)
       connected.push(
         new Promise((resolve, reject) => {
@@ -773,11 +850,15 @@ async function benchSse(): Promise<SseResult> {
             headers: { 'content-type': 'application/json', ...sign(body) },
           },
           (res) => {
-            res.resume()
+            let answer = ''
+            res.setEncoding('utf8')
+            res.on('data', (chunk: string) => {
+              if (answer.length < 512) answer += chunk
+            })
             res.on('end', () => {
               ingestLatenciesMs.push(performance.now() - sentAt)
               if (res.statusCode === 204) resolve()
-              else reject(new Error(`ingest answered ${res.statusCode}`))
+              else reject(new Error(`ingest answered ${res.statusCode}: ${answer.slice(0, 512)}`))
             })
           },
         )
@@ -793,6 +874,10 @@ async function benchSse(): Promise<SseResult> {
 
     const total = SSE_RATE * SSE_SECONDS
     const cpuBefore = await childCpuMicros(child.process)
+    const serverProcBefore = procCpuMicros(child.process.pid as number)
+    const clientProcBefore = clients.reduce((sum, c) => sum + procCpuMicros(c.pid as number), 0)
+    const senderBefore = process.cpuUsage()
+    const cpusBefore = cpuTimes()
     const started = performance.now()
     const inFlight: Array<Promise<void>> = []
     for (let i = 0; i < total; i++) {
@@ -804,6 +889,11 @@ async function benchSse(): Promise<SseResult> {
     await Promise.all(inFlight)
     agent.destroy()
     await new Promise((r) => setTimeout(r, 2000))
+    const windowMicros = (performance.now() - started) * 1000
+    const serverProcMicros = procCpuMicros(child.process.pid as number) - serverProcBefore
+    const clientProcMicros = clients.reduce((sum, c) => sum + procCpuMicros(c.pid as number), 0) - clientProcBefore
+    const senderUsage = process.cpuUsage(senderBefore)
+    const machineCpus = describeCpus(cpusBefore, cpuTimes())
     const serverCpuMicros = (await childCpuMicros(child.process)) - cpuBefore
     const serverIngestP99 = await serverIngestP99Bucket(child.url)
     ingestLatenciesMs.sort((a, b) => a - b)
@@ -842,6 +932,12 @@ async function benchSse(): Promise<SseResult> {
       p99Ms: percentile(histogram, frames, 0.99),
       maxMs: percentile(histogram, frames, 1),
       serverCpuMicrosPerFrame: Number((serverCpuMicros / Math.max(1, frames)).toFixed(2)),
+      clientCpuMicrosPerFrame: Number((clientProcMicros / Math.max(1, frames)).toFixed(2)),
+      senderCpuMicrosPerFrame: Number(((senderUsage.user + senderUsage.system) / Math.max(1, frames)).toFixed(2)),
+      serverCores: Number((serverProcMicros / windowMicros).toFixed(2)),
+      clientCores: Number((clientProcMicros / windowMicros).toFixed(2)),
+      pinned: SSE_PIN,
+      machineCpus,
       ingestP99Ms,
       serverIngestP99Ms: serverIngestP99,
     }
@@ -935,6 +1031,12 @@ async function main(): Promise<void> {
         `server CPU ${s.serverCpuMicrosPerFrame} µs per frame; ingest response p99 ${s.ingestP99Ms} ms ` +
         `(server-side p99 ≤ ${s.serverIngestP99Ms ?? '?'} ms)`,
     )
+    console.log(
+      `  CPU per delivered frame: server ${s.serverCpuMicrosPerFrame} µs (${s.serverCores} cores), stream clients ` +
+        `${s.clientCpuMicrosPerFrame} µs (${s.clientCores} cores), sender ${s.senderCpuMicrosPerFrame} µs; ` +
+        `${s.pinned ? 'server on CPU 0, load generator on CPU 1' : 'not pinned'}`,
+    )
+    console.log(`  machine during the window: ${s.machineCpus}`)
   }
   if (auth !== undefined && authResults !== undefined) auth.printAuthResults(authResults)
   if (process.env['BENCH_OUT']) writeFileSync(process.env['BENCH_OUT'], `${JSON.stringify(results, null, 2)}\n`)

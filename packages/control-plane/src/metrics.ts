@@ -27,6 +27,10 @@ export interface ControlPlaneMetrics {
   readonly ingestRejected: Counter<'reason'>
   readonly activeSseConnections: Gauge
   readonly sseStreamsTerminated: Counter<'reason'>
+  /** SSE frames serialised (once per event and heartbeat, however many streams receive them). */
+  readonly sseFramesEncoded: Counter
+  /** Socket writes of the SSE flush (one per stream per flush round, whatever the frames it carries). */
+  readonly sseSocketWrites: Counter
   readonly webhookDeliveries: Counter<'status'>
   readonly webhookDeliveryDuration: Histogram<'outcome'>
   readonly webhookOutboxPending: Gauge
@@ -88,6 +92,16 @@ export function createMetrics(options: CreateMetricsOptions = {}): ControlPlaneM
       name: 'acdp_sse_streams_terminated_total',
       help: 'Server-sent event streams ended, by reason (client_closed, slow_client, server_shutdown, error).',
       labelNames: ['reason'] as const,
+      registers,
+    }),
+    sseFramesEncoded: new Counter({
+      name: 'acdp_sse_frames_encoded_total',
+      help: 'Server-sent event frames serialised and UTF-8 encoded: once per event, shared by every stream.',
+      registers,
+    }),
+    sseSocketWrites: new Counter({
+      name: 'acdp_sse_socket_writes_total',
+      help: 'Socket writes made by the SSE flush: one per stream per flush round, however many frames it carries.',
       registers,
     }),
     webhookDeliveries: new Counter({

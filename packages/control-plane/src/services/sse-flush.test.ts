@@ -9,17 +9,20 @@ import { createMetrics } from '../metrics.js'
 import { createMemoryEventBus } from './event-bus.js'
 import { SseHub } from './sse.js'
 
-/** A response that records what is written to it. */
+/** A response that records what is written to it (through the response or straight to its socket). */
 function recordingResponse(): { res: ServerResponse; written: string[] } {
   const written: string[] = []
+  const record = (chunk: string | Buffer) => {
+    written.push(chunk.toString())
+    return true
+  }
   const res = {
     writableLength: 0,
     writableEnded: false,
+    chunkedEncoding: false,
+    socket: { destroyed: false, setNoDelay: () => undefined, write: record },
     writeHead: () => res,
-    write: (chunk: string | Buffer) => {
-      written.push(chunk.toString())
-      return true
-    },
+    write: record,
     end: (chunk?: string) => {
       if (chunk !== undefined) written.push(chunk)
       res.writableEnded = true

@@ -18,7 +18,7 @@
  * - Frames serialised and UTF-8 encoded once per event, not per client; clients indexed by tenant and run so an
  *   event only touches the streams that can receive it.
  * - Writes are coalesced: frames queue per client and are flushed together, one socket write per client however
- *   many frames queued, at most once per `flushIntervalMs` or twice the duration of the previous flush, whichever
+ *   many frames queued, at most once per `flushIntervalMs` or the duration of the previous flush, whichever
  *   is longer (and in the next event-loop turn when the last flush is older than that). A socket write is a system call (tens of µs on a busy host): the interval caps write calls
  *   at clients / interval per second whatever the event rate, at the price of at most one interval of latency;
  *   a quiet stream still gets a lone event in the next turn. A flush round writes to FLUSH_SLICE_CLIENTS streams
@@ -31,6 +31,7 @@ import type { ServerResponse } from 'node:http'
 import type { ControlPlaneMetrics } from '../metrics.js'
 import type { BusEvent, EventBus } from './event-bus.js'
 import { EventSequencer, SEQUENCER_DEFAULTS, type SequencerSource } from './event-sequencer.js'
+import { FanoutGroup, filterKey, frameChunk } from './sse-group.js'
 
 /** Clients written per event-loop turn by a flush round (a slice costs about a millisecond of writes). */
 const FLUSH_SLICE_CLIENTS = 100
@@ -105,9 +106,16 @@ interface StreamClient {
   readonly tenantId: string
   readonly runId: string | undefined
   readonly eventTypes: ReadonlySet<string> | undefined
-  /** Id of the last event queued or written (or skipped by the type filter): where a replay resumes. */
+  /** The fan-out group of the stream's filter; the stream is in its `synced` or its `solo` set. */
+  readonly group: FanoutGroup<StreamClient>
+  /** While synced: index into the group's log of the next frame to write. */
+  cursor: number
+  /**
+   * While solo: id of the last event queued or written: where a replay resumes. While synced the group's
+   * `lastId` is the position (the field is then stale and unused).
+   */
   lastEventId: string | undefined
-  /** Frames waiting for the next flush, and their total size. */
+  /** While solo: frames waiting for the next flush, and their total size. */
   queue: Buffer[]
   queuedBytes: number
   /** Non-null while replaying history: live events held until the replay ends, by id (insertion-ordered). */
@@ -123,10 +131,10 @@ interface HeldEvent {
   late: boolean
 }
 
-/** Clients of one tenant: tenant-wide streams and per-run streams. */
+/** Fan-out groups of one tenant: tenant-wide streams by filter key, and per-run streams by run, then key. */
 interface TenantClients {
-  all: Set<StreamClient>
-  byRun: Map<string, Set<StreamClient>>
+  all: Map<string, FanoutGroup<StreamClient>>
+  byRun: Map<string, Map<string, FanoutGroup<StreamClient>>>
 }
 
 /** Media type and caching headers of a stream (also the answer to a HEAD request on a stream route). */
@@ -167,14 +175,15 @@ export class SseHub {
   readonly #unsubscribe: () => void
   readonly #sequencer: EventSequencer
   readonly #heartbeat: NodeJS.Timeout
-  /** Clients with queued frames; emptied by #flush. */
+  /** Solo clients with queued frames, and groups with frames appended; emptied by #flush. */
   readonly #dirty = new Set<StreamClient>()
+  readonly #dirtyGroups = new Set<FanoutGroup<StreamClient>>()
   #isFlushScheduled = false
   /** performance.now() of the last flush (monotonic; only spacing flushes, never a timestamp). */
   #lastFlushAt = Number.NEGATIVE_INFINITY
-  /** How long the last flush took: the next one waits at least twice that (see #enqueue). */
+  /** How long the last flush took: the next one waits at least that long (see #scheduleFlush). */
   #lastFlushDurationMs = 0
-  /** Sequence number of every frame Buffer built by #frame: identifies equal queues for a shared concatenation. */
+  /** Sequence number of every frame Buffer built by #frame: identifies equal solo queues for a shared concatenation. */
   readonly #frameSeq = new WeakMap<Buffer, number>()
   #nextFrameSeq = 0
   #size = 0
@@ -229,6 +238,8 @@ export class SseHub {
       tenantId: subscription.tenantId,
       runId: subscription.runId,
       eventTypes: subscription.eventTypes,
+      group: this.#groupFor(subscription),
+      cursor: 0,
       lastEventId: subscription.lastEventId,
       queue: [],
       queuedBytes: 0,
@@ -240,9 +251,12 @@ export class SseHub {
     res.writeHead(200, HEADERS)
     // A comment line flushes the headers at once, so clients see the stream open before the first event.
     res.write(': stream open\n\n')
-    this.#add(client)
+    client.group.solo.add(client)
+    this.#size += 1
+    this.#options.metrics.activeSseConnections.inc()
     res.on('close', () => this.#remove(client, 'client_closed'))
     if (client.lastEventId !== undefined) void this.#replay(client)
+    else this.#trySync(client)
   }
 
   /** Ends every stream with the shutdown frame and stops the heartbeat. Idempotent. */
@@ -254,7 +268,7 @@ export class SseHub {
     this.#sequencer.close()
     const frame = `event: shutdown\nretry: ${this.#options.shutdownRetryMs}\ndata: {"reason":"server_shutdown"}\n\n`
     this.#flushAll()
-    for (const tenant of this.#tenants.values()) {
+    for (const tenant of [...this.#tenants.values()]) {
       for (const client of this.#clientsOf(tenant)) {
         if (!client.res.writableEnded) client.res.end(frame)
         this.#remove(client, 'server_shutdown')
@@ -262,23 +276,40 @@ export class SseHub {
     }
   }
 
-  #add(client: StreamClient): void {
-    let tenant = this.#tenants.get(client.tenantId)
+  /** The group of the subscription's filter, created on first use. */
+  #groupFor(subscription: StreamSubscription): FanoutGroup<StreamClient> {
+    let tenant = this.#tenants.get(subscription.tenantId)
     if (!tenant) {
-      tenant = { all: new Set(), byRun: new Map() }
-      this.#tenants.set(client.tenantId, tenant)
+      tenant = { all: new Map(), byRun: new Map() }
+      this.#tenants.set(subscription.tenantId, tenant)
     }
-    if (client.runId === undefined) tenant.all.add(client)
-    else {
-      let run = tenant.byRun.get(client.runId)
+    let groups = tenant.all
+    if (subscription.runId !== undefined) {
+      let run = tenant.byRun.get(subscription.runId)
       if (!run) {
-        run = new Set()
-        tenant.byRun.set(client.runId, run)
+        run = new Map()
+        tenant.byRun.set(subscription.runId, run)
       }
-      run.add(client)
+      groups = run
     }
-    this.#size += 1
-    this.#options.metrics.activeSseConnections.inc()
+    const key = filterKey(subscription.runId, subscription.eventTypes)
+    let group = groups.get(key)
+    if (!group) {
+      group = new FanoutGroup(key, subscription.tenantId, subscription.runId, subscription.eventTypes)
+      groups.set(key, group)
+    }
+    return group
+  }
+
+  /**
+   * Moves a solo client with nothing queued into its group's shared log when its position is the group's (or no
+   * one is synced yet): from then on it costs a cursor, not a queue. Called when it opens and after each flush.
+   */
+  #trySync(client: StreamClient): void {
+    const group = client.group
+    if (client.isClosed || client.pending !== null || client.queue.length > 0) return
+    if (group.synced.size > 0 && client.lastEventId !== group.lastId) return
+    group.join(client, client.lastEventId)
   }
 
   #remove(client: StreamClient, reason: StreamEndReason): void {
@@ -288,57 +319,86 @@ export class SseHub {
     client.queue = []
     client.queuedBytes = 0
     this.#dirty.delete(client)
-    const tenant = this.#tenants.get(client.tenantId)
-    if (tenant) {
-      if (client.runId === undefined) tenant.all.delete(client)
-      else {
-        const run = tenant.byRun.get(client.runId)
-        run?.delete(client)
-        if (run?.size === 0) tenant.byRun.delete(client.runId)
-      }
-      if (tenant.all.size === 0 && tenant.byRun.size === 0) this.#tenants.delete(client.tenantId)
-    }
+    const group = client.group
+    group.synced.delete(client)
+    group.solo.delete(client)
+    if (group.isEmpty) this.#dropGroup(group)
     this.#size -= 1
     this.#options.metrics.activeSseConnections.dec()
     this.#options.metrics.sseStreamsTerminated.inc({ reason })
     if (reason !== 'client_closed' && reason !== 'server_shutdown') client.res.destroy()
   }
 
+  #dropGroup(group: FanoutGroup<StreamClient>): void {
+    this.#dirtyGroups.delete(group)
+    const tenant = this.#tenants.get(group.tenantId)
+    if (!tenant) return
+    if (group.runId === undefined) tenant.all.delete(group.key)
+    else {
+      const run = tenant.byRun.get(group.runId)
+      run?.delete(group.key)
+      if (run?.size === 0) tenant.byRun.delete(group.runId)
+    }
+    if (tenant.all.size === 0 && tenant.byRun.size === 0) this.#tenants.delete(group.tenantId)
+  }
+
+  *#groupsOf(tenant: TenantClients): Iterable<FanoutGroup<StreamClient>> {
+    yield* [...tenant.all.values()]
+    for (const run of [...tenant.byRun.values()]) yield* [...run.values()]
+  }
+
   *#clientsOf(tenant: TenantClients): Iterable<StreamClient> {
-    yield* [...tenant.all]
-    for (const run of [...tenant.byRun.values()]) yield* [...run]
+    for (const group of this.#groupsOf(tenant)) yield* [...group.synced, ...group.solo]
   }
 
   /**
-   * Fans one released event out (in id order, except `late` ones); the frame is rendered at most once, and only if
-   * some client takes it.
+   * Fans one released event out (in id order, except `late` ones). Work is per group, not per stream: the filter
+   * is evaluated once per group, the frame rendered at most once per event (only if some stream takes it) and
+   * appended once to each group's log; only solo streams are visited one by one.
    */
   #dispatch(event: BusEvent, late: boolean): void {
     const tenant = this.#tenants.get(event.tenantId)
     if (!tenant) return
     let frame: Buffer | undefined
     const id = Number(event.id)
-    const deliver = (client: StreamClient): void => {
-      if (client.eventTypes && !client.eventTypes.has(event.type)) return
-      if (client.pending) {
-        this.#hold(client, { event, late })
-        return
+    const deliver = (group: FanoutGroup<StreamClient>): void => {
+      if (!group.accepts(event.type)) return
+      for (const client of group.solo) {
+        if (client.pending) {
+          this.#hold(client, { event, late })
+          continue
+        }
+        if (late) {
+          this.#enqueueLate(client, event)
+          continue
+        }
+        // Released in id order, so an id at or below the client's position was already sent (or the client
+        // resumed from another instance that released it earlier).
+        if (client.lastEventId !== undefined && id <= Number(client.lastEventId)) continue
+        frame ??= this.#frame(formatEventFrame(event))
+        this.#enqueue(client, frame, event.id)
       }
+      if (group.synced.size === 0) return
       if (late) {
-        this.#enqueueLate(client, event)
+        // Synced streams share one position, so they share the late frame that carries it as `id:`.
+        this.#appendToGroup(group, this.#frame(formatEventFrame({ ...event, id: group.lastId ?? '' })), undefined)
         return
       }
-      // Released in id order, so an id at or below the client's position was already sent (or the client resumed
-      // from another instance that released it earlier).
-      if (client.lastEventId !== undefined && id <= Number(client.lastEventId)) return
+      if (group.lastId !== undefined && id <= Number(group.lastId)) return
       frame ??= this.#frame(formatEventFrame(event))
-      this.#enqueue(client, frame, event.id)
+      this.#appendToGroup(group, frame, event.id)
     }
-    for (const client of tenant.all) deliver(client)
+    for (const group of tenant.all.values()) deliver(group)
     if (event.runId !== null) {
       const run = tenant.byRun.get(event.runId)
-      if (run) for (const client of run) deliver(client)
+      if (run) for (const group of run.values()) deliver(group)
     }
+  }
+
+  #appendToGroup(group: FanoutGroup<StreamClient>, frame: Buffer, eventId: string | undefined): void {
+    group.append(frame, eventId)
+    this.#dirtyGroups.add(group)
+    if (!this.#isFlushScheduled) this.#scheduleFlush()
   }
 
   #hold(client: StreamClient, held: HeldEvent): void {
@@ -354,14 +414,13 @@ export class SseHub {
   }
 
   /**
-   * Queues a live frame for the next flush, or drops the client when its unsent bytes (queued plus Node's buffers)
-   * would exceed the bound.
+   * Queues a live frame for a solo client's next flush, or drops the client when its unsent bytes (queued plus
+   * Node's buffers) would exceed the bound.
    */
   #enqueue(client: StreamClient, frame: Buffer, eventId: string | undefined): void {
     if (client.isClosed) return
     if (client.res.writableLength + client.queuedBytes + frame.length > this.#maxBufferedBytes) {
-      this.#options.log?.warn({ tenantId: client.tenantId }, 'sse: disconnecting a slow client')
-      this.#remove(client, 'slow_client')
+      this.#dropSlow(client)
       return
     }
     client.queue.push(frame)
@@ -369,6 +428,11 @@ export class SseHub {
     if (eventId !== undefined) client.lastEventId = eventId
     this.#dirty.add(client)
     if (!this.#isFlushScheduled) this.#scheduleFlush()
+  }
+
+  #dropSlow(client: StreamClient): void {
+    this.#options.log?.warn({ tenantId: client.tenantId }, 'sse: disconnecting a slow client')
+    this.#remove(client, 'slow_client')
   }
 
   /**
@@ -381,53 +445,71 @@ export class SseHub {
 
   #scheduleFlush(): void {
     this.#isFlushScheduled = true
-    // Spacing adapts to the cost of a flush: writing to thousands of sockets is mostly system calls, and on a
-    // starved CPU a round takes longer, so flushes space out and fan-out keeps at most a third of the loop.
-    const spacing = Math.max(this.#flushIntervalMs, 2 * this.#lastFlushDurationMs)
+    // Spacing adapts to the cost of a flush: writing to thousands of sockets is mostly system calls (≈ 10 µs each
+    // on a VM), and on a starved CPU a round takes longer, so flushes space out and fan-out keeps at most half of
+    // the loop. A stream waits at most one round plus one spacing for a frame (frames appended during a round
+    // reach the streams it has not written yet); spacing by twice the round kept the loop share at a third but
+    // put p99 at 2.5-3 rounds (docs/performance.md, SSE fan-out journal).
+    const spacing = Math.max(this.#flushIntervalMs, this.#lastFlushDurationMs)
     const wait = this.#lastFlushAt + spacing - performance.now()
     if (wait <= 0) setImmediate(() => this.#flush())
     else setTimeout(() => this.#flush(), wait).unref()
   }
 
-  /** Encodes a frame once; the Buffer is then shared by every client it is queued for. */
+  /** Encodes a frame once; the Buffer is then shared by every group and client it is queued for. */
   #frame(text: string): Buffer {
     const buffer = Buffer.from(text, 'utf8')
     this.#nextFrameSeq += 1
     this.#frameSeq.set(buffer, this.#nextFrameSeq)
+    this.#options.metrics.sseFramesEncoded.inc()
     return buffer
   }
 
   /**
-   * Writes every client's queued frames, one write per client. Clients that queued the same frames (every
-   * subscriber of a tenant's stream, typically) share one concatenated Buffer, so a flush allocates and copies per
-   * distinct queue, not per client.
+   * Writes every queued frame, one write per client: a synced client writes its group's shared chunk (one Buffer,
+   * HTTP chunk framing included, for every member at the same cursor), a solo client its own queue (solo clients
+   * that queued the same frames share one concatenation too).
    *
    * A round writes to at most FLUSH_SLICE_CLIENTS clients per event-loop turn and continues in the next turn
    * (setImmediate: the loop polls sockets in between), so fanning an event out to thousands of streams never
    * holds the loop for more than one slice: other requests (a health probe, an ingest) are served between
    * slices instead of waiting for the whole round (docs/performance.md "Slow clients"). A client's frames are
-   * written in the order they were queued whichever slice reaches it; events arriving during a round are queued
-   * and go out in the same round (when their client is still ahead) or the next.
+   * written in the order they were queued whichever slice reaches it; events arriving during a round go out to
+   * the synced streams this round has not reached yet, and to the others in the next round.
    */
   #flush(): void {
-    const round = [...this.#dirty]
+    const groups = [...this.#dirtyGroups]
+    this.#dirtyGroups.clear()
+    const round: StreamClient[] = [...this.#dirty]
     this.#dirty.clear()
-    this.#flushSlice(round, 0, new Map(), 0)
+    for (const group of groups) for (const member of group.beginRound()) round.push(member)
+    this.#flushSlice(round, groups, 0, new Map(), 0)
   }
 
-  #flushSlice(round: StreamClient[], from: number, shared: Map<string, Buffer>, busyMs: number): void {
+  #flushSlice(
+    round: StreamClient[],
+    groups: FanoutGroup<StreamClient>[],
+    from: number,
+    shared: Map<string, Buffer>,
+    busyMs: number,
+  ): void {
     const startedAt = performance.now()
     const end = Math.min(round.length, from + FLUSH_SLICE_CLIENTS)
-    for (let index = from; index < end; index++) this.#flushClient(round[index] as StreamClient, shared)
+    let writes = 0
+    for (let index = from; index < end; index++) {
+      if (this.#flushClient(round[index] as StreamClient, shared)) writes += 1
+    }
+    this.#options.metrics.sseSocketWrites.inc(writes)
     const busy = busyMs + performance.now() - startedAt
     if (end < round.length && !this.#isClosed) {
-      setImmediate(() => this.#flushSlice(round, end, shared, busy))
+      setImmediate(() => this.#flushSlice(round, groups, end, shared, busy))
       return
     }
+    for (const group of groups) group.endRound()
     this.#isFlushScheduled = false
     this.#lastFlushAt = performance.now()
     this.#lastFlushDurationMs = busy
-    if (this.#dirty.size > 0 && !this.#isClosed) this.#scheduleFlush()
+    if ((this.#dirty.size > 0 || this.#dirtyGroups.size > 0) && !this.#isClosed) this.#scheduleFlush()
   }
 
   /** Writes every queued frame now, in one turn (shutdown: before the final frame). */
@@ -435,10 +517,30 @@ export class SseHub {
     const shared = new Map<string, Buffer>()
     for (const client of this.#dirty) this.#flushClient(client, shared)
     this.#dirty.clear()
+    for (const group of this.#dirtyGroups) {
+      for (const member of group.beginRound()) this.#flushClient(member, shared)
+      group.endRound()
+    }
+    this.#dirtyGroups.clear()
   }
 
-  #flushClient(client: StreamClient, shared?: Map<string, Buffer>): void {
-    if (client.isClosed || client.queue.length === 0) return
+  /** Writes what `client` has queued (its group's chunk when synced); false when there was nothing to write. */
+  #flushClient(client: StreamClient, shared?: Map<string, Buffer>): boolean {
+    if (client.isClosed) return false
+    if (client.group.synced.has(client)) {
+      const chunked = client.res.chunkedEncoding
+      const chunk = client.group.chunkFor(client, chunked)
+      if (chunk === undefined) return false
+      // Bytes Node still holds for this stream plus this chunk: the bound a slow reader may not exceed.
+      if (client.res.writableLength + chunk.length > this.#maxBufferedBytes) {
+        this.#dropSlow(client)
+        return false
+      }
+      client.group.advance(client)
+      this.#writeRaw(client, chunk)
+      return true
+    }
+    if (client.queue.length === 0) return false
     let chunk: Buffer
     if (client.queue.length === 1) chunk = client.queue[0] as Buffer
     else {
@@ -450,7 +552,22 @@ export class SseHub {
     }
     client.queue = []
     client.queuedBytes = 0
-    client.res.write(chunk)
+    this.#writeRaw(client, client.res.chunkedEncoding ? frameChunk(chunk) : chunk)
+    this.#trySync(client)
+    return true
+  }
+
+  /**
+   * Hands bytes straight to the stream's socket: one write call and one Buffer, where `res.write` would frame
+   * the chunk itself (three buffers), cork the socket and uncork it in a later tick, per stream. On a chunked
+   * response (HTTP/1.1) the bytes already carry the chunk framing it expects, on an HTTP/1.0 one they are the
+   * bare frames; writes through `res` (the opening comment, replay frames, the shutdown frame) go to the same
+   * socket synchronously, so order is kept. Without a socket (gone: 'close' follows) nothing is written.
+   */
+  #writeRaw(client: StreamClient, bytes: Buffer): void {
+    const socket = client.res.socket
+    if (socket === null || socket.destroyed) return
+    socket.write(bytes)
   }
 
   #sendHeartbeat(): void {
@@ -459,7 +576,10 @@ export class SseHub {
       `event: heartbeat\ndata: ${JSON.stringify({ ts: this.#options.clock().toISOString() })}\n\n`,
     )
     for (const tenant of [...this.#tenants.values()]) {
-      for (const client of this.#clientsOf(tenant)) this.#enqueue(client, frame, undefined)
+      for (const group of this.#groupsOf(tenant)) {
+        for (const client of [...group.solo]) this.#enqueue(client, frame, undefined)
+        if (group.synced.size > 0) this.#appendToGroup(group, frame, undefined)
+      }
     }
   }
 
@@ -517,6 +637,7 @@ export class SseHub {
           else if (Number(event.id) > through) this.#enqueue(client, this.#frame(formatEventFrame(event)), event.id)
         }
       }
+      this.#trySync(client)
     } catch (error) {
       this.#options.log?.warn({ err: error, tenantId: client.tenantId }, 'sse: history replay failed')
       this.#remove(client, 'replay_failed')
