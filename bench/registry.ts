@@ -416,7 +416,9 @@ async function main(): Promise<void> {
       )
       if (pgRun && pgBefore) {
         const after = await pgRun.counters(true)
-        console.log(`${''.padEnd(36)} PostgreSQL per request: ${formatPgCounters(pgBefore, after, result.requests.total)}`)
+        console.log(
+          `${''.padEnd(36)} PostgreSQL per request: ${formatPgCounters(pgBefore, after, result.requests.total)}`,
+        )
       }
       return phase
     }
@@ -569,7 +571,9 @@ async function countPgStatements(): Promise<() => void> {
   return () => {
     console.log('statements sent by the registry (count, total ms from send to answer, mean ms):')
     for (const [text, { count, ms }] of [...seen].sort((a, b) => b[1].ms - a[1].ms)) {
-      console.log(`  ${String(count).padStart(8)} ${ms.toFixed(0).padStart(9)} ms ${(ms / count).toFixed(2).padStart(7)} ms  ${text}`)
+      console.log(
+        `  ${String(count).padStart(8)} ${ms.toFixed(0).padStart(9)} ms ${(ms / count).toFixed(2).padStart(7)} ms  ${text}`,
+      )
     }
   }
 }

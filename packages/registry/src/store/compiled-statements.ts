@@ -267,7 +267,15 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>, kind: Dat
       const text = sqlOf(`log-leaves:${rows.length}`, () => db.insertInto('log_leaf').values([...rows]))
       return CompiledQuery.raw(
         text,
-        rows.flatMap((r) => [r.leaf_index, r.ctx_id, r.leaf_json, r.tenant_id, r.visibility, r.agent_id, r.audience_json]),
+        rows.flatMap((r) => [
+          r.leaf_index,
+          r.ctx_id,
+          r.leaf_json,
+          r.tenant_id,
+          r.visibility,
+          r.agent_id,
+          r.audience_json,
+        ]),
       )
     },
     insertLogNodes(nodes: ReadonlyArray<{ pos: number; hash: Uint8Array }>): CompiledQuery {

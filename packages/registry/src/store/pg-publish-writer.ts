@@ -177,9 +177,7 @@ export class PgPublishWriter {
       // 1. Predecessors, locked in ctx_id order.
       const superseding = batch.flatMap((p, i) => (p.context.supersedes === null ? [] : [i]))
       if (superseding.length > 0) {
-        const pairs = superseding.map(
-          (i) => [batch[i]!.context.supersedes as string, batch[i]!.context.ctxId] as const,
-        )
+        const pairs = superseding.map((i) => [batch[i]!.context.supersedes as string, batch[i]!.context.ctxId] as const)
         const { rows } = await tx.executeQuery<{ ctx_id: string }>(s.markSupersededBatch(pairs))
         const marked = new Set(rows.map((r) => r.ctx_id))
         for (const i of superseding) {
@@ -214,9 +212,7 @@ export class PgPublishWriter {
       const leafIndexes = new Map<number, number>()
       let frontier: LogFrontier | undefined
       if (logged.length > 0) {
-        const { rows } = await tx.executeQuery<{ tree_size: number | string }>(
-          s.incrementLogTreeSizeBy(logged.length),
-        )
+        const { rows } = await tx.executeQuery<{ tree_size: number | string }>(s.incrementLogTreeSizeBy(logged.length))
         if (rows[0] === undefined) throw new Error('log_state row is missing (migration 0002 not applied?)')
         const first = Number(rows[0].tree_size) - logged.length
         logged.forEach((i, k) => leafIndexes.set(i, first + k))
@@ -229,11 +225,20 @@ export class PgPublishWriter {
         await tx.executeQuery(s.insertContexts(contexts))
         const ctxRows = <T>(pick: (c: NewContext) => readonly string[], row: (ctxId: string, v: string) => T) =>
           written.flatMap((i) => pick(batch[i]!.context).map((v) => row(batch[i]!.context.ctxId, v)))
-        const audience = ctxRows((c) => c.audience, (ctx_id, did) => ({ ctx_id, did }))
+        const audience = ctxRows(
+          (c) => c.audience,
+          (ctx_id, did) => ({ ctx_id, did }),
+        )
         if (audience.length > 0) await tx.executeQuery(s.insertAudienceRows(audience))
-        const tags = ctxRows((c) => c.tags, (ctx_id, tag) => ({ ctx_id, tag }))
+        const tags = ctxRows(
+          (c) => c.tags,
+          (ctx_id, tag) => ({ ctx_id, tag }),
+        )
         if (tags.length > 0) await tx.executeQuery(s.insertTagRows(tags))
-        const derived = ctxRows((c) => c.derivedFrom, (ctx_id, source_ctx_id) => ({ ctx_id, source_ctx_id }))
+        const derived = ctxRows(
+          (c) => c.derivedFrom,
+          (ctx_id, source_ctx_id) => ({ ctx_id, source_ctx_id }),
+        )
         if (derived.length > 0) await tx.executeQuery(s.insertDerivedFromRows(derived))
       }
       if (frontier !== undefined) {
