@@ -32,7 +32,11 @@
  * launchers set it), BENCH_SQLITE_WAL_MAX_BYTES (the registry's storage.sqlite_wal_max_bytes), BENCH_CPU_PROF=1 (the
  * child writes a .cpuprofile into $TMPDIR/acdp-bench-profiles), BENCH_OUT=<file> (results as JSON). With
  * BENCH_LOG_LEAVES, every 64th proof request is also fetched once more and verified against the signed
- * checkpoint and the loader's roots. Runs against the built packages; the npm
+ * checkpoint and the loader's roots. BENCH_DATABASE_URL=<postgres://…> runs the registry on PostgreSQL instead:
+ * a throwaway database created on that server for the run (dropped at the end; BENCH_PG_POOL sets the pool,
+ * default the registry's), and each phase also prints PostgreSQL's own counters per request (commits, rows
+ * written per table, WAL bytes and fsyncs) from pg_stat_database / pg_stat_user_tables / pg_stat_wal.
+ * Runs against the built packages; the npm
  * script builds protocol, storage and registry first.
  */
 import { type ChildProcess, fork } from 'node:child_process'
@@ -62,6 +66,11 @@ const VERIFIED_EVERY = 64
 /** At most this many verified per phase (the loader computes a root for each consistency sample beforehand). */
 const VERIFIED_MAX = 4096
 const PROOF_CONNECTIONS = Number(process.env['BENCH_PROOF_CONNECTIONS'] ?? 32)
+/** BENCH_DATABASE_URL: a PostgreSQL server to run the registry on (a throwaway database per run). */
+const DATABASE_URL = process.env['BENCH_DATABASE_URL'] ?? ''
+/** The throwaway database's URL, handed from the parent to the registry child. */
+const RUN_DATABASE_ENV = 'ACDP_BENCH_RUN_DATABASE_URL'
+const PG_POOL = process.env['BENCH_PG_POOL'] === undefined ? undefined : Number(process.env['BENCH_PG_POOL'])
 const WAL_MAX_BYTES =
   process.env['BENCH_SQLITE_WAL_MAX_BYTES'] === undefined
     ? undefined
@@ -162,12 +171,18 @@ async function benchConfig(dir: string): Promise<import('@acdp/registry').Regist
           log: { enabled: true },
         }
       : {}),
-    storage: {
-      backend: 'sqlite',
-      sqlite_path: join(dir, 'registry.db'),
-      // BENCH_SQLITE_WAL_MAX_BYTES: the WAL size that triggers a TRUNCATE checkpoint (default: the registry's).
-      ...(WAL_MAX_BYTES === undefined ? {} : { sqlite_wal_max_bytes: WAL_MAX_BYTES }),
-    },
+    storage: process.env[RUN_DATABASE_ENV]
+      ? {
+          backend: 'postgres',
+          postgres_url: process.env[RUN_DATABASE_ENV],
+          ...(PG_POOL === undefined ? {} : { max_connections: PG_POOL }),
+        }
+      : {
+          backend: 'sqlite',
+          sqlite_path: join(dir, 'registry.db'),
+          // BENCH_SQLITE_WAL_MAX_BYTES: the WAL size that triggers a TRUNCATE checkpoint (default: the registry's).
+          ...(WAL_MAX_BYTES === undefined ? {} : { sqlite_wal_max_bytes: WAL_MAX_BYTES }),
+        },
     auth: { did_methods: ['did:web', 'did:key'] },
     limits: { publish_rate_per_minute: 0 },
     // The registry's own request histogram gives its side of the latency, free of client and kernel queueing.
@@ -212,6 +227,7 @@ async function serve(dir: string, restart: boolean): Promise<void> {
   const { startRegistry } = await import('@acdp/registry')
   const trust = TRUST || LOG_LEAVES > 0
   const config = await benchConfig(dir)
+  const statementLog = process.env['BENCH_PG_STATEMENTS'] === '1' ? await countPgStatements() : undefined
   const registry = await startRegistry(config, { logger: false })
   // Listening makes the app ready, which runs the startup self-check over the whole log.
   const readyStart = performance.now()
@@ -259,6 +275,7 @@ async function serve(dir: string, restart: boolean): Promise<void> {
         tail,
       })
     } else if (message === 'stop') {
+      statementLog?.()
       registry.close().then(
         () => process.exit(0),
         () => process.exit(1),
@@ -274,6 +291,9 @@ async function main(): Promise<void> {
   const { signedPublishBody } = (await import(LOAD_BODIES_MODULE)) as typeof import('./load-bodies.ts')
 
   const dir = mkdtempSync(join(tmpdir(), 'acdp-bench-registry-'))
+  if (DATABASE_URL !== '' && LOG_LEAVES > 0) throw new Error('BENCH_LOG_LEAVES bulk-loads SQLite only')
+  const pgRun = DATABASE_URL === '' ? undefined : await throwawayDatabase()
+  if (pgRun) process.env[RUN_DATABASE_ENV] = pgRun.url
   // The loader also returns the roots at the sampled consistency proofs' first sizes, to verify them against.
   const loaded =
     LOG_LEAVES > 0
@@ -282,13 +302,21 @@ async function main(): Promise<void> {
           verifiedRequests().map((k) => firstOf(proofIndex(k, LOG_LEAVES))),
         )
       : undefined
-  let child = await startChild(dir)
+  let child = await startChild(dir).catch(async (error: unknown) => {
+    await pgRun?.drop()
+    throw error
+  })
   try {
     const url = child.url
-    console.log(`registry child pid ${child.process.pid} at ${url} (SQLite in ${dir})`)
+    console.log(
+      `registry child pid ${child.process.pid} at ${url} ` +
+        (pgRun ? `(PostgreSQL database ${pgRun.name}, pool ${PG_POOL ?? 'default'})` : `(SQLite in ${dir})`),
+    )
 
     // Pre-sign every publish so the bench process spends its CPU on HTTP only.
-    const needed = Math.ceil(5000 * (SECONDS + 2) + FIXED_RATE * SECONDS * 1.2)
+    const needed = Math.ceil(
+      (PHASES.has('publish') ? 5000 * SECONDS : 0) + 5000 * 2 + (PHASES.has('fixed') ? FIXED_RATE * SECONDS * 1.2 : 0),
+    )
     const producers = Array.from({ length: PRODUCERS }, () => createProducerKey())
     const signStart = performance.now()
     const bodies: string[] = []
@@ -332,6 +360,7 @@ async function main(): Promise<void> {
       route: { route: string; method: string },
       load: Record<string, unknown> | (() => Promise<LoadResult>),
     ): Promise<PhaseResult> => {
+      const pgBefore = pgRun ? await pgRun.counters() : undefined
       const histogramBefore = await readServerHistogram(url, route)
       const walBefore = await readWalTruncates(url)
       const usageBefore = await readChildUsage(child.process)
@@ -385,6 +414,12 @@ async function main(): Promise<void> {
           `WAL TRUNCATE ${phase.walTruncates}× (${phase.walTruncateMs.toFixed(0)} ms holding writers), ` +
           `RESTART ${phase.walRestarts}× (${phase.walRestartMs.toFixed(0)} ms in them); ${formatCpuShares(phase.vcpu)}`,
       )
+      if (pgRun && pgBefore) {
+        const after = await pgRun.counters(true)
+        console.log(
+          `${''.padEnd(36)} PostgreSQL per request: ${formatPgCounters(pgBefore, after, result.requests.total)}`,
+        )
+      }
       return phase
     }
 
@@ -506,7 +541,127 @@ async function main(): Promise<void> {
   } finally {
     await stopChild(child.process)
     rmSync(dir, { recursive: true, force: true })
+    await pgRun?.drop()
   }
+}
+
+/**
+ * BENCH_PG_STATEMENTS=1 (child, PostgreSQL): counts every statement the registry sends and the time from send
+ * to answer (the round trip, the server's work and any lock wait), per statement text; returns the printer,
+ * called at stop. Wraps the driver's Client#query, so it costs the registry a little CPU: diagnosis only.
+ */
+async function countPgStatements(): Promise<() => void> {
+  const { default: pg } = await import('pg')
+  const seen = new Map<string, { count: number; ms: number }>()
+  const original = pg.Client.prototype.query as (...args: unknown[]) => unknown
+  pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string }
+    const text = (typeof first === 'string' ? first : (first.text ?? '?')).replace(/\s+/g, ' ').slice(0, 90)
+    const start = performance.now()
+    const done = () => {
+      const entry = seen.get(text) ?? { count: 0, ms: 0 }
+      entry.count += 1
+      entry.ms += performance.now() - start
+      seen.set(text, entry)
+    }
+    const result = original.apply(this, args)
+    if (result instanceof Promise) result.then(done, done)
+    return result
+  } as typeof pg.Client.prototype.query
+  return () => {
+    console.log('statements sent by the registry (count, total ms from send to answer, mean ms):')
+    for (const [text, { count, ms }] of [...seen].sort((a, b) => b[1].ms - a[1].ms)) {
+      console.log(
+        `  ${String(count).padStart(8)} ${ms.toFixed(0).padStart(9)} ms ${(ms / count).toFixed(2).padStart(7)} ms  ${text}`,
+      )
+    }
+  }
+}
+
+/** PostgreSQL's cumulative counters for the run's database (pg_stat_* views), read between phases. */
+interface PgCounters {
+  commits: number
+  rollbacks: number
+  /** Rows inserted and updated, per table. */
+  tables: Map<string, { inserted: number; updated: number }>
+  walRecords: number
+  walBytes: number
+  walSyncs: number
+}
+
+/**
+ * A fresh database on BENCH_DATABASE_URL's server for one run (dropped by `drop()`), so every run migrates an
+ * empty database as a first start does. `counters(settle)` reads the statistics views; `settle` first waits for
+ * the backends' pending statistics (PostgreSQL flushes them at most once a second per idle backend).
+ */
+async function throwawayDatabase(): Promise<{
+  name: string
+  url: string
+  counters(settle?: boolean): Promise<PgCounters>
+  drop(): Promise<void>
+}> {
+  const { default: pg } = await import('pg')
+  const admin = new pg.Client({ connectionString: DATABASE_URL })
+  await admin.connect()
+  const name = `acdp_bench_registry_${randomBytes(5).toString('hex')}`
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(DATABASE_URL)
+  url.pathname = `/${name}`
+  const stats = new pg.Client({ connectionString: url.href })
+  await stats.connect()
+  return {
+    name,
+    url: url.href,
+    async counters(settle = false) {
+      if (settle) await new Promise((resolve) => setTimeout(resolve, 1500))
+      await stats.query('select pg_stat_clear_snapshot()')
+      const db = await stats.query<{ xact_commit: string; xact_rollback: string }>(
+        'select xact_commit, xact_rollback from pg_stat_database where datname = current_database()',
+      )
+      const tables = await stats.query<{ relname: string; n_tup_ins: string; n_tup_upd: string }>(
+        'select relname, n_tup_ins, n_tup_upd from pg_stat_user_tables',
+      )
+      const wal = await stats.query<{ wal_records: string; wal_bytes: string; wal_sync: string }>(
+        'select wal_records, wal_bytes, wal_sync from pg_stat_wal',
+      )
+      return {
+        commits: Number(db.rows[0]?.xact_commit ?? 0),
+        rollbacks: Number(db.rows[0]?.xact_rollback ?? 0),
+        tables: new Map(
+          tables.rows.map((r) => [r.relname, { inserted: Number(r.n_tup_ins), updated: Number(r.n_tup_upd) }]),
+        ),
+        walRecords: Number(wal.rows[0]?.wal_records ?? 0),
+        walBytes: Number(wal.rows[0]?.wal_bytes ?? 0),
+        walSyncs: Number(wal.rows[0]?.wal_sync ?? 0),
+      }
+    },
+    async drop() {
+      await stats.end()
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.end()
+    },
+  }
+}
+
+/**
+ * The counters' deltas per request. pg_stat_wal is server-wide (other databases' writes count too), the rest is
+ * this run's database only; the statistics reader's own queries add a handful of commits per phase.
+ */
+function formatPgCounters(before: PgCounters, after: PgCounters, requests: number): string {
+  const per = (a: number, b: number) => (requests > 0 ? ((a - b) / requests).toFixed(2) : '0')
+  const rows = [...after.tables]
+    .map(([table, t]) => {
+      const b = before.tables.get(table) ?? { inserted: 0, updated: 0 }
+      return { table, inserted: t.inserted - b.inserted, updated: t.updated - b.updated }
+    })
+    .filter((t) => t.inserted + t.updated > 0)
+    .map((t) => `${t.table} +${per(t.inserted, 0)}/~${per(t.updated, 0)}`)
+  return (
+    `commits ${per(after.commits, before.commits)}, rollbacks ${per(after.rollbacks, before.rollbacks)}; ` +
+    `rows inserted/updated: ${rows.join(', ')}; ` +
+    `server-wide WAL ${per(after.walRecords, before.walRecords)} records, ` +
+    `${per(after.walBytes, before.walBytes)} bytes, ${per(after.walSyncs, before.walSyncs)} fsyncs`
+  )
 }
 
 /**

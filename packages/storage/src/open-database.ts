@@ -133,6 +133,10 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
   })
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {})
+  // Nor a checked-out client's: a backend that ends between two statements of a transaction (terminated, server
+  // restart) emits on the client with no query to fail. The next statement on it fails with the connection error,
+  // and the pool discards a client that is no longer queryable when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<T>({ dialect: new PostgresDialect({ pool }) })
   return { db, kind: 'postgres', pool, close: () => db.destroy() }
 }

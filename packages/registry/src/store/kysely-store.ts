@@ -7,7 +7,9 @@
  * On SQLite, publishes go through the group-commit writer (sqlite-publish-writer.ts), which runs the same
  * statements as raw prepared statements in one synchronous transaction per event-loop turn. That writer's
  * safety rests on this store never opening a Kysely transaction on SQLite: every other SQLite write here is a
- * single autocommit statement.
+ * single autocommit statement. On PostgreSQL, publishes go through the group-commit writer pg-publish-writer.ts
+ * (one transaction and one log sequencing step for the publishes that arrive together); the per-publish
+ * transaction below is its fallback when a batch meets an unexpected error.
  */
 import { type Database, isUniqueViolation } from '@acdp/storage'
 import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely'
@@ -24,6 +26,7 @@ import {
   toStoredContext,
 } from './rows.js'
 import type { IdempotencyRecordTable, RegistryDatabase } from './schema.js'
+import { PgPublishWriter, type PgPublishWriterOptions } from './pg-publish-writer.js'
 import { SqlitePublishWriter } from './sqlite-publish-writer.js'
 import { SqliteStatements } from './sqlite-statements.js'
 import type { IdempotencyRecord, InsertContextResult, NewContext, RegistryStore } from './store.js'
@@ -41,6 +44,11 @@ class Conflict extends Error {
   }
 }
 
+export interface KyselyStoreOptions {
+  /** PostgreSQL, tests only: runs inside each publish batch's transaction before its COMMIT (pg-publish-writer.ts). */
+  beforePublishBatchCommit?: PgPublishWriterOptions['beforeCommit']
+}
+
 /**
  * Creates the store over an open database whose registry migrations have been applied.
  *
@@ -48,11 +56,21 @@ class Conflict extends Error {
  * caller must not hold a Kysely transaction open on `database` while publishing (a publish batch that finds one
  * open fails instead of joining it). Single statements through `database.db` are fine.
  */
-export function createKyselyStore(database: Database<RegistryDatabase>): RegistryStore {
+export function createKyselyStore(
+  database: Database<RegistryDatabase>,
+  options: KyselyStoreOptions = {},
+): RegistryStore {
   const db: Kysely<RegistryDatabase> = database.db
   const statements = createCompiledStatements(db, database.kind)
   const sqlite = database.sqlite ? new SqliteStatements(database.sqlite.raw) : undefined
   const writer = sqlite ? new SqlitePublishWriter(sqlite, statements, database.writerGate) : undefined
+  const pgWriter =
+    database.kind === 'postgres'
+      ? new PgPublishWriter(database, statements, {
+          insertOne: (context, idempotency) => insertInTransaction(db, statements, context, idempotency),
+          ...(options.beforePublishBatchCommit ? { beforeCommit: options.beforePublishBatchCommit } : {}),
+        })
+      : undefined
   /** Rows of a compiled read: straight from node:sqlite on SQLite, through Kysely on PostgreSQL. */
   const readRows = async <Row>(query: CompiledQuery): Promise<Row[]> =>
     sqlite ? sqlite.all<Row>(query) : (await db.executeQuery<Row>(query)).rows
@@ -195,7 +213,9 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
     },
 
     insertContext(context, idempotency): Promise<InsertContextResult> {
-      return writer ? writer.write(context, idempotency) : insertInTransaction(db, statements, context, idempotency)
+      if (writer) return writer.write(context, idempotency)
+      if (pgWriter) return pgWriter.write(context, idempotency)
+      return insertInTransaction(db, statements, context, idempotency)
     },
 
     async sweepIdempotencyRecords(nowMs) {
@@ -223,7 +243,10 @@ export function createKyselyStore(database: Database<RegistryDatabase>): Registr
   }
 }
 
-/** The publish transaction through Kysely (PostgreSQL): the same statements as the SQLite writer, in order. */
+/**
+ * One publish in its own transaction through Kysely (PostgreSQL): the same statements as the SQLite writer, in
+ * order. The PostgreSQL writer's fallback, publish by publish, after a batch met an unexpected error.
+ */
 async function insertInTransaction(
   db: Kysely<RegistryDatabase>,
   statements: CompiledStatements,
