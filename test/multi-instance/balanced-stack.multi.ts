@@ -131,7 +131,10 @@ allow_http_for_allowlisted = true
 `
 }
 
-/** A loopback webhook receiver: the delivery ids (X-ACDP-Event-Id) and the number of POSTs per event id. */
+/**
+ * A loopback webhook receiver: the delivery ids (X-ACDP-Event-Id) and the number of POSTs per publication. Keyed
+ * by ctx_id, not event_id: a publication recovered from the log has no event_id (it came without a webhook).
+ */
 async function startSink() {
   const deliveries = new Map<string, Set<string>>()
   const posts = new Map<string, number>()
@@ -142,7 +145,7 @@ async function startSink() {
       const delivery = String(request.headers['x-acdp-event-id'] ?? '')
       let eventId = `unparsable:${delivery}`
       try {
-        eventId = String((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { eventId?: unknown }).eventId)
+        eventId = publicationKey(JSON.parse(Buffer.concat(chunks).toString('utf8')).data as Record<string, unknown>)
       } catch {
         // counted under its delivery id
       }
@@ -161,7 +164,9 @@ async function startSink() {
 }
 
 /** Every stored event of the control plane (all runs, all types), through GET /events' cursor pages. */
-async function listAllEvents(base: string): Promise<Array<{ eventId: string; eventType: string; ctxId: string }>> {
+async function listAllEvents(
+  base: string,
+): Promise<Array<{ eventId: string; eventType: string; ctxId: string } & Record<string, unknown>>> {
   const out: Json[] = []
   let cursor: string | null = null
   do {
@@ -301,7 +306,14 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
           while (!abort.signal.aborted) {
             const before = into.connections
             const signals = [abort.signal, ...(paceMs === undefined ? [] : [AbortSignal.timeout(paceMs)])]
-            lastId = await readStream(controlPlaneBase, lastId, into, AbortSignal.any(signals), CRASH_AUTH)
+            lastId = await readStream(
+              controlPlaneBase,
+              lastId,
+              into,
+              AbortSignal.any(signals),
+              CRASH_AUTH,
+              publicationKey,
+            )
             if (into.connections === before) await pause(50)
           }
         }
@@ -359,10 +371,10 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
 
         // A last event through the balancer: both clients must reach it (nothing earlier is on its way then).
         const markerRun = `multi-marker-${randomUUID()}`
-        const marker = randomUUID()
+        const marker = crashCtxId()
         const markerAnswer = await signedPost(
           `${controlPlaneBase}/ingest/acdp`,
-          publishBody({ eventId: marker, ctxId: crashCtxId(), runId: markerRun }),
+          publishBody({ eventId: randomUUID(), ctxId: marker, runId: markerRun }),
           { 'x-run-id': markerRun },
         )
         expect(markerAnswer.status).toBeLessThan(300)
@@ -391,7 +403,7 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
           },
           { timeoutMs: SETTLE_MS, intervalMs: 1000 },
         ).catch((error: unknown) => console.warn(`[multi-instance] ${String(error)}`))
-        const published = events.filter((e) => e.eventType === 'context_published').map((e) => e.eventId)
+        const published = events.filter((e) => e.eventType === 'context_published').map((e) => e.ctxId)
         await eventually(
           'the outbox to deliver every stored event',
           async () => (published.every((id) => sink.deliveries.has(id)) ? true : undefined),
@@ -413,7 +425,7 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
         const manyDeliveryIds = [...sink.deliveries].filter(([, ids]) => ids.size > 1)
         const repeatedPosts = [...sink.posts].filter(([, n]) => n > 1)
         // Frames of events the control plane does not hold (all types: the stream also carries run notices).
-        const storedIds = new Set(events.map((e) => String(e.eventId)))
+        const storedIds = new Set(events.map((e) => publicationKey(e)))
         const sse = Object.fromEntries(
           Object.entries(clients).map(([name, r]) => [
             name,
@@ -435,6 +447,12 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
             `  sse: ${JSON.stringify(sse)}\n` +
             `  budget ${PUBLISH_BUDGET}/min over 3 instances: ${admitted} of ${budgetAnswers.length} admitted in ${budgetSeconds.toFixed(1)} s (refill ${refill})`,
         )
+        const stored = new Map(events.map((e) => [publicationKey(e), e]))
+        for (const id of undelivered.slice(0, 3))
+          console.log(`[multi-instance] undelivered: ${JSON.stringify(stored.get(id))}`)
+        for (const [id, ids] of manyDeliveryIds.slice(0, 3)) {
+          console.log(`[multi-instance] delivery ids ${[...ids].join(', ')} for ${JSON.stringify(stored.get(id))}`)
+        }
         expect(problems.slice(0, 20)).toEqual([])
         expect(registryTally.acked).toBeGreaterThan(0)
         expect(controlPlaneTally.acked).toBeGreaterThan(0)
@@ -463,6 +481,14 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
     },
   )
 })
+
+/** A stream or delivery event's key: its ctx_id for a publication (stored once per ctx_id), else its event id. */
+function publicationKey(data: Record<string, unknown>): string {
+  // `type` in stream and delivery events, `eventType` in GET /events.
+  return (data['type'] ?? data['eventType']) === 'context_published' && typeof data['ctxId'] === 'string'
+    ? data['ctxId']
+    : `event:${String(data['eventId'])}`
+}
 
 function emptyLedger(): Received {
   return { eventIds: [], frameIds: [], connections: 0 }

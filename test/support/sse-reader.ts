@@ -2,7 +2,7 @@
  * An SSE client of the control plane's event streams (docs/control-plane/streams.md "Ordering and resume"): reads
  * frames into a ledger per client, resumes with Last-Event-ID, and tallies what a client missed or saw twice.
  */
-/** What one client received: `eventId` of each event frame and its `id:`, in arrival order, per connection. */
+/** What one client received: `eventId` (or the reader's `keyOf`) of each event frame and its `id:`, in arrival order, per connection. */
 export interface Received {
   eventIds: string[]
   /** Frame ids of each connection (a connection's frames must ascend; the next one starts above the last). */
@@ -19,6 +19,7 @@ export async function readStream(
   into: Received,
   signal: AbortSignal,
   headers: Record<string, string>,
+  keyOf: (data: Record<string, unknown>) => string = (data) => String(data['eventId']),
 ) {
   let lastId = lastEventId
   try {
@@ -40,7 +41,7 @@ export async function readStream(
         const id = lines.find((line) => line.startsWith('id: '))?.slice(4)
         const data = lines.find((line) => line.startsWith('data: '))?.slice(6)
         if (id === undefined || data === undefined) continue
-        into.eventIds.push(String((JSON.parse(data) as { eventId?: unknown }).eventId))
+        into.eventIds.push(keyOf(JSON.parse(data) as Record<string, unknown>))
         into.frameIds.push(id)
         if (id !== '') lastId = id
       }
