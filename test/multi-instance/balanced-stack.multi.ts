@@ -18,7 +18,8 @@
  *   - the control plane scenario's invariants: every acknowledged ingest stored, nothing refused stored, run
  *     counters equal stored events, lineage complete;
  *   - every publish the registry acknowledged is in the control plane once (webhook or log reconciliation);
- *   - every stored event is delivered to the sink under one delivery id, and once;
+ *   - every stored publication is delivered to the sink under one delivery id (a delivery whose instance died
+ *     before recording the sink's answer is sent again under that id: the repeats are counted, not refused);
  *   - both SSE clients saw every stored event once, in id order;
  *   - a per-agent publish budget of N shared over the three registries admits at most N (plus the refill).
  * Skipped with one line without ACDP_TEST_DATABASE_URL or HAProxy (installed first when apt-get can).
@@ -463,7 +464,9 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
           stray: [],
         })
         expect(manyDeliveryIds.slice(0, 5)).toEqual([])
-        expect(repeatedPosts.slice(0, 5)).toEqual([])
+        // Not asserted: POSTs per publication. Delivery is at-least-once under one delivery id: a delivery the sink
+        // answered whose instance died (or timed out) before recording the answer is sent again under the same
+        // X-ACDP-Event-Id once its lease expires; receivers dedupe on that id. The count is logged above.
         for (const faults of Object.values(sse)) {
           expect(faults).toMatchObject({ missing: 0, repeated: 0, unknown: 0, inversions: 0 })
         }
