@@ -25,8 +25,8 @@ import { BINS } from './service-process.js'
 
 const MEDIA_TYPE = 'application/acdp+json'
 /** Test-only secrets of the crash registry: the receipt key seed (32 × 0x22) and the admin bearer. */
-const RECEIPT_SEED_B64 = Buffer.alloc(32, 0x22).toString('base64')
-const ADMIN_TOKEN = 'crash-admin-token-0123456789abcdef'
+export const RECEIPT_SEED_B64 = Buffer.alloc(32, 0x22).toString('base64')
+export const ADMIN_TOKEN = 'crash-admin-token-0123456789abcdef'
 
 type Outcome = 'pending' | 'acked' | 'refused' | 'unknown'
 
@@ -41,10 +41,18 @@ interface SentPublish {
   inLog?: boolean
 }
 
-const AUTHORITY = 'crash.registry.test'
+export const AUTHORITY = 'crash.registry.test'
+const GATEWAY_ANSWERS = new Set([502, 503, 504])
 
-export function registryCrashScenario(): CrashScenario {
-  const producers: Producer[] = Array.from({ length: 4 }, () => didKeyProducer())
+/**
+ * `producers`: how many did:key producers share the load (default 4); more keep each one under a per-agent
+ * publish budget when the registry runs with one.
+ */
+export function registryCrashScenario(options: { producers?: number } = {}): CrashScenario & {
+  /** The ctx_ids of the publishes answered 201/200 so far. */
+  acknowledged(): string[]
+} {
+  const producers: Producer[] = Array.from({ length: options.producers ?? 4 }, () => didKeyProducer())
   const forger = didKeyProducer()
   const sent = new Map<string, SentPublish>()
   let counter = 0
@@ -70,7 +78,8 @@ export function registryCrashScenario(): CrashScenario {
         entry.receiptJson =
           answered.registry_receipt === undefined ? undefined : JSON.stringify(answered.registry_receipt)
       } else {
-        entry.outcome = 'refused'
+        // 502–504 come from a balancer in front (the instance died or timed out): the publish may be stored.
+        entry.outcome = GATEWAY_ANSWERS.has(answer.status) ? 'unknown' : 'refused'
       }
     } catch (error) {
       entry.outcome = 'unknown'
@@ -79,6 +88,10 @@ export function registryCrashScenario(): CrashScenario {
   }
 
   return {
+    acknowledged() {
+      return [...sent.values()].flatMap((e) => (e.outcome === 'acked' ? [e.ctxId as string] : []))
+    },
+
     spec(backend: CrashBackend, port: number) {
       const storage =
         backend.kind === 'sqlite'

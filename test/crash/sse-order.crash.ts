@@ -18,54 +18,12 @@ import {
   signedPost,
 } from './control-plane-scenario.js'
 import { freePort, ServiceProcess } from './service-process.js'
+import { type Received, readStream, streamFaults as faults } from '../support/sse-reader.js'
 
 const INGEST_CONNECTIONS = Number(process.env.CRASH_CONNECTIONS ?? 8)
 const RECONNECT_MS = 300
 const LOAD_BEFORE_KILL_MS = 2500
 const LOAD_AFTER_RESTART_MS = 2000
-
-/** What one client received: `eventId` of each event frame and its `id:`, in arrival order, per connection. */
-interface Received {
-  eventIds: string[]
-  /** Frame ids of each connection (a connection's frames must ascend; the next one starts above the last). */
-  frameIds: string[]
-  connections: number
-}
-
-/**
- * Reads one stream until `signal` aborts or the server ends it. Returns the last frame id seen (the resume point).
- */
-async function readStream(baseUrl: string, lastEventId: string | undefined, into: Received, signal: AbortSignal) {
-  let lastId = lastEventId
-  try {
-    const answer = await fetch(`${baseUrl}/events/stream`, {
-      headers: { ...CRASH_AUTH, accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
-      signal,
-    })
-    if (answer.status !== 200 || answer.body === null) return lastId
-    into.connections += 1
-    const decoder = new TextDecoder()
-    let text = ''
-    for await (const chunk of answer.body) {
-      text += decoder.decode(chunk, { stream: true })
-      let end = text.indexOf('\n\n')
-      while (end !== -1) {
-        const lines = text.slice(0, end).split('\n')
-        text = text.slice(end + 2)
-        end = text.indexOf('\n\n')
-        const id = lines.find((line) => line.startsWith('id: '))?.slice(4)
-        const data = lines.find((line) => line.startsWith('data: '))?.slice(6)
-        if (id === undefined || data === undefined) continue
-        into.eventIds.push(String((JSON.parse(data) as { eventId?: unknown }).eventId))
-        into.frameIds.push(id)
-        if (id !== '') lastId = id
-      }
-    }
-  } catch {
-    // aborted by us, or the instance died
-  }
-  return lastId
-}
 
 /** Ingests back to back from `connections` connections until `isStopped()` or the instance dies. */
 async function ingestLoad(
@@ -92,22 +50,6 @@ async function ingestLoad(
   )
 }
 
-function faults(received: Received, stored: string[]) {
-  const counts = new Map<string, number>()
-  for (const id of received.eventIds) counts.set(id, (counts.get(id) ?? 0) + 1)
-  let inversions = 0
-  for (let i = 1; i < received.frameIds.length; i++) {
-    if (Number(received.frameIds[i]) <= Number(received.frameIds[i - 1])) inversions += 1
-  }
-  const storedSet = new Set(stored)
-  return {
-    missing: stored.filter((id) => !counts.has(id)).length,
-    repeated: [...counts.values()].reduce((sum, n) => sum + n - 1, 0),
-    unknown: [...counts.keys()].filter((id) => !storedSet.has(id)).length,
-    inversions,
-  }
-}
-
 describe.each(crashBackendKinds())('crash: SSE order and resume on %s', (kind) => {
   it('delivers every stored event once, in id order, across a SIGKILL', async () => {
     const backend = await openCrashBackend(kind, 'sse-order')
@@ -125,7 +67,7 @@ describe.each(crashBackendKinds())('crash: SSE order and resume on %s', (kind) =
       for (const instance of instances) await instance.start()
       const continuous: Received = { eventIds: [], frameIds: [], connections: 0 }
       const continuousDone =
-        kind === 'postgres' ? readStream(survivor.baseUrl, undefined, continuous, abort.signal) : undefined
+        kind === 'postgres' ? readStream(survivor.baseUrl, undefined, continuous, abort.signal, CRASH_AUTH) : undefined
       const resuming: Received = { eventIds: [], frameIds: [], connections: 0 }
       let isResumingStopped = false
       const resumingDone = (async () => {
@@ -135,7 +77,13 @@ describe.each(crashBackendKinds())('crash: SSE order and resume on %s', (kind) =
           const pace = new AbortController()
           const timer = setTimeout(() => pace.abort(), RECONNECT_MS)
           const before = resuming.connections
-          lastId = await readStream(instance.baseUrl, lastId, resuming, AbortSignal.any([pace.signal, abort.signal]))
+          lastId = await readStream(
+            instance.baseUrl,
+            lastId,
+            resuming,
+            AbortSignal.any([pace.signal, abort.signal]),
+            CRASH_AUTH,
+          )
           clearTimeout(timer)
           // Refused (the instance is down): try again shortly, on the other one when there is one.
           if (resuming.connections === before) await new Promise((resolve) => setTimeout(resolve, 50))
