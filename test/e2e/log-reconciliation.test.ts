@@ -6,9 +6,7 @@
  * publications (marked `recovered_from_log`, keeping the run a body names in `metadata.run_id`), and a webhook
  * arriving after the recovery stores nothing. SQLite and PostgreSQL (the control plane's store).
  */
-import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,6 +14,8 @@ import { randomUUID } from 'node:crypto'
 import { createProducer, createProducerKey, signTimestampedWebhook } from '@acdp/protocol'
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
+import { eventually as waitFor } from '../support/eventually.js'
+import { startRelay } from '../support/webhook-relay.js'
 import { resolveConfig } from '../../packages/registry/src/config.js'
 import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
 import {
@@ -34,53 +34,9 @@ const TENANT = 'acme'
 const RUN = 'reconciled-run'
 const WAIT_MS = 15_000
 
-/** A relay in front of the control plane's listener that answers 503 while `down` (the control plane is "down"). */
-async function startRelay(
-  target: () => string,
-): Promise<{ server: Server; url: string; setDown(down: boolean): void; refused(): number }> {
-  let isDown = false
-  let refusedCount = 0
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    if (isDown) {
-      refusedCount += 1
-      return void res.writeHead(503).end()
-    }
-    const headers: Record<string, string> = {}
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (typeof value === 'string' && name !== 'host' && name !== 'content-length' && name !== 'connection') {
-        headers[name] = value
-      }
-    }
-    const answer = await fetch(`${target()}${req.url ?? '/'}`, {
-      method: req.method,
-      headers,
-      body: Buffer.concat(chunks),
-    })
-    res.writeHead(answer.status).end(Buffer.from(await answer.arrayBuffer()))
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  return {
-    server,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    setDown(down) {
-      isDown = down
-    },
-    refused: () => refusedCount,
-  }
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${WAIT_MS} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+/** Polls every 50 ms for up to WAIT_MS. */
+const eventually = <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> =>
+  waitFor(what, probe, { timeoutMs: WAIT_MS, intervalMs: 50 })
 
 describe.each(testDatabaseTargets())('log reconciliation on $name', (target) => {
   let t: TestApp
