@@ -3,14 +3,14 @@
  * Answers are attacker-controlled: parsed strictly, and a non-2xx answer is returned as its status so callers can
  * tell "not offered here" (404, 501) from a failure.
  */
-import { parseJsonStrict } from '@acdp/protocol'
+import { parseJsonStrict, type RegistryAnswer, type RegistryJsonReader } from '@acdp/protocol'
 import type { CliIo } from '../command.js'
 import { unreachableError } from '../http/http-json.js'
 import { CliError, EXIT } from '../exit-codes.js'
 
 const MAX_ANSWER_BYTES = 1024 * 1024
 
-export type RegistryAnswer = { status: number; body: unknown }
+export type { RegistryAnswer }
 
 /** GET `path` (with query) under `registryUrl`. @throws CliError unreachable / invalid_response. */
 export async function getRegistryJson(
@@ -41,4 +41,9 @@ export async function getRegistryJson(
       cause: error,
     })
   }
+}
+
+/** {@link getRegistryJson} as the SDK's reader, for the verification pipeline. */
+export function cliRegistryReader(io: Pick<CliIo, 'fetch' | 'signal'>): RegistryJsonReader {
+  return (registryUrl, path) => getRegistryJson(io, registryUrl, path)
 }

@@ -41,6 +41,20 @@ export {
   verifyContext,
 } from './verify-context.js'
 export { fetchThroughOutbound } from './outbound-fetch.js'
+export { findProducerRevocations, type RevocationLookup } from './producer-revocations.js'
+export { createProfileLookup, type ProfileLookup, type ProfileLookupOptions } from './profile-lookup.js'
+export {
+  createRegistryJsonReader,
+  MAX_REGISTRY_JSON_BYTES,
+  type RegistryAnswer,
+  type RegistryJsonReader,
+  type RegistryJsonReaderOptions,
+} from './registry-json.js'
+export {
+  type EvidenceVerification,
+  type VerifyWithEvidenceOptions,
+  verifyWithEvidence,
+} from './verify-with-evidence.js'
 export {
   type CompleteWalk,
   type NodeTarget,

@@ -1,21 +1,19 @@
 /**
- * RFC-ACDP-0014 §8 discovery for `acdp get --verify`: the producer's `key-revocation` contexts on the registry
+ * RFC-ACDP-0014 §8 discovery for the evidence pipeline (`acdp get --verify`, the MCP server): the producer's `key-revocation` contexts on the registry
  * being asked (`GET /contexts/search?type=key-revocation&agent_id=<producer>`), each fetched in full and
  * verified like any context (§5: producer-signed, schema, hash, signature, not signed by the key it revokes)
  * before it may fail anything. Honest scope (§8): a registry can hide a revocation; absence proves nothing.
  */
+import { isProtocolError } from '../errors.js'
+import { registryDidForAuthority } from '../receipt/registry-binding.js'
 import {
   assertRevocationNotSelfSigned,
-  type KeyResolver,
-  isProtocolError,
   type KeyRevocation,
   type KeyRevocationBody,
   parseKeyRevocation,
-  registryDidForAuthority,
-  verifyContext,
-} from '@acdp/protocol'
-import type { CliIo } from '../command.js'
-import { getRegistryJson } from './registry-fetch.js'
+} from '../revocation/key-revocation.js'
+import type { RegistryJsonReader } from './registry-json.js'
+import { type KeyResolver, verifyContext } from './verify-context.js'
 
 /** At most this many revocation contexts are examined per producer (a producer has a handful). */
 const MAX_REVOCATIONS = 50
@@ -28,7 +26,7 @@ export interface RevocationLookup {
 }
 
 export async function findProducerRevocations(
-  io: Pick<CliIo, 'fetch' | 'signal'>,
+  read: RegistryJsonReader,
   registryUrl: string,
   agentId: string,
   registryAuthority: string | undefined,
@@ -39,7 +37,7 @@ export async function findProducerRevocations(
   const ids: string[] = []
   for (const signer of signers) {
     const query = `/contexts/search?type=key-revocation&agent_id=${encodeURIComponent(signer)}&limit=${MAX_REVOCATIONS}`
-    const answer = await getRegistryJson(io, registryUrl, query)
+    const answer = await read(registryUrl, query)
     if (answer.status !== 200) {
       return { revocations: undefined, note: `revocations not looked up (search answered ${answer.status})` }
     }
@@ -53,7 +51,7 @@ export async function findProducerRevocations(
   const revocations: KeyRevocation[] = []
   let discarded = 0
   for (const id of ids) {
-    const revocation = await verifiedRevocation(io, registryUrl, id, registryAuthority, resolver)
+    const revocation = await verifiedRevocation(read, registryUrl, id, registryAuthority, resolver)
     if (revocation === undefined) discarded++
     else if (revocation.controller === agentId) revocations.push(revocation)
   }
@@ -64,13 +62,13 @@ export async function findProducerRevocations(
 }
 
 async function verifiedRevocation(
-  io: Pick<CliIo, 'fetch' | 'signal'>,
+  read: RegistryJsonReader,
   registryUrl: string,
   ctxId: string,
   registryAuthority: string | undefined,
   resolver: KeyResolver,
 ): Promise<KeyRevocation | undefined> {
-  const answer = await getRegistryJson(io, registryUrl, `/contexts/${encodeURIComponent(ctxId)}`)
+  const answer = await read(registryUrl, `/contexts/${encodeURIComponent(ctxId)}`)
   if (answer.status !== 200 || typeof answer.body !== 'object' || answer.body === null) return undefined
   const envelope = answer.body as Record<string, unknown>
   const report = await verifyContext(envelope, { resolver })
