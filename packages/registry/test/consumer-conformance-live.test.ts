@@ -5,8 +5,7 @@
  * test rotates the producer's did:web document to rot-001's (K1 retired to verificationMethod, K2 current) and
  * publishes rev-001's revocation of K1 where rev-002 needs it. Each context is then retrieved over a loopback
  * socket and verified with the SDK verifier (`verifyContext` with evidence), the producer's revocations
- * discovered on that registry by the CLI's own `acdp get --verify` lookup (packages/cli/src/verify/
- * key-revocations.ts). Outcomes, statuses, times and keys are read from the fixtures.
+ * discovered on that registry by the lookup `acdp get --verify` runs (the SDK's findProducerRevocations). Outcomes, statuses, times and keys are read from the fixtures.
  *
  * Everything comes from the live registry, including rev-002 B's late receipt: the registry's clock is set to
  * the scenario's time and K1 publishes before the producer's revocation reaches that registry (afterwards the
@@ -17,15 +16,16 @@
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import {
+  createRegistryJsonReader,
   DidResolver,
   ed25519PublicKeyFromSeed,
+  findProducerRevocations,
   type KeyRevocation,
   type VerificationReport,
   verifyContext,
 } from '@acdp/protocol'
 import { type TestDatabaseTarget, testDatabaseTargets } from '@acdp/storage'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { findProducerRevocations } from '../../cli/src/verify/key-revocations.js'
 import {
   describeConformance,
   type Fixture,
@@ -197,8 +197,8 @@ describeConformance('rot-001 and rev-002 against a live registry', () => {
       const envelope = (await res.json()) as Record<string, unknown>
       let revocations: KeyRevocation[] | undefined
       if (withRevocations) {
-        const io = { fetch: globalThis.fetch, signal: new AbortController().signal }
-        revocations = (await findProducerRevocations(io, url, producerDid, AUTHORITY, resolver)).revocations
+        const read = createRegistryJsonReader({ fetch: globalThis.fetch })
+        revocations = (await findProducerRevocations(read, url, producerDid, AUTHORITY, resolver)).revocations
         expect(revocations).toBeDefined()
       }
       const report = await verifyContext(envelope, {
