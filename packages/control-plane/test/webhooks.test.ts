@@ -429,6 +429,8 @@ describe.each(testDatabaseTargets())('webhook delivery on $name', (target) => {
       leaseUntil: now + 1000,
     })
     expect(again?.id).toBe(first?.id)
+    // Each claim counted one attempt: the lost one is not given the same number again.
+    expect([first?.attempt, again?.attempt]).toEqual([1, 2])
     const outcome = { status: 'delivered' as const, responseStatus: 200 }
     expect(await harness.webhookStore.settleDelivery({ id: first?.id as string, leaseOwner: 'a', now, outcome })).toBe(
       false,
@@ -436,6 +438,57 @@ describe.each(testDatabaseTargets())('webhook delivery on $name', (target) => {
     expect(await harness.webhookStore.settleDelivery({ id: first?.id as string, leaseOwner: 'c', now, outcome })).toBe(
       true,
     )
+  })
+
+  it('counts the attempt when the row is claimed: after a worker died having sent, the repeat carries attempt 2', async () => {
+    const harness = await openTargetHarness(target)
+    const receiver = await startReceiver(() => 204)
+    const subscription = await createSubscription(harness.subscriptionDeps, 'tenant-a', { url: receiver.url })
+    await harness.ingest('tenant-a')
+    // A worker claims the row and dies (it may have sent: its outcome is never recorded).
+    const claimedAt = Date.now()
+    const [lost] = await harness.webhookStore.claimDueDeliveries({
+      now: claimedAt,
+      limit: 10,
+      leaseOwner: 'dead-worker',
+      leaseUntil: claimedAt + 50,
+    })
+    expect(lost?.attempt).toBe(1)
+    const [inFlight] = await harness.webhookStore.listDeliveries('tenant-a', subscription.id, 10)
+    expect(inFlight).toMatchObject({ status: 'pending', attempts: 1 })
+    // Its lease expires; a live dispatcher takes the row over.
+    await waitUntil(() => Date.now() > claimedAt + 50)
+    harness.dispatcher().start()
+    await waitUntil(async () => (await statuses(harness))[0] === 'delivered')
+    expect(receiver.received).toHaveLength(1)
+    expect(receiver.received[0]?.headers['x-acdp-event-id']).toBe(lost?.id)
+    expect(receiver.received[0]?.headers['x-acdp-delivery-attempt']).toBe('2')
+    const [settled] = await harness.webhookStore.listDeliveries('tenant-a', subscription.id, 10)
+    expect(settled).toMatchObject({ status: 'delivered', attempts: 2 })
+  })
+
+  it('bounds a crash loop with maxAttempts: claims whose worker died count towards it', async () => {
+    const harness = await openTargetHarness(target)
+    const receiver = await startReceiver(() => 500)
+    await createSubscription(harness.subscriptionDeps, 'tenant-a', { url: receiver.url })
+    await harness.ingest('tenant-a')
+    let at = Date.now()
+    for (const owner of ['dead-1', 'dead-2']) {
+      const claims = await harness.webhookStore.claimDueDeliveries({
+        now: at,
+        limit: 10,
+        leaseOwner: owner,
+        leaseUntil: at + 20,
+      })
+      expect(claims).toHaveLength(1)
+      at += 21
+    }
+    await waitUntil(() => Date.now() > at)
+    harness.dispatcher({ maxAttempts: 3 }).start()
+    await waitUntil(async () => (await statuses(harness))[0] === 'failed')
+    // The third attempt was the only one that reached the receiver, and the last one allowed.
+    expect(receiver.received.map((r) => r.headers['x-acdp-delivery-attempt'])).toEqual(['3'])
+    expect(await harness.counter('failed')).toBe(1)
   })
 
   it('does not enqueue when the tenant has no subscription, and enqueues once a subscription appears', async () => {

@@ -10,14 +10,17 @@
  *   X-ACDP-Event-Id: <delivery id, stable across retries>                     (dedupe key for receivers)
  *   X-ACDP-Timestamp: <unix seconds of this attempt>
  *   X-ACDP-Signature-Timestamped: sha256=<HMAC-SHA256(secret, "<ts>." ‖ body)> (replay-bounded; protocol webhook module)
- *   X-ACDP-Delivery-Attempt: <1-based attempt number>
+ *   X-ACDP-Delivery-Attempt: <1-based attempt number, counted when the row is claimed>
  * through the SSRF-safe outbound client (destination re-checked at every attempt, no redirects followed).
  *
  * Retries: a failed attempt (transport error, non-2xx, 3xx) is retried after min(retryMaxMs, retryBaseMs·2^(n−1))
  * with jitter in [50 %, 100 %], or after Retry-After on a 429/503 when that is later; after `maxAttempts` the row is
  * `failed` (kept for inspection and manual redelivery). A destination the outbound policy refuses (private address,
  * plain http…) fails at once. All state (attempts, next_attempt_at, status) lives in the outbox rows, so retries
- * survive restarts; several instances share the work without duplicates (see store/webhook-store.ts claiming).
+ * survive restarts; several instances share the work, one claim holder per delivery at a time (see
+ * store/webhook-store.ts claiming). The guarantee is at least once: an instance that dies after sending, before
+ * recording the answer, leaves the row to be claimed again when its lease expires, and the receiver gets the same
+ * X-ACDP-Event-Id under the next attempt number; deduping on that id makes it exactly once in effect.
  */
 import { isProtocolError, type OutboundClient, signTimestampedWebhook, signWebhookBody } from '@acdp/protocol'
 import type { ControlPlaneMetrics } from '../metrics.js'
@@ -191,7 +194,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     claim: ClaimedDelivery,
     subscription: SubscriptionRecord | undefined,
   ): Promise<DeliveryOutcome> => {
-    const attemptNumber = claim.attempts + 1
+    const attemptNumber = claim.attempt
     if (subscription === undefined)
       return { status: 'failed', responseStatus: null, errorMessage: 'subscription deleted' }
     if (!subscription.active) return { status: 'failed', responseStatus: null, errorMessage: 'subscription inactive' }

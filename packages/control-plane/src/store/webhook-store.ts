@@ -7,6 +7,10 @@
  * without waiting on each other; on SQLite the single writer serialises the statement. Settling a row requires
  * the claim token (`lease_owner`), so a worker whose lease expired cannot overwrite the outcome of the worker that
  * re-claimed the row. A worker that dies mid-delivery leaves its rows due again at the lease expiry.
+ *
+ * Attempts are counted by the claim, not by the settlement: a worker that dies after sending (its outcome never
+ * recorded) has still used up an attempt, so the row's next claim carries the next number and the receiver sees
+ * `X-ACDP-Delivery-Attempt: 2` on the repeat rather than a second `1` (and `maxAttempts` bounds crash loops too).
  */
 import type { DatabaseKind } from '@acdp/storage'
 import type { Kysely } from 'kysely'
@@ -51,8 +55,8 @@ export interface ClaimedDelivery {
   tenantId: string
   eventType: string
   body: string
-  /** Attempts made before this one. */
-  attempts: number
+  /** This attempt's 1-based number: the claim counted it (attempts interrupted by a crash included). */
+  attempt: number
   /** The claim token; pass it back when settling. */
   leaseOwner: string
 }
@@ -100,14 +104,17 @@ export interface WebhookStore {
 
   /** Writes outbox rows inside the ingest transaction; a (subscription, event) pair already present is skipped. */
   insertDeliveries(tx: StoreTransaction, rows: readonly NewDelivery[]): Promise<void>
-  /** Claims up to `limit` due pending rows for `leaseOwner` until `leaseUntil`. */
+  /** Claims up to `limit` due pending rows for `leaseOwner` until `leaseUntil`, counting one attempt on each. */
   claimDueDeliveries(input: {
     now: number
     limit: number
     leaseOwner: string
     leaseUntil: number
   }): Promise<ClaimedDelivery[]>
-  /** Records the outcome of the attempt on a claimed row. False when the claim was lost (lease expired and retaken). */
+  /**
+   * Records the outcome of the attempt on a claimed row (the attempt itself was counted by the claim). False when
+   * the claim was lost (lease expired and retaken).
+   */
   settleDelivery(input: { id: string; leaseOwner: string; now: number; outcome: DeliveryOutcome }): Promise<boolean>
   /** Earliest `next_attempt_at` among pending rows, or undefined when none is pending. */
   nextDueAt(): Promise<number | undefined>
@@ -251,7 +258,12 @@ export function createWebhookStore(database: { db: Kysely<unknown>; kind: Databa
     async claimDueDeliveries({ now, limit, leaseOwner, leaseUntil }) {
       const rows = await db
         .updateTable('webhook_deliveries')
-        .set({ lease_owner: leaseOwner, lease_until: leaseUntil, next_attempt_at: leaseUntil })
+        .set((eb) => ({
+          lease_owner: leaseOwner,
+          lease_until: leaseUntil,
+          next_attempt_at: leaseUntil,
+          attempts: eb('attempts', '+', 1),
+        }))
         .where('id', 'in', (eb) => {
           const due = eb
             .selectFrom('webhook_deliveries')
@@ -271,7 +283,7 @@ export function createWebhookStore(database: { db: Kysely<unknown>; kind: Databa
         tenantId: r.tenant_id,
         eventType: r.event_type,
         body: r.body,
-        attempts: Number(r.attempts),
+        attempt: Number(r.attempts),
         leaseOwner: r.lease_owner as string,
       }))
     },
@@ -293,7 +305,7 @@ export function createWebhookStore(database: { db: Kysely<unknown>; kind: Databa
       }
       const result = await db
         .updateTable('webhook_deliveries')
-        .set((eb) => ({ ...set, attempts: eb('attempts', '+', 1) }))
+        .set(set)
         .where('id', '=', id)
         .where('lease_owner', '=', leaseOwner)
         .executeTakeFirst()
