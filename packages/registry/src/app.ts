@@ -54,7 +54,7 @@ import { createPinnedKeyResolver, PinnedKeys } from './services/pinned-keys.js'
 import { createSearchCursorCodec, type SearchCursorCodec } from './services/search-cursor.js'
 import { createTenancyPolicy, DEFAULT_TENANT, type TenancyPolicy } from './services/tenancy.js'
 import { REGISTRY_MIGRATIONS } from './store/migrations/index.js'
-import { toEventCtxId } from './services/webhooks.js'
+import { contextLifecycleBody, contextPublishedBody, contextRetrievedBody } from './services/webhook-event-bodies.js'
 import { applyRequestTimeouts, buildLazySerializer, compileOnFirstUse } from '@acdp/service-kit'
 
 /** The package version (`GET /healthz`, OpenAPI `info.version`). */
@@ -536,55 +536,10 @@ function subscribeFeatures(config: RegistryConfig, deps: RegistryDeps): void {
   const webhooks = deps.webhooks
   // A disabled dispatcher discards everything: do not build events for it.
   if (webhooks?.stats().enabled) {
-    deps.events.on('context_published', (e) => {
-      webhooks.emit(
-        {
-          type: 'context_published',
-          registry_authority: authority,
-          registry_base_url: config.registry.base_url,
-          ctx_id: toEventCtxId(e.ctx_id),
-          lineage_id: e.lineage_id,
-          agent_id: e.agent_id,
-          context_type: e.context_type,
-          visibility: e.visibility,
-          version: e.version,
-          created_at: e.created_at,
-          derived_from: e.derived_from.map(toEventCtxId),
-          ...(e.run_id === undefined ? {} : { run_id: e.run_id }),
-          ...(e.registry_receipt === undefined
-            ? {}
-            : { key_fingerprint: e.key_fingerprint, registry_receipt: e.registry_receipt }),
-        },
-        tenantScope(e.tenant_id),
-      )
-    })
-    deps.events.on('context_retrieved', (e) => {
-      webhooks.emit(
-        {
-          type: 'context_retrieved',
-          registry_authority: authority,
-          ctx_id: toEventCtxId(e.ctx_id),
-          requester_did: e.requester_did,
-          at: e.at,
-        },
-        tenantScope(e.tenant_id),
-      )
-    })
-    deps.events.on('context_lifecycle', (e) => {
-      webhooks.emit(
-        {
-          type: e.event_type === 'retracted' ? 'context_retracted' : 'context_republished',
-          registry_authority: authority,
-          ctx_id: toEventCtxId(e.ctx_id),
-          lineage_id: e.lineage_id,
-          actor: e.actor,
-          lifecycle_event_id: e.lifecycle_event_id,
-          ...(e.reason === undefined ? {} : { reason: e.reason }),
-          at: e.at,
-        },
-        tenantScope(e.tenant_id),
-      )
-    })
+    const origin = { authority, baseUrl: config.registry.base_url }
+    deps.events.on('context_published', (e) => webhooks.emit(contextPublishedBody(origin, e), tenantScope(e.tenant_id)))
+    deps.events.on('context_retrieved', (e) => webhooks.emit(contextRetrievedBody(origin, e), tenantScope(e.tenant_id)))
+    deps.events.on('context_lifecycle', (e) => webhooks.emit(contextLifecycleBody(origin, e), tenantScope(e.tenant_id)))
   }
   const metrics = deps.metrics
   if (metrics) deps.events.on('publish_outcome', (e) => metrics.recordPublish(e.outcome))

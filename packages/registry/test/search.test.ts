@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { deriveLineageId } from '@acdp/protocol'
+import { deriveLineageId, type RegistryWebhookEventFields } from '@acdp/protocol'
 import { type Database, migrateToLatest, testDatabaseTargets } from '@acdp/storage'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,7 +13,6 @@ import {
 import { isRegistryError } from '../src/errors.js'
 import { type SearchDeps, type SearchResponse, searchContexts } from '../src/services/search.js'
 import { createSearchCursorCodec, DEFAULT_SEARCH_CURSOR_TTL_SECONDS } from '../src/services/search-cursor.js'
-import type { RegistryWebhookEvent } from '../src/services/webhooks.js'
 import { createKyselyStore } from '../src/store/kysely-store.js'
 import { REGISTRY_MIGRATION_TABLE, REGISTRY_MIGRATIONS } from '../src/store/migrations/index.js'
 import type { RegistryDatabase } from '../src/store/schema.js'
@@ -94,7 +93,7 @@ describe.each(testDatabaseTargets())('keyword search on $name', (target) => {
   let database: Database<RegistryDatabase>
   let store: RegistryStore
   const validate = compileSearchResponseSchema()
-  const events: RegistryWebhookEvent[] = []
+  const events: RegistryWebhookEventFields[] = []
   const clock = { now: NOW }
   // One codec per suite, as one per process: its random key must outlive a single request.
   const cursors = createSearchCursorCodec({ clock: () => new Date(clock.now), random: (n) => randomBytes(n) })

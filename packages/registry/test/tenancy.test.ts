@@ -6,7 +6,7 @@
  * ACDP_TEST_DATABASE_URL.
  */
 import { randomUUID } from 'node:crypto'
-import { signLifecycleEvent } from '@acdp/protocol'
+import { type RegistryWebhookEventFields, signLifecycleEvent } from '@acdp/protocol'
 import { migrateToLatest, testDatabaseTargets } from '@acdp/storage'
 import { REGISTRY_MIGRATION_TABLE, REGISTRY_MIGRATIONS } from '../src/store/migrations/index.js'
 import { migrateRegistryDatabase } from '../src/store/open-store.js'
@@ -14,7 +14,7 @@ import { createKyselyStore } from '../src/store/kysely-store.js'
 import { decodeJwt, SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
 import type { RegistryConfigInput } from '../src/config.js'
-import type { RegistryWebhookEvent, WebhookDispatcher } from '../src/services/webhooks.js'
+import type { WebhookDispatcher } from '../src/services/webhooks.js'
 import { bearer, login } from './support/bearer-login.js'
 import {
   countRows,
@@ -314,7 +314,7 @@ describe.each(testDatabaseTargets())('tenancy on $name', (target) => {
     })
 
     it('sends X-Tenant-Id with the webhook events of a tenant’s contexts, and none for the default tenant', async () => {
-      const sent: Array<{ event: RegistryWebhookEvent; tenantId: string | undefined }> = []
+      const sent: Array<{ event: RegistryWebhookEventFields; tenantId: string | undefined }> = []
       const webhooks: WebhookDispatcher = {
         emit(event, options) {
           sent.push({ event, tenantId: options?.tenantId })

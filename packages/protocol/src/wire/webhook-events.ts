@@ -10,7 +10,8 @@
  * members it uses and never rejects a delivery with these closed schemas.
  */
 import { type Static, Type } from 'typebox'
-import { ContentHash, ContextType, CtxId, Did, LineageId, Timestamp, Visibility } from './common.js'
+import { ContentHash, ContextType, CTX_ID_PATTERN, Did, LineageId, Timestamp, Visibility } from './common.js'
+import { RegistryReceipt } from './log.js'
 
 /** Value of `schema_version` in every envelope. */
 export const WEBHOOK_EVENT_SCHEMA_VERSION = '1.0'
@@ -33,6 +34,13 @@ export const RegistryAuthority = Type.String({
   maxLength: 255,
 })
 
+/**
+ * A ctx_id in the event form `<authority>/<id>` (product spec registry.md "Resources": the `acdp://` scheme is
+ * dropped in events): the RFC-ACDP-0001 §5.5 grammar without its scheme.
+ */
+export const EVENT_CTX_ID_PATTERN = `^${CTX_ID_PATTERN.slice('^acdp://'.length)}`
+export const EventCtxId = Type.String({ pattern: EVENT_CTX_ID_PATTERN })
+
 /** Nullable DID of the caller; null for anonymous requests. */
 const RequesterDid = Type.Union([Did, Type.Null()])
 
@@ -44,25 +52,25 @@ const envelope = {
 
 /**
  * Emitted on a successful first publish (never on an idempotent replay). `run_id` echoes the publisher's
- * X-Run-Id and is omitted when absent; `key_fingerprint` and `registry_receipt` are omitted on a registry
- * without receipts.
+ * X-Run-Id and is omitted when absent; `key_fingerprint` and `registry_receipt` (the RFC-ACDP-0010 receipt minted
+ * for this publish) are omitted on a registry without receipts.
  */
 export const ContextPublishedWebhookEvent = Type.Object(
   {
     ...envelope,
     type: Type.Literal('context_published'),
     registry_base_url: Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2048 }),
-    ctx_id: CtxId,
+    ctx_id: EventCtxId,
     lineage_id: LineageId,
     agent_id: Did,
     context_type: ContextType,
     visibility: Visibility,
     version: Type.Integer({ minimum: 1 }),
     created_at: Timestamp,
-    derived_from: Type.Array(CtxId),
+    derived_from: Type.Array(EventCtxId),
     run_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     key_fingerprint: Type.Optional(ContentHash),
-    registry_receipt: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    registry_receipt: Type.Optional(RegistryReceipt),
   },
   { additionalProperties: false },
 )
@@ -73,7 +81,7 @@ export const ContextRetrievedWebhookEvent = Type.Object(
   {
     ...envelope,
     type: Type.Literal('context_retrieved'),
-    ctx_id: CtxId,
+    ctx_id: EventCtxId,
     requester_did: RequesterDid,
     at: Timestamp,
   },
@@ -81,12 +89,21 @@ export const ContextRetrievedWebhookEvent = Type.Object(
 )
 export type ContextRetrievedWebhookEvent = Static<typeof ContextRetrievedWebhookEvent>
 
+/**
+ * The search filters a registry applied, normalized: one member per present query parameter (the free-text `q`,
+ * `status`, `limit`…; never the cursor), a string or an integer each.
+ */
+export const SearchExecutedQuery = Type.Record(
+  Type.String({ minLength: 1, maxLength: 64 }),
+  Type.Union([Type.String({ maxLength: 4096 }), Type.Integer()]),
+)
+
 /** Emitted on a search. */
 export const SearchExecutedWebhookEvent = Type.Object(
   {
     ...envelope,
     type: Type.Literal('search_executed'),
-    query: Type.String({ maxLength: 4096 }),
+    query: SearchExecutedQuery,
     result_count: Type.Integer({ minimum: 0 }),
     requester_did: RequesterDid,
     at: Timestamp,
@@ -97,7 +114,7 @@ export type SearchExecutedWebhookEvent = Static<typeof SearchExecutedWebhookEven
 
 const lifecycleFields = {
   ...envelope,
-  ctx_id: CtxId,
+  ctx_id: EventCtxId,
   lineage_id: LineageId,
   /** The producer DID, or the registry's own DID for a registry-initiated event. */
   actor: Did,
@@ -130,3 +147,13 @@ export const RegistryWebhookEvent = Type.Union([
   ContextRepublishedWebhookEvent,
 ])
 export type RegistryWebhookEvent = Static<typeof RegistryWebhookEvent>
+
+/**
+ * What a sender builds for one event: the envelope without the members its dispatcher adds once per event
+ * (`event_id`, minted once and stable across retries, and `schema_version`).
+ */
+export type RegistryWebhookEventFields = RegistryWebhookEvent extends infer E
+  ? E extends RegistryWebhookEvent
+    ? Omit<E, 'event_id' | 'schema_version'>
+    : never
+  : never

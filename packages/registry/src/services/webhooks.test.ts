@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import {
   createOutboundClient,
   type OutboundClient,
+  type RegistryWebhookEventFields,
   verifyTimestampedWebhook,
   verifyWebhookSignature,
   verifyWebhookV2,
@@ -13,7 +14,6 @@ import {
   assertWebhookConfigAllowed,
   computeWebhookBackoffMs,
   createWebhookDispatcher,
-  type RegistryWebhookEvent,
   toEventCtxId,
   type WebhookConfig,
   type WebhookDispatcher,
@@ -24,7 +24,7 @@ const SECRET = 'test-webhook-secret-0123456789'
 const NOW = new Date('2026-05-01T12:00:00.000Z')
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-const PUBLISHED: RegistryWebhookEvent = {
+const PUBLISHED: RegistryWebhookEventFields = {
   type: 'context_published',
   registry_authority: 'registry.example.com',
   registry_base_url: 'https://registry.example.com',

@@ -10,9 +10,12 @@ import { setTimeout as sleepTimer } from 'node:timers/promises'
 import {
   isProtocolError,
   type OutboundClient,
+  type RegistryWebhookEventFields,
   signTimestampedWebhook,
   signWebhookBody,
   signWebhookV2,
+  WEBHOOK_EVENT_HEADER_NAMES,
+  WEBHOOK_EVENT_SCHEMA_VERSION,
   WEBHOOK_HEADERS,
 } from '@acdp/protocol'
 
@@ -39,79 +42,6 @@ export const WEBHOOK_BACKOFF_CAP_MS = 15_000
 export const DEFAULT_WEBHOOK_CONCURRENCY = 4
 /** The receiver's answer is never read; a small cap keeps a hostile receiver from making us buffer it. */
 const RESPONSE_BODY_CAP_BYTES = 16 * 1024
-
-/** Wire value of the envelope's `schema_version`. */
-export const WEBHOOK_SCHEMA_VERSION = '1.0'
-
-/** Variant fields of `context_published`. `ctx_id` and `derived_from` entries are in event form (see below). */
-export interface ContextPublishedFields {
-  type: 'context_published'
-  registry_authority: string
-  registry_base_url: string
-  ctx_id: string
-  lineage_id: string
-  agent_id: string
-  context_type: string
-  visibility: string
-  version: number
-  created_at: string
-  derived_from: string[]
-  /** Echo of the publish request's `X-Run-Id`; omitted when the header was absent. */
-  run_id?: string
-  /** Present only on registries that mint receipts. */
-  key_fingerprint?: string
-  /** Present only on registries that mint receipts. */
-  registry_receipt?: unknown
-}
-
-/** Variant fields of `context_retrieved`. */
-export interface ContextRetrievedFields {
-  type: 'context_retrieved'
-  registry_authority: string
-  ctx_id: string
-  /** `null` for anonymous reads (the one nullable member, per the product spec). */
-  requester_did: string | null
-  at: string
-}
-
-/** Variant fields of `search_executed`. */
-export interface SearchExecutedFields {
-  type: 'search_executed'
-  registry_authority: string
-  /** The normalized search filters that were applied (present parameters only; no cursor). */
-  query: Record<string, string | number>
-  result_count: number
-  requester_did: string | null
-  at: string
-}
-
-/**
- * Variant fields of `context_retracted` / `context_republished` (registry lifecycle profile only): what the
- * control plane's lifecycle projection reads. `reason` is omitted when the event has none.
- */
-export interface ContextLifecycleFields {
-  type: 'context_retracted' | 'context_republished'
-  registry_authority: string
-  ctx_id: string
-  lineage_id: string
-  actor: string
-  lifecycle_event_id: string
-  reason?: string
-  at: string
-}
-
-/** One event's variant fields; the dispatcher adds `event_id` and `schema_version` to form the flat envelope. */
-export type RegistryWebhookEvent =
-  ContextPublishedFields | ContextRetrievedFields | SearchExecutedFields | ContextLifecycleFields
-
-/** `X-ACDP-Event` header value per body `type` (product spec "Events" table: the dotted form). */
-export const WEBHOOK_EVENT_HEADER_VALUES: Readonly<Record<RegistryWebhookEvent['type'], string>> = Object.freeze({
-  context_published: 'context.published',
-  context_retrieved: 'context.retrieved',
-  search_executed: 'search.executed',
-  context_retracted: 'context.retracted',
-  context_republished: 'context.republished',
-})
 
 /**
  * What happened to an event, for metrics: `enqueued`; `dropped_queue_full` (queue at capacity);
@@ -168,7 +98,7 @@ export interface WebhookDispatcher {
    * dispatcher is closing, or the queue is full (dropped with a warning and a `dropped_queue_full` outcome).
    * `tenantId` is sent as `X-Tenant-Id` for tenant-scoped events.
    */
-  emit(event: RegistryWebhookEvent, options?: { tenantId?: string }): string | undefined
+  emit(event: RegistryWebhookEventFields, options?: { tenantId?: string }): string | undefined
   stats(): WebhookQueueStats
   /**
    * Stops accepting events and waits for pending deliveries up to `drainTimeoutMs` (default 10 s); events still
@@ -289,7 +219,7 @@ class QueueingDispatcher implements WebhookDispatcher {
       })
   }
 
-  emit(event: RegistryWebhookEvent, options: { tenantId?: string } = {}): string | undefined {
+  emit(event: RegistryWebhookEventFields, options: { tenantId?: string } = {}): string | undefined {
     try {
       if (this.isClosing) return undefined
       if (this.held >= this.config.queue_capacity) {
@@ -302,11 +232,11 @@ class QueueingDispatcher implements WebhookDispatcher {
       }
       const eventId = formatUuidV4(this.deps.random(16))
       // The envelope members come first and the variant cannot carry them (typed), so no key is ever duplicated.
-      const envelope = { ...event, event_id: eventId, schema_version: WEBHOOK_SCHEMA_VERSION }
+      const envelope = { ...event, event_id: eventId, schema_version: WEBHOOK_EVENT_SCHEMA_VERSION }
       const body = Buffer.from(JSON.stringify(envelope), 'utf8')
       this.waiting.push({
         eventId,
-        eventHeader: WEBHOOK_EVENT_HEADER_VALUES[event.type],
+        eventHeader: WEBHOOK_EVENT_HEADER_NAMES[event.type],
         body,
         tenantId: options.tenantId,
       })

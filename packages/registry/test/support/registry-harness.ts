@@ -14,6 +14,7 @@ import {
   encodeDidKey,
   generateSigningKey,
   ProtocolError,
+  type RegistryWebhookEventFields,
   type SignatureAlgorithm,
   signContentHash,
 } from '@acdp/protocol'
@@ -28,7 +29,7 @@ import { createAuthStore } from '../../src/store/auth-store.js'
 import { createKyselyStore } from '../../src/store/kysely-store.js'
 import { migrateRegistryDatabase } from '../../src/store/open-store.js'
 import { createRevocationFeedStore } from '../../src/store/revocation-feed-store.js'
-import type { RegistryWebhookEvent, WebhookDispatcher } from '../../src/services/webhooks.js'
+import type { WebhookDispatcher } from '../../src/services/webhooks.js'
 import type { RegistryDatabase } from '../../src/store/schema.js'
 import { createContextSearchStore } from '../../src/store/search.js'
 import type { RegistryStore } from '../../src/store/store.js'
@@ -242,8 +243,8 @@ export function useTestRegistry(): (options?: TestRegistryOptions) => Promise<Te
 }
 
 /** A webhook dispatcher that records the events it is handed (in `events`) instead of delivering them. */
-export function recordingDispatcher(): WebhookDispatcher & { events: RegistryWebhookEvent[] } {
-  const events: RegistryWebhookEvent[] = []
+export function recordingDispatcher(): WebhookDispatcher & { events: RegistryWebhookEventFields[] } {
+  const events: RegistryWebhookEventFields[] = []
   return {
     events,
     emit(event) {
