@@ -6,7 +6,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { ApiClient, ApiError } from './api/client.js'
 import type { Session } from './api/types.js'
+import { ContextLookup } from './components/context-lookup.js'
 import { AgentsPage } from './pages/agents.js'
+import { ContextPage } from './pages/context.js'
 import { DashboardPage } from './pages/dashboard.js'
 import { EventsPage } from './pages/events.js'
 import { RegistriesPage } from './pages/registries.js'
@@ -71,13 +73,15 @@ export function App() {
 
 function Shell({ signedIn, route, onSignOut }: { signedIn: SignedIn; route: Route; onSignOut(): void }) {
   const context = useMemo(() => ({ client: signedIn.client, session: signedIn.session }), [signedIn])
-  const current = PAGES.find((p) => p.page === route.page)?.label ?? 'Not found'
+  const current =
+    PAGES.find((p) => p.page === route.page)?.label ?? (route.page === 'contexts' ? 'Context' : 'Not found')
   useEffect(() => {
     document.title = `${current} · ACDP console`
   }, [current])
   return (
     <Console.Provider value={context}>
-      <a class="skip-link" href="#main">
+      {/* The hash is the router's: following "#main" would open a Not-found page, so the link only moves focus. */}
+      <a class="skip-link" href="#main" onClick={skipToMain}>
         Skip to content
       </a>
       <header class="topbar">
@@ -93,6 +97,7 @@ function Shell({ signedIn, route, onSignOut }: { signedIn: SignedIn; route: Rout
             ))}
           </ul>
         </nav>
+        <ContextLookup />
         <span class="who" data-testid="tenant">
           Tenant <strong>{signedIn.session.tenantId}</strong>
           {signedIn.session.isAdmin ? ' · admin' : ''}
@@ -108,6 +113,11 @@ function Shell({ signedIn, route, onSignOut }: { signedIn: SignedIn; route: Rout
   )
 }
 
+function skipToMain(event: MouseEvent) {
+  event.preventDefault()
+  document.getElementById('main')?.focus()
+}
+
 function Page({ route }: { route: Route }) {
   switch (route.page) {
     case 'dashboard':
@@ -116,7 +126,17 @@ function Page({ route }: { route: Route }) {
       return route.params[0] === undefined ? (
         <RunsPage query={route.query} />
       ) : (
-        <RunDetailPage runId={route.params[0]} />
+        // Keyed by run: the selection and the inspector belong to one run and never carry over to the next.
+        <RunDetailPage key={route.params[0]} runId={route.params[0]} />
+      )
+    case 'contexts':
+      return route.params[0] === undefined ? (
+        <>
+          <h1>Context</h1>
+          <p>Enter a ctx_id in the lookup box in the header, or follow a context link anywhere in the console.</p>
+        </>
+      ) : (
+        <ContextPage key={route.params[0]} ctxId={route.params[0]} />
       )
     case 'events':
       return <EventsPage query={route.query} />

@@ -329,6 +329,39 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.unroute('**/contexts/**')
   })
 
+  it('the header lookup opens a context page, refuses a non-acdp id, and every ctx_id links there', async () => {
+    const ctxId = published[0]!
+    await goto('#/dashboard')
+    const lookup = page.getByLabel('Open a context by ctx_id')
+    await lookup.fill(runId)
+    await lookup.press('Enter')
+    await page.waitForSelector('#ctx-lookup-problem', { timeout: WAIT_MS })
+    expect(await page.textContent('#ctx-lookup-problem')).toContain('not a ctx_id')
+    expect(await page.textContent('main h1')).toBe('Dashboard')
+    await lookup.fill(ctxId)
+    await lookup.press('Enter')
+    await expect.poll(() => page.textContent('main h1'), { timeout: WAIT_MS }).toBe('Context')
+    expect(decodeURIComponent(new URL(page.url()).hash)).toBe(`#/contexts/${ctxId}`)
+    await page.waitForSelector(`.inspector[data-ctx-id="${ctxId}"] [data-subject=body][data-mark=verified]`, {
+      timeout: WAIT_MS,
+    })
+    expect(await seriousViolations(page)).toEqual([])
+    await page.screenshot({ path: join(SCREENSHOTS, 'context.png'), fullPage: true })
+    // A route change resets the inspector: the second context's page shows the second context only.
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/contexts/${encodeURIComponent(published[1]!)}`)}`)
+    await page.waitForSelector(`.inspector[data-ctx-id="${published[1]!}"] [data-subject=body][data-mark]`, {
+      timeout: WAIT_MS,
+    })
+    expect(await page.locator('.inspector').count()).toBe(1)
+    // The run's history links each context to its page.
+    await goto(`#/runs/${encodeURIComponent(runId)}`)
+    const link = page.locator(`section[aria-labelledby=run-history-heading] a[data-ctx-link="${ctxId}"]`).first()
+    await link.waitFor({ timeout: WAIT_MS })
+    await link.click()
+    await expect.poll(() => page.textContent('main h1'), { timeout: WAIT_MS }).toBe('Context')
+    await page.waitForSelector(`.inspector[data-ctx-id="${ctxId}"]`, { timeout: WAIT_MS })
+  })
+
   it('an enrollment made in the form appears in the API, and its secret is never shown', async () => {
     await goto('#/registries')
     const secret = 'enroll-secret-from-the-browser-0123'
@@ -461,15 +494,30 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.evaluate('document.activeElement && document.activeElement.blur()')
     await page.keyboard.press('Tab')
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content')
+    // The skip link moves focus to the page without touching the route (the hash is the router's).
+    await page.keyboard.press('Enter')
+    expect(await page.evaluate('document.activeElement.id')).toBe('main')
+    expect(new URL(page.url()).hash).toBe('#/dashboard')
+    expect(await page.textContent('main h1')).toBe('Dashboard')
+    await goto('#/dashboard')
+    await page.evaluate('document.activeElement && document.activeElement.blur()')
+    await page.keyboard.press('Tab')
     const visited: string[] = []
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 9; i++) {
       await page.keyboard.press('Tab')
-      visited.push(String(await page.evaluate('document.activeElement.textContent')))
+      visited.push(
+        String(
+          await page.evaluate(
+            'document.activeElement.getAttribute("aria-label") || document.activeElement.textContent',
+          ),
+        ),
+      )
     }
     expect(visited.slice(0, 6)).toEqual(['Dashboard', 'Runs', 'Events', 'Registries', 'Agents', 'Webhooks'])
+    // Then the header's lookup box and its button, then Sign out.
+    expect(visited.slice(6)).toEqual(['', 'Open', 'Sign out'])
     // Follow the Runs link with the keyboard alone.
-    expect(visited[6]).toBe('Sign out')
-    for (let i = 0; i < 5; i++) await page.keyboard.press('Shift+Tab')
+    for (let i = 0; i < 7; i++) await page.keyboard.press('Shift+Tab')
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Runs')
     await page.keyboard.press('Enter')
     // Polled from the test side: in-page polling of a string would need eval, which the console's CSP refuses.

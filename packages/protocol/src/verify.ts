@@ -35,3 +35,6 @@ export {
   verifyContext,
 } from './sdk/verify-context.js'
 export { verifyEd25519 } from './signature/ed25519.js'
+// Wire constants the console needs (plain strings: no schema compiler is pulled in by them).
+export { CTX_ID_PATTERN } from './wire/common.js'
+export { WEBHOOK_EVENT_HEADER_NAMES, type WebhookEventType } from './wire/webhook-events.js'

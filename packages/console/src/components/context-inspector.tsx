@@ -18,7 +18,8 @@ type State =
   | { kind: 'unavailable'; reason: string }
   | { kind: 'loaded'; envelope: unknown; inspection: Inspection }
 
-export function ContextInspector({ ctxId, onClose }: { ctxId: string; onClose(): void }) {
+/** `onClose` adds a close button (the run view's side panel); the context page has none. */
+export function ContextInspector({ ctxId, onClose }: { ctxId: string; onClose?: () => void }) {
   const { client } = useConsole()
   const [state, setState] = useState<State>({ kind: 'loading' })
   useEffect(() => {
@@ -50,9 +51,11 @@ export function ContextInspector({ ctxId, onClose }: { ctxId: string; onClose():
     <section class="panel inspector" aria-labelledby="inspector-heading" data-ctx-id={ctxId}>
       <div class="page-head">
         <h2 id="inspector-heading">Context inspector</h2>
-        <button type="button" class="secondary" onClick={onClose}>
-          Close inspector
-        </button>
+        {onClose !== undefined && (
+          <button type="button" class="secondary" onClick={onClose}>
+            Close inspector
+          </button>
+        )}
       </div>
       <p class="mono">{ctxId}</p>
       {state.kind === 'loading' && <p role="status">Retrieving and verifying…</p>}

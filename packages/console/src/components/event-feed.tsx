@@ -4,7 +4,8 @@ import type { SseFrame } from '../api/sse-parser.js'
 import type { StreamEvent } from '../api/types.js'
 import { href } from '../router.js'
 import { streamLabel, useEventStream } from '../use-event-stream.js'
-import { Time, Truncated } from './ui.js'
+import { ContextLink } from './context-link.js'
+import { Time } from './ui.js'
 
 const MAX_ITEMS = 50
 
@@ -44,7 +45,7 @@ export function EventFeed({ path, label, enabled = true }: { path: string; label
                   run <a href={href('runs', event.runId)}>{event.runId}</a>{' '}
                 </>
               )}
-              {event.ctxId && <Truncated value={event.ctxId} max={60} />}
+              {event.ctxId && <ContextLink ctxId={event.ctxId} max={60} />}
             </li>
           ))}
         </ol>

@@ -1,8 +1,9 @@
 /** Events: GET /events history with filters and cursor paging, and a live firehose toggle over /events/stream. */
 import { useState } from 'preact/hooks'
 import type { EventPage } from '../api/types.js'
+import { ContextLink } from '../components/context-link.js'
 import { EventFeed } from '../components/event-feed.js'
-import { ErrorPanel, Loading, Section, Time, Truncated } from '../components/ui.js'
+import { ErrorPanel, Loading, Section, Time } from '../components/ui.js'
 import { href } from '../router.js'
 import { useApi } from '../use-api.js'
 
@@ -86,7 +87,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
                       <td>{event.eventType}</td>
                       <td>{event.runId ? <a href={href('runs', event.runId)}>{event.runId}</a> : '—'}</td>
                       <td>
-                        <Truncated value={event.ctxId} />
+                        <ContextLink ctxId={event.ctxId} />
                       </td>
                       <td>{event.registryAuthority}</td>
                       <td>{event.receiptPresent ? 'yes' : 'no'}</td>

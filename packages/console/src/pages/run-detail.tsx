@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import type { EventPage, Lineage, Run } from '../api/types.js'
 import { ContextInspector } from '../components/context-inspector.js'
+import { ContextLink } from '../components/context-link.js'
 import { EventFeed } from '../components/event-feed.js'
 import { LineageGraph } from '../components/lineage-graph.js'
 import { ErrorPanel, Loading, Section, StatusBadge, Time, Truncated } from '../components/ui.js'
@@ -29,7 +30,10 @@ export function RunDetailPage({ runId }: { runId: string }) {
       {run.data !== undefined && (
         <>
           <LiveLineage runId={runId} selected={selected} onSelect={setSelected} onChange={run.reload} />
-          {selected !== undefined && <ContextInspector ctxId={selected} onClose={() => setSelected(undefined)} />}
+          {selected !== undefined && (
+            // Keyed by context: selecting another node starts a fresh inspection, never a mix of two.
+            <ContextInspector key={selected} ctxId={selected} onClose={() => setSelected(undefined)} />
+          )}
           <Section title="Live run events">
             <EventFeed path={`/runs/${encodeURIComponent(runId)}/events/stream`} label="Run event stream" />
           </Section>
@@ -156,7 +160,7 @@ function RunHistory({ runId }: { runId: string }) {
                 </td>
                 <td>{event.eventType}</td>
                 <td>
-                  <Truncated value={event.ctxId} />
+                  <ContextLink ctxId={event.ctxId} />
                 </td>
                 <td>
                   <Truncated value={event.agentId} />
