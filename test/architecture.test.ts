@@ -77,6 +77,20 @@ const RULES = [
     forbid: ['@acdp/registry', '@acdp/control-plane', '@acdp/cli', '@acdp/console'],
   },
   {
+    // The adapters run inside users' agent apps: a client of the registry and control plane over HTTP, like the
+    // CLI, holding none of the server or storage code.
+    name: 'the integrations import the protocol and no server, storage, CLI or console',
+    dirs: ['packages/integrations/src'],
+    forbid: [
+      '@acdp/registry',
+      '@acdp/control-plane',
+      '@acdp/storage',
+      '@acdp/service-kit',
+      '@acdp/cli',
+      '@acdp/console',
+    ],
+  },
+  {
     name: 'registry never imports the control plane',
     dirs: ['packages/registry/src'],
     forbid: ['@acdp/control-plane'],
@@ -158,8 +172,13 @@ describe('architecture', () => {
       name: string
       dependencies?: Record<string, string>
       devDependencies?: Record<string, string>
+      peerDependencies?: Record<string, string>
     }
-    const runtime = new Set(Object.keys(manifest.dependencies ?? {}))
+    // A peer dependency is one the user installs (an adapter's framework): what the sources may import too.
+    const runtime = new Set([
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+    ])
     const dev = new Set(Object.keys(manifest.devDependencies ?? {}))
     const files = everyTextFile(join('packages', pkg)).filter((file) => /\.tsx?$/.test(file))
     const imported = (testOnly: boolean) =>
