@@ -473,11 +473,20 @@ async function benchPostgresTwo(): Promise<PhaseResult[] | string> {
   })
 }
 
+/**
+ * The background sweeps the read phases (dashboard, events) turn off: the receipt audit and the log
+ * reconciliation would otherwise work through the whole bulk-loaded history during the measurement (in production
+ * they keep up with ingest event by event), and the figure would be theirs as much as the read's.
+ */
+const BACKFILL_QUIET = { RECEIPT_AUDIT_ENABLED: 'false', LOG_RECONCILE_ENABLED: 'false' }
+
 /** GET /events?limit=100 (`events` phase), 16 connections, over BENCH_EVENTS_PRELOAD bulk-loaded events. */
 async function benchEventList(kind: 'sqlite' | 'postgres'): Promise<PhaseResult[] | string> {
   const label = `${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} GET /events?limit=100, ${EVENTS_PRELOAD.toLocaleString('en')} events`
   const measure = async (target: string): Promise<PhaseResult[]> => {
-    const child = await startChild(kind, target, { preload: EVENTS_PRELOAD })
+    // Quiet like the dashboard phase: the receipt audit would otherwise verify the whole bulk-loaded history
+    // during the measurement.
+    const child = await startChild(kind, target, { preload: EVENTS_PRELOAD, env: BACKFILL_QUIET })
     try {
       return [await readRun(label, child, '/events?limit=100')]
     } finally {
@@ -577,13 +586,6 @@ async function readRun(
 }
 
 /**
- * The background sweeps the dashboard phase turns off: the receipt audit and the log reconciliation would
- * otherwise work through the whole bulk-loaded history during the measurement (in production they keep up with
- * ingest event by event), and the figure would be theirs as much as the dashboard's.
- */
-const DASHBOARD_QUIET = { RECEIPT_AUDIT_ENABLED: 'false', LOG_RECONCILE_ENABLED: 'false' }
-
-/**
  * The dashboard over BENCH_DASHBOARD_EVENTS bulk-loaded events on `kind`: once with the overview cache off (every
  * request runs the queries), then, on the same data, with the default cache.
  */
@@ -593,7 +595,7 @@ async function benchDashboard(kind: 'sqlite' | 'postgres'): Promise<PhaseResult[
     const results: PhaseResult[] = []
     const uncached = await startChild(kind, target, {
       preload,
-      env: { ...DASHBOARD_QUIET, DASHBOARD_CACHE_MS: '0' },
+      env: { ...BACKFILL_QUIET, DASHBOARD_CACHE_MS: '0' },
     })
     try {
       console.log(
@@ -603,7 +605,7 @@ async function benchDashboard(kind: 'sqlite' | 'postgres'): Promise<PhaseResult[
     } finally {
       await stopChild(uncached.process)
     }
-    const cached = await startChild(kind, target, { env: DASHBOARD_QUIET })
+    const cached = await startChild(kind, target, { env: BACKFILL_QUIET })
     try {
       results.push(await dashboardRun(`${label}, DASHBOARD_CACHE_MS=1000 (default)`, cached))
     } finally {
