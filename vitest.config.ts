@@ -13,6 +13,7 @@ export default defineConfig({
       '@acdp/service-kit': pkg('service-kit'),
       '@acdp/registry': pkg('registry'),
       '@acdp/control-plane': pkg('control-plane'),
+      '@acdp/mcp': pkg('mcp'),
     },
   },
   test: {

@@ -16,7 +16,7 @@ describe('tool results', () => {
     const rejected = new ProtocolError('request_rejected', 'not_found: no such context', {
       details: { status: 404, code: 'not_found' },
     })
-    expect(describeFailure(rejected)).toEqual({ code: 'not_found', message: 'not_found: no such context' })
+    expect(describeFailure(rejected)).toEqual({ code: 'not_found', message: 'no such context' })
     expect(describeFailure(new ProtocolError('outbound_refused', 'link-local\naddress')).code).toBe('outbound_refused')
     expect(errorResult(new ToolError('x', 'one\ntwo'))).toEqual({
       content: [{ type: 'text', text: 'x: one two' }],

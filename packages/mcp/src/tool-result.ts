@@ -46,7 +46,10 @@ export function describeFailure(error: unknown): { code: string; message: string
   if (isProtocolError(error)) {
     // request_rejected carries the registry's own code (not_found, schema_violation…): name that one.
     const served = error.code === 'request_rejected' ? error.details?.['code'] : undefined
-    return { code: typeof served === 'string' ? served : error.code, message: oneLine(error.message) }
+    if (typeof served !== 'string') return { code: error.code, message: oneLine(error.message) }
+    // The SDK's message already starts with that code: say it once.
+    const message = error.message.startsWith(`${served}: `) ? error.message.slice(served.length + 2) : error.message
+    return { code: served, message: oneLine(message) }
   }
   if (error instanceof Error && error.name === 'TimeoutError') {
     return { code: 'deadline_exceeded', message: 'no answer before the deadline' }
