@@ -109,7 +109,9 @@ Runs until stdin closes (stdio) or Ctrl-C (both); exit 0 then, 2 on a usage erro
 function readToken(io: Parameters<Command['run']>[1], file: string | undefined): string | undefined {
   if (file === undefined) {
     const fromEnv = io.env['ACDP_MCP_TOKEN']
-    return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv
+    if (fromEnv === undefined || fromEnv === '') return undefined
+    if (fromEnv.length < 16) throw usageError('ACDP_MCP_TOKEN is shorter than 16 characters')
+    return fromEnv
   }
   const path = resolve(io.cwd, file)
   let text: string
