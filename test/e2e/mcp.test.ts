@@ -194,6 +194,11 @@ describe('the built acdp mcp against a stack it did not start', () => {
         arguments: { ctx_id: 'acdp://localhost/00000000-0000-4000-8000-000000000000' },
       })
       expect(errorText(unknown)).toMatch(/^not_found: /)
+      const refused = await client.callTool({
+        name: 'publish_context',
+        arguments: { body: { type: 'analysis', title: 'bad payload', payload: { n: 1 } } },
+      })
+      expect(errorText(refused)).toMatch(/^schema_violation: .*\/payload: /)
       expect((await client.listTools()).tools.length).toBe(7)
     })
 

@@ -17,6 +17,14 @@ describe('tool results', () => {
       details: { status: 404, code: 'not_found' },
     })
     expect(describeFailure(rejected)).toEqual({ code: 'not_found', message: 'no such context' })
+    const refused = new ProtocolError('request_rejected', 'schema_violation: body refused', {
+      details: {
+        status: 400,
+        code: 'schema_violation',
+        details: { errors: [{ path: '/title', message: 'required' }] },
+      },
+    })
+    expect(describeFailure(refused)).toEqual({ code: 'schema_violation', message: 'body refused; /title: required' })
     expect(describeFailure(new ProtocolError('outbound_refused', 'link-local\naddress')).code).toBe('outbound_refused')
     expect(errorResult(new ToolError('x', 'one\ntwo'))).toEqual({
       content: [{ type: 'text', text: 'x: one two' }],

@@ -49,12 +49,24 @@ export function describeFailure(error: unknown): { code: string; message: string
     if (typeof served !== 'string') return { code: error.code, message: oneLine(error.message) }
     // The SDK's message already starts with that code: say it once.
     const message = error.message.startsWith(`${served}: `) ? error.message.slice(served.length + 2) : error.message
-    return { code: served, message: oneLine(message) }
+    return { code: served, message: oneLine(message + fieldErrors(error.details?.['details'])) }
   }
   if (error instanceof Error && error.name === 'TimeoutError') {
     return { code: 'deadline_exceeded', message: 'no answer before the deadline' }
   }
   return { code: 'internal_error', message: oneLine(error instanceof Error ? error.message : String(error)) }
+}
+
+/** The registry's field-level explanation of a refused body (`details.errors`), the first five, as `; path: rule`. */
+function fieldErrors(details: unknown): string {
+  const errors = (details as { errors?: unknown } | undefined)?.errors
+  if (!Array.isArray(errors)) return ''
+  return errors
+    .slice(0, 5)
+    .map((entry) => entry as { path?: unknown; message?: unknown })
+    .filter((entry) => typeof entry.path === 'string' && typeof entry.message === 'string')
+    .map((entry) => `; ${String(entry.path)}: ${String(entry.message)}`)
+    .join('')
 }
 
 function oneLine(text: string): string {
