@@ -14,6 +14,7 @@ export default defineConfig({
       '@acdp/registry': pkg('registry'),
       '@acdp/control-plane': pkg('control-plane'),
       '@acdp/cli': pkg('cli'),
+      '@acdp/mcp': pkg('mcp'),
     },
   },
   test: {

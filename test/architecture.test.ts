@@ -91,6 +91,20 @@ const RULES = [
     ],
   },
   {
+    // The MCP server is a client of the registry and control plane over HTTP, like the CLI that starts it.
+    name: 'the MCP server imports only the protocol (no server, storage, kit or CLI)',
+    dirs: ['packages/mcp/src'],
+    forbid: [
+      '@acdp/registry',
+      '@acdp/control-plane',
+      '@acdp/storage',
+      '@acdp/service-kit',
+      '@acdp/cli',
+      "from 'fastify'",
+      'process.env',
+    ],
+  },
+  {
     name: 'registry never imports the control plane',
     dirs: ['packages/registry/src'],
     forbid: ['@acdp/control-plane'],

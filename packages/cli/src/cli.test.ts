@@ -46,6 +46,12 @@ describe('runCli', () => {
     ['a bad status', ['runs', '--status', 'done'], '--status must be one of'],
     ['a relative URL', ['runs', '--control-plane', 'localhost:3001'], 'must be an absolute http(s) URL'],
     ['publish without --key', ['publish', 'body.json'], '--key FILE is required'],
+    ['mcp --port without --http', ['mcp', '--port', '3002'], 'need --http'],
+    [
+      'mcp --http off loopback without a token',
+      ['mcp', '--http', '--host', '0.0.0.0', '--port', '0', '--registry', 'http://127.0.0.1:9'],
+      'without a bearer token',
+    ],
   ])('exits 2 with one line for %s', async (_name, argv, fragment) => {
     const io = captureIo({ cwd: tempDir() })
     expect(await runCli(argv, io)).toBe(EXIT.usage)

@@ -10,6 +10,7 @@ import { devCommand } from './commands/dev.js'
 import { getCommand } from './commands/get.js'
 import { keygenCommand } from './commands/keygen.js'
 import { logCommand } from './commands/log-audit.js'
+import { mcpCommand } from './commands/mcp.js'
 import { publishCommand } from './commands/publish.js'
 import { registriesCommand } from './commands/registries.js'
 import { runCommand } from './commands/run.js'
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   runCommand,
   watchCommand,
   registriesCommand,
+  mcpCommand,
 ]
 
 function renderMainHelp(): string {
