@@ -18,10 +18,17 @@
  *   - the control plane scenario's invariants: every acknowledged ingest stored, nothing refused stored, run
  *     counters equal stored events, lineage complete;
  *   - every publish the registry acknowledged is in the control plane once (webhook or log reconciliation);
- *   - every stored publication is delivered to the sink under one delivery id (a delivery whose instance died
- *     before recording the sink's answer is sent again under that id: the repeats are counted, not refused);
+ *   - the log in storage: dense (leaf indexes 0…size−1, size = the stored tree size), one leaf per stored
+ *     context and no leaf without one;
+ *   - every stored publication is delivered to the sink under one delivery id, so a receiver deduping on
+ *     X-ACDP-Event-Id gets each exactly once (a delivery whose instance died before recording the sink's answer
+ *     is sent again under that id: the repeats are counted, not refused), and no repeat reuses an attempt
+ *     number (attempts are counted when a delivery is claimed);
  *   - both SSE clients saw every stored event once, in id order;
- *   - a per-agent publish budget of N shared over the three registries admits at most N (plus the refill).
+ *   - one witness poller per registry log at a time: the checks of all three control planes together (their
+ *     /metrics, a victim's read just before it is killed) are no more than one poll per interval allows;
+ *   - a per-agent publish budget of N shared over the three registries admits at most N (plus the refill), and
+ *     a control-plane quota of M shared through the database (QUOTA_STORE=database) admits at most M.
  * Skipped with one line without ACDP_TEST_DATABASE_URL or HAProxy (installed first when apt-get can).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
@@ -31,6 +38,7 @@ import type { AddressInfo } from 'node:net'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { testDatabaseUrl } from '@acdp/storage'
+import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { runCli } from '../../packages/cli/src/cli.js'
 import { captureIo } from '../../packages/cli/src/test-io.js'
@@ -55,11 +63,16 @@ const LOAD_SECONDS = Number(process.env.MULTI_INSTANCE_LOAD_SECONDS ?? 30)
 const KILLS = Number(process.env.MULTI_INSTANCE_KILLS ?? 2)
 const CONNECTIONS = Number(process.env.MULTI_INSTANCE_CONNECTIONS ?? 4)
 /** Per-agent publish budget (per minute), shared by the three registries through PostgreSQL. */
-const PUBLISH_BUDGET = 300
+const PUBLISH_BUDGET = 120
 /** The load's producers: enough that none of them reaches PUBLISH_BUDGET during the run. */
-const LOAD_PRODUCERS = 64
+const LOAD_PRODUCERS = 128
 const ADMIN_API_KEY = 'multi-instance-admin-key-0123456789abcdef'
 const RECONNECT_MS = 300
+/** The witness's poll interval (LOG_WITNESS_INTERVAL_SECONDS) on every control plane. */
+const WITNESS_INTERVAL_S = 2
+/** Federation-proxy retrievals per hour of a tenant, shared by the three control planes through the database. */
+const RETRIEVE_QUOTA = 30
+const HOUR_MS = 3_600_000
 /** Bounds on waits for the stack to settle after the load (webhook retries, reconciliation, outbox drain). */
 const SETTLE_MS = 90_000
 
@@ -139,11 +152,14 @@ allow_http_for_allowlisted = true
 async function startSink() {
   const deliveries = new Map<string, Set<string>>()
   const posts = new Map<string, number>()
+  /** X-ACDP-Delivery-Attempt of every POST, per delivery id. */
+  const attempts = new Map<string, number[]>()
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
       const delivery = String(request.headers['x-acdp-event-id'] ?? '')
+      attempts.set(delivery, [...(attempts.get(delivery) ?? []), Number(request.headers['x-acdp-delivery-attempt'])])
       let eventId = `unparsable:${delivery}`
       try {
         eventId = publicationKey(JSON.parse(Buffer.concat(chunks).toString('utf8')).data as Record<string, unknown>)
@@ -160,6 +176,7 @@ async function startSink() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sink`,
     deliveries,
     posts,
+    attempts,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
@@ -180,6 +197,55 @@ async function listAllEvents(
     cursor = page.nextCursor
   } while (cursor !== null)
   return out
+}
+
+/** The sum of `name` over its label sets in one instance's /metrics (read directly, not through the balancer). */
+async function scrapeCounter(service: ServiceProcess, name: string): Promise<number> {
+  const answer = await fetch(`http://127.0.0.1:${service.spec.port}/metrics`)
+  const text = await answer.text()
+  if (answer.status !== 200) throw new Error(`/metrics answered ${answer.status}`)
+  let sum = 0
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1))
+  }
+  return sum
+}
+
+/**
+ * The log as stored (RFC-ACDP-0012 §5: an append-only, gap-free sequence of leaves): leaf indexes exactly
+ * 0…size−1 for the stored tree size, every stored context on its own leaf, and no leaf for a context not stored.
+ */
+async function logStorageProblems(postgresUrl: string): Promise<{ treeSize: number; problems: string[] }> {
+  const client = new pg.Client({ connectionString: postgresUrl })
+  await client.connect()
+  try {
+    const one = async (text: string) => (await client.query(text)).rows[0] as Record<string, string | null>
+    const state = await one('select tree_size from log_state where id = 1')
+    const leaves = await one(
+      'select count(*) as n, count(distinct leaf_index) as d, min(leaf_index) as lo, max(leaf_index) as hi from log_leaf',
+    )
+    const contexts = await one('select count(*) as n from context')
+    const unlogged = await one(
+      'select count(*) as n from context c left join log_leaf l on l.leaf_index = c.leaf_index and l.ctx_id = c.ctx_id where l.leaf_index is null',
+    )
+    const orphans = await one(
+      'select count(*) as n from log_leaf l left join context c on c.ctx_id = l.ctx_id and c.leaf_index = l.leaf_index where c.ctx_id is null',
+    )
+    const size = Number(state.tree_size)
+    const problems: string[] = []
+    const [n, distinct] = [Number(leaves.n), Number(leaves.d)]
+    if (n !== size || distinct !== size)
+      problems.push(`${n} leaves (${distinct} distinct indexes) for tree size ${size}`)
+    if (size > 0 && (Number(leaves.lo) !== 0 || Number(leaves.hi) !== size - 1)) {
+      problems.push(`leaf indexes span ${leaves.lo}…${leaves.hi}, not 0…${size - 1}`)
+    }
+    if (Number(contexts.n) !== size) problems.push(`${contexts.n} stored contexts for tree size ${size}`)
+    if (Number(unlogged.n) > 0) problems.push(`${unlogged.n} stored contexts without their leaf`)
+    if (Number(orphans.n) > 0) problems.push(`${orphans.n} leaves without their stored context`)
+    return { treeSize: size, problems }
+  } finally {
+    await client.end()
+  }
 }
 
 async function runInvariants(invariants: CrashInvariant[], base: string): Promise<string[]> {
@@ -218,10 +284,12 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
           AUTH_ADMIN_API_KEYS: ADMIN_API_KEY,
           TRUST_PROXY: '127.0.0.1',
           LOG_WITNESS_ENABLED: 'true',
-          LOG_WITNESS_INTERVAL_SECONDS: '2',
           LOG_RECONCILE_ENABLED: 'true',
           LOG_RECONCILE_INTERVAL_SECONDS: '2',
+          LOG_WITNESS_INTERVAL_SECONDS: String(WITNESS_INTERVAL_S),
           STREAM_SSE_HEARTBEAT_MS: '5000',
+          TENANT_QUOTAS: `*:context.retrieve=${RETRIEVE_QUOTA}/hour`,
+          QUOTA_STORE: 'database',
         })
         controlPlanes.push(new ServiceProcess(spec))
       }
@@ -282,6 +350,9 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
         )
         expect(io.err()).toBe('')
         expect(enrolled).toBe(0)
+        // From here the witness may poll: its checks, summed over the instances, are bounded by the time since.
+        const witnessSince = Date.now()
+        let witnessChecksOfVictims = 0
         const subscribed = await fetch(`${controlPlaneBase}/webhooks`, {
           method: 'POST',
           headers: { ...CRASH_AUTH, 'content-type': 'application/json' },
@@ -327,6 +398,12 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
           await pause(slice)
           const index = (kill + 1) % 3
           const victims = [registries[index], controlPlanes[index]] as ServiceProcess[]
+          // A SIGKILL loses the victim's counters: read them first (a check it makes in between is not counted,
+          // which only loosens the bound below by one).
+          witnessChecksOfVictims += await scrapeCounter(
+            controlPlanes[index] as ServiceProcess,
+            'acdp_log_witness_checks_total',
+          )
           await Promise.all(victims.map((v) => v.kill()))
           const killedAt = Date.now()
           await Promise.all(
@@ -370,6 +447,25 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
         const admitted = budgetAnswers.filter((s) => s === 201).length
         const refill = Math.ceil((budgetSeconds * PUBLISH_BUDGET) / 60)
 
+        // A shared control-plane quota: 3 × M federation-proxy retrievals through the balancer (round robin).
+        const retrieved = registryScenario.acknowledged()[0] as string
+        const quotaWindows = new Set<number>()
+        const quotaAnswers: Array<{ status: number; code: string | undefined }> = []
+        await Promise.all(
+          Array.from({ length: 6 }, async (_, c) => {
+            for (let n = c; n < 3 * RETRIEVE_QUOTA; n += 6) {
+              quotaWindows.add(Math.floor(Date.now() / HOUR_MS))
+              const answer = await fetch(`${controlPlaneBase}/contexts/${encodeURIComponent(retrieved)}`, {
+                headers: CRASH_AUTH,
+              })
+              const body = (await answer.json().catch(() => ({}))) as Json
+              quotaAnswers.push({ status: answer.status, code: body?.errorCode })
+              quotaWindows.add(Math.floor(Date.now() / HOUR_MS))
+            }
+          }),
+        )
+        const retrievalsAdmitted = quotaAnswers.filter((a) => a.status !== 429).length
+
         // A last event through the balancer: both clients must reach it (nothing earlier is on its way then).
         const markerRun = `multi-marker-${randomUUID()}`
         const marker = crashCtxId()
@@ -411,7 +507,21 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
           { timeoutMs: SETTLE_MS, intervalMs: 500 },
         ).catch((error: unknown) => console.warn(`[multi-instance] ${String(error)}`))
 
+        // One witness poller per log at a time: polls come due once per interval from the enrollment on, whoever
+        // holds the lease; three pollers each on its own schedule would make about three times as many checks.
+        const witnessChecksNow = await Promise.all(
+          controlPlanes.map((s) => scrapeCounter(s, 'acdp_log_witness_checks_total')),
+        )
+        const witnessChecks = witnessChecksOfVictims + witnessChecksNow.reduce((a, b) => a + b, 0)
+        const witnessSeconds = (Date.now() - witnessSince) / 1000
+        const witnessBound = Math.floor(witnessSeconds / WITNESS_INTERVAL_S) + 2
+        const witnessState = (await (
+          await fetch(`${controlPlaneBase}/registries/${AUTHORITY}/log-witness`, { headers: CRASH_AUTH })
+        ).json()) as Json
+        const logStorage = await logStorageProblems(registryDb.postgresUrl)
+
         const problems = [
+          ...logStorage.problems.map((p) => `log storage: ${p}`),
           ...(await runInvariants(registryScenario.invariants, registryBase)),
           ...(await runInvariants(
             controlPlaneScenario.invariants.filter((i) => !i.name.startsWith('outbox')),
@@ -425,6 +535,11 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
         const strayDeliveries = [...sink.deliveries.keys()].filter((id) => !publishedSet.has(id))
         const manyDeliveryIds = [...sink.deliveries].filter(([, ids]) => ids.size > 1)
         const repeatedPosts = [...sink.posts].filter(([, n]) => n > 1)
+        // Attempts counted at the claim: a repeat (after a crash, or a lost answer) never reuses a number.
+        const reusedAttempts = [...sink.attempts].filter(
+          ([, numbers]) => new Set(numbers).size !== numbers.length || numbers.some((n) => !(n >= 1)),
+        )
+        const deliveredOnceInEffect = [...sink.deliveries.values()].reduce((n, ids) => n + ids.size, 0)
         // Frames of events the control plane does not hold (all types: the stream also carries run notices).
         const storedIds = new Set(events.map((e) => publicationKey(e)))
         const sse = Object.fromEntries(
@@ -444,9 +559,11 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
             `  registry: ${JSON.stringify(registryTally)} (${((registryTally.acked ?? 0) / loadSeconds).toFixed(0)} acked/s)\n` +
             `  control plane: ${JSON.stringify(controlPlaneTally)} (${((controlPlaneTally.acked ?? 0) / loadSeconds).toFixed(0)} acked/s)\n` +
             `  control plane holds ${published.length} context_published events; acknowledged publishes missing ${missingInControlPlane.length}, stored twice ${twiceInControlPlane.length}\n` +
-            `  outbox: ${sink.deliveries.size} events delivered, ${undelivered.length} undelivered, ${manyDeliveryIds.length} under >1 delivery id, ${repeatedPosts.length} posted more than once\n` +
+            `  outbox: ${sink.deliveries.size} events delivered, ${undelivered.length} undelivered, ${manyDeliveryIds.length} under >1 delivery id, ${repeatedPosts.length} posted more than once (attempt numbers of repeats: ${JSON.stringify(repeatedPosts.slice(0, 5).map(([id]) => [...(sink.deliveries.get(id) ?? [])].flatMap((d) => sink.attempts.get(d) ?? [])))})\n` +
+            `  log: tree size ${logStorage.treeSize}; witness: ${witnessChecks} checks in ${witnessSeconds.toFixed(1)} s over 3 instances (now ${JSON.stringify(witnessChecksNow)}, victims ${witnessChecksOfVictims}; bound ${witnessBound}), head ${witnessState.treeSize}, alert ${JSON.stringify(witnessState.alert?.reason ?? null)}\n` +
             `  sse: ${JSON.stringify(sse)}\n` +
-            `  budget ${PUBLISH_BUDGET}/min over 3 instances: ${admitted} of ${budgetAnswers.length} admitted in ${budgetSeconds.toFixed(1)} s (refill ${refill})`,
+            `  budget ${PUBLISH_BUDGET}/min over 3 instances: ${admitted} of ${budgetAnswers.length} admitted in ${budgetSeconds.toFixed(1)} s (refill ${refill})\n` +
+            `  control-plane quota ${RETRIEVE_QUOTA}/hour over 3 instances: ${retrievalsAdmitted} of ${quotaAnswers.length} admitted (${JSON.stringify(countBy(quotaAnswers.map((a) => `${a.status} ${a.code ?? ''}`.trim())))})`,
         )
         const stored = new Map(events.map((e) => [publicationKey(e), e]))
         for (const id of undelivered.slice(0, 3))
@@ -464,6 +581,8 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
           stray: [],
         })
         expect(manyDeliveryIds.slice(0, 5)).toEqual([])
+        expect(deliveredOnceInEffect).toBe(published.length)
+        expect(reusedAttempts.slice(0, 5)).toEqual([])
         // Not asserted: POSTs per publication. Delivery is at-least-once under one delivery id: a delivery the sink
         // answered whose instance died (or timed out) before recording the answer is sent again under the same
         // X-ACDP-Event-Id once its lease expires; receivers dedupe on that id. The count is logged above.
@@ -474,6 +593,17 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
         expect(admitted).toBeGreaterThan(0)
         expect(admitted).toBeLessThanOrEqual(PUBLISH_BUDGET + refill)
         expect(budgetAnswers.filter((s) => s !== 201 && s !== 429)).toEqual([])
+        // The control plane's quota: at most M per window touched (one, unless the burst crossed an hour).
+        expect(retrievalsAdmitted).toBeGreaterThan(0)
+        expect(retrievalsAdmitted).toBeLessThanOrEqual(RETRIEVE_QUOTA * quotaWindows.size)
+        expect(
+          quotaAnswers.filter((a) => a.status !== 200 && !(a.status === 429 && a.code === 'QUOTA_EXCEEDED')),
+        ).toEqual([])
+        // The witness: it did poll, every observation verified, and no more often than one poller allows.
+        expect(witnessChecks).toBeGreaterThan(0)
+        expect(witnessChecks).toBeLessThanOrEqual(witnessBound)
+        expect(witnessState.alert).toBeNull()
+        expect(witnessState.treeSize).toBeGreaterThan(0)
       } finally {
         abort.abort()
         haproxy?.kill('SIGTERM')
@@ -491,6 +621,12 @@ function publicationKey(data: Record<string, unknown>): string {
   return (data['type'] ?? data['eventType']) === 'context_published' && typeof data['ctxId'] === 'string'
     ? data['ctxId']
     : `event:${String(data['eventId'])}`
+}
+
+function countBy(values: string[]): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const value of values) out[value] = (out[value] ?? 0) + 1
+  return out
 }
 
 function emptyLedger(): Received {
