@@ -1,3 +1,4 @@
 export { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compilers.js'
 export { applyRequestTimeouts } from './http/server-timeouts.js'
 export { loadJose } from './jose-module.js'
+export { registerSqliteWalMetrics } from './metrics/sqlite-wal-metrics.js'
