@@ -9,3 +9,4 @@ export {
   createClientErrorHandler,
   type ParserError,
 } from './http/client-error.js'
+export { type HttpObservation, observeEveryResponse } from './metrics/http-metrics-hook.js'
