@@ -2,7 +2,7 @@ export { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compi
 export { applyRequestTimeouts } from './http/server-timeouts.js'
 export { loadJose } from './jose-module.js'
 export { registerSqliteWalMetrics } from './metrics/sqlite-wal-metrics.js'
-export { admitBody, type BodyContract, bodyContractOf } from './http/body-contract.js'
+export { admitBody, type BodyContract, bodyContractOf, settleUnparsedBody } from './http/body-contract.js'
 export {
   type ClientErrorAnswer,
   classifyClientError,

@@ -8,7 +8,7 @@
  * (`request.rawBody`) because webhook HMACs cover the exact bytes, never a re-serialisation.
  */
 import { isProtocolError, parseJsonStrict } from '@acdp/protocol'
-import { admitBody } from '@acdp/service-kit'
+import { settleUnparsedBody } from '@acdp/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ControlPlaneError } from '../errors.js'
 
@@ -58,6 +58,10 @@ export function parseJsonBody(raw: Buffer, maxDepth: number): unknown {
   }
 }
 
+/** The answer to a body sent where the route takes none. */
+const refuseBody = (method: string, url: string | undefined): ControlPlaneError =>
+  new ControlPlaneError('INVALID_PAYLOAD', `${method} ${url} takes no request body`)
+
 /**
  * Installs the strict JSON parser on `app` (and its children); every other media type is refused with 415.
  * An empty body is absent on routes that take none or an optional one; a required body keeps `parseJsonBody`'s
@@ -68,17 +72,7 @@ export function installJsonBodyParser(app: FastifyInstance, options: { maxDepth:
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(JSON_MEDIA_TYPES, { parseAs: 'buffer' }, (request: FastifyRequest, body, done) => {
     const raw = body as Buffer
-    const admission = admitBody(request, raw.length)
-    if (admission === 'absent') {
-      done(null, undefined)
-      return
-    }
-    if (admission === 'refused') {
-      done(
-        new ControlPlaneError('INVALID_PAYLOAD', `${request.method} ${request.routeOptions.url} takes no request body`),
-      )
-      return
-    }
+    if (settleUnparsedBody(request, raw.length, done, refuseBody)) return
     request.rawBody = raw
     try {
       done(null, parseJsonBody(raw, options.maxDepth))

@@ -4,7 +4,7 @@
  * parsed value (the text becomes the stored body; the value is hashed — each computed once per request).
  */
 import { parseJsonStrict } from '@acdp/protocol'
-import { admitBody } from '@acdp/service-kit'
+import { settleUnparsedBody } from '@acdp/service-kit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { fromProtocolError, RegistryError } from '../errors.js'
 
@@ -41,6 +41,10 @@ export async function requireJsonMediaType(request: FastifyRequest, _reply: Fast
   }
 }
 
+/** The answer to a body sent where the route takes none. */
+const refuseBody = (method: string, url: string | undefined): RegistryError =>
+  new RegistryError('schema_violation', `${method} ${url} takes no request body.`)
+
 /**
  * Replaces Fastify's parsers with one for every media type: the body is read as text up to `maxBytes` (413
  * past it, checked while reading), then parsed strictly (duplicate keys, invalid UTF-8 and excessive depth are
@@ -53,17 +57,7 @@ export function installJsonBodyParser(app: FastifyInstance, maxBytes: number): v
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBytes }, (request, body, done) => {
     const bytes = body as Buffer
     // An empty required body goes on to the parse below and keeps its schema_violation.
-    const admission = admitBody(request, bytes.length)
-    if (admission === 'absent') {
-      done(null, undefined)
-      return
-    }
-    if (admission === 'refused') {
-      done(
-        new RegistryError('schema_violation', `${request.method} ${request.routeOptions.url} takes no request body.`),
-      )
-      return
-    }
+    if (settleUnparsedBody(request, bytes.length, done, refuseBody)) return
     try {
       // Invalid UTF-8 is refused rather than silently replaced: the text is what gets stored and served.
       const text = UTF8.decode(bytes)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { admitBody, bodyContractOf } from './body-contract.js'
+import { admitBody, bodyContractOf, settleUnparsedBody } from './body-contract.js'
 
 const route = (config: { body?: 'none' | 'optional' | 'required' }, schema: { body?: unknown } = {}) => ({
   routeOptions: { config, schema } as never,
@@ -26,5 +26,19 @@ describe('body contracts', () => {
 
   it('parses a body on an unrouted request, so it keeps its 404', () => {
     expect(admitBody({ ...route({}), is404: true }, 2)).toBe('parse')
+  })
+})
+
+describe('settleUnparsedBody', () => {
+  const request = (body: 'none' | 'optional') => ({ ...route({ body }), method: 'POST' })
+  const refusal = (method: string, url: string | undefined) => new Error(`${method} ${url} refused`)
+
+  it('settles an absent body with no value, a refused one with the server error, and leaves the rest', () => {
+    const calls: unknown[][] = []
+    const done = (...args: unknown[]) => void calls.push(args)
+    expect(settleUnparsedBody(request('optional'), 0, done, refusal)).toBe(true)
+    expect(settleUnparsedBody(request('none'), 2, done, refusal)).toBe(true)
+    expect(settleUnparsedBody(request('optional'), 2, done, refusal)).toBe(false)
+    expect(calls).toEqual([[null, undefined], [new Error('POST undefined refused')]])
   })
 })

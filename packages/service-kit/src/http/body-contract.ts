@@ -39,3 +39,20 @@ export function admitBody(
   if (contract === 'none' && !request.is404) return 'refused'
   return 'parse'
 }
+
+/**
+ * Applies {@link admitBody} inside a content-type parser: settles `done` for an absent body (no body) or a refused
+ * one (`refusal`, the server's own error, given the request's method and route) and returns true; returns false
+ * when the parser must go on and parse the body.
+ */
+export function settleUnparsedBody(
+  request: Pick<FastifyRequest, 'routeOptions' | 'is404' | 'method'>,
+  byteLength: number,
+  done: (error: Error | null, body?: unknown) => void,
+  refusal: (method: string, url: string | undefined) => Error,
+): boolean {
+  const admission = admitBody(request, byteLength)
+  if (admission === 'absent') done(null, undefined)
+  else if (admission === 'refused') done(refusal(request.method, request.routeOptions.url))
+  return admission !== 'parse'
+}
