@@ -3,7 +3,7 @@
  * throttled), introspection and revocation (key/JWT), the revocation feed and the pinned-key reload (admin), and the
  * JWKS document (public, cacheable).
  */
-import { TOKEN_REVOKE_REASONS, type TokenRevokeReason } from '@acdp/protocol'
+import { RevocationFeedPage, TOKEN_REVOKE_REASONS, type TokenRevokeReason } from '@acdp/protocol'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type Static, Type } from 'typebox'
 import { ControlPlaneError } from '../errors.js'
@@ -72,18 +72,6 @@ const FeedQuery = Type.Object(
   },
   { additionalProperties: false },
 )
-const FeedShape = Type.Object({
-  entries: Type.Array(
-    Type.Object({
-      jti: Type.String(),
-      sub: Type.String(),
-      iss: Type.String(),
-      exp: Type.Integer(),
-      revoked_at_ms: Type.Integer(),
-    }),
-  ),
-  next_cursor: Type.Union([Type.Integer(), Type.Null()]),
-})
 
 export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates }) => {
   const issuance = (): Parameters<typeof issueChallenge>[0] => {
@@ -158,7 +146,10 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
 
   app.get(
     '/auth/revocations',
-    { config: { auth: 'admin' }, schema: { tags: ['auth'], querystring: FeedQuery, response: { 200: FeedShape } } },
+    {
+      config: { auth: 'admin' },
+      schema: { tags: ['auth'], querystring: FeedQuery, response: { 200: RevocationFeedPage } },
+    },
     async (request) => {
       const query = request.query as Static<typeof FeedQuery>
       return readRevocationFeed(admin, query.since ?? 0, query.limit ?? 200)

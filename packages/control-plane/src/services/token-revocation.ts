@@ -2,7 +2,7 @@
  * Introspection, revocation and the revocation feed (product spec "Auth endpoints"; RFC 7662/7009 manners: an
  * introspection of anything that does not verify is just `{ active: false }`, a revocation always answers 200).
  */
-import type { TokenRevokeReason } from '@acdp/protocol'
+import type { RevocationFeedPage, TokenRevokeReason } from '@acdp/protocol'
 import type { Principal } from '../auth/credentials.js'
 import type { JwtVerifier } from '../auth/jwt-verifier.js'
 import { ControlPlaneError } from '../errors.js'
@@ -85,11 +85,6 @@ export async function revokeToken(
   })
   if (inserted) deps.onRevoked?.()
   return { revoked: true }
-}
-
-export interface RevocationFeedPage {
-  entries: { jti: string; sub: string; iss: string; exp: number; revoked_at_ms: number }[]
-  next_cursor: number | null
 }
 
 /**
