@@ -28,16 +28,10 @@ import type { TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import { afterEach, describe, expect, it } from 'vitest'
 import { eventually } from '../support/eventually.js'
+import { startRelayedRegistry } from '../support/relayed-registry.js'
 import { type ForwardedDelivery, startRelay, type WebhookRelay } from '../support/webhook-relay.js'
-import { resolveConfig } from '../../packages/registry/src/config.js'
-import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
-import {
-  bearer,
-  openTestApp,
-  TEST_WEBHOOK_SECRET,
-  type TestApp,
-  USER_KEY,
-} from '../../packages/control-plane/test/support/test-app.js'
+import type { RunningRegistry } from '../../packages/registry/src/start.js'
+import { bearer, openTestApp, type TestApp, USER_KEY } from '../../packages/control-plane/test/support/test-app.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are untyped JSON in tests
 type Json = any
@@ -78,29 +72,13 @@ describe('the registry webhook contract, registry to control plane', () => {
     await t.app.listen({ host: '127.0.0.1', port: 0 })
     const planeUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
     relay = await startRelay(() => planeUrl)
-    registry = await startRegistry(
-      resolveConfig(
-        {
-          registry: { authority: AUTHORITY, base_url: `https://${AUTHORITY}`, log_level: 'silent' },
-          storage: { backend: 'sqlite', sqlite_path: join(dataDir, 'registry.db') },
-          receipt: { signing_key_seed_b64: Buffer.alloc(32, 0x43).toString('base64') },
-          log: { enabled: true, instance: '1' },
-          lifecycle: { enabled: true },
-          webhook: {
-            enabled: true,
-            url: `${relay.url}/ingest/acdp`,
-            secret: TEST_WEBHOOK_SECRET,
-            timeout_seconds: 2,
-            max_retries: 0,
-          },
-          outbound: { allow_cidrs: ['127.0.0.1/32'], allow_http_for_allowlisted: true },
-        },
-        { nodeEnv: 'test' },
-      ),
-    )
-    await registry.app.listen({ host: '127.0.0.1', port: 0 })
-    registryUrl = `http://127.0.0.1:${(registry.app.server.address() as AddressInfo).port}`
-    await t.store.upsertEnrollment({ authority: AUTHORITY, tenantId: TENANT, baseUrl: registryUrl, now: 0 })
+    ;({ registry, url: registryUrl } = await startRelayedRegistry(t, relay, {
+      authority: AUTHORITY,
+      tenant: TENANT,
+      dataDir,
+      receiptSeedByte: 0x43,
+      lifecycle: true,
+    }))
   }
 
   /** Appends a lifecycle event signed by the producer (RFC-ACDP-0013 §6). */
