@@ -15,11 +15,10 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { bodyContractOf } from '@acdp/service-kit'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type RunningDevStack, startDevStack } from '../../packages/cli/src/dev/dev-stack.js'
-import { bodyContractOf as controlPlaneContract } from '../../packages/control-plane/src/http/json-body.js'
-import { bodyContractOf as registryContract } from '../../packages/registry/src/http/json-body.js'
 import { recordRoutes, type RouteEntry, routeTable } from './route-table.js'
 
 vi.mock('fastify', async (importOriginal) => {
@@ -126,7 +125,7 @@ beforeAll(async () => {
     {
       name: 'registry',
       base: stack.registryUrl,
-      routes: routeTable(stack.registry.app, registryContract),
+      routes: routeTable(stack.registry.app, bodyContractOf),
       auth: { authorization: `Bearer ${stack.secrets.registry_admin_token}` },
       isEnvelope: (answer) => {
         const error = jsonOf(answer.text)?.['error'] as Record<string, unknown> | undefined
@@ -140,7 +139,7 @@ beforeAll(async () => {
     {
       name: 'control plane',
       base: stack.controlPlaneUrl,
-      routes: routeTable(stack.controlPlane.app, controlPlaneContract),
+      routes: routeTable(stack.controlPlane.app, bodyContractOf),
       auth: { authorization: `Bearer ${stack.secrets.control_plane_api_key}` },
       isEnvelope: (answer) => {
         const body = jsonOf(answer.text)

@@ -26,7 +26,7 @@ export function recordRoutes(app: FastifyInstance): void {
 
 /**
  * The routes `app` registered, one entry per method, sorted, with the body contract the service's own parser
- * reads (`contractOf`, each service's `bodyContractOf`); throws when `app` was not recorded.
+ * reads (`contractOf`: the service kit's `bodyContractOf`, which both parsers apply); throws when `app` was not recorded.
  */
 export function routeTable(
   app: FastifyInstance,

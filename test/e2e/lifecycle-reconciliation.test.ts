@@ -24,9 +24,9 @@ import {
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
 import { eventually as waitFor } from '../support/eventually.js'
+import { startRelayedRegistry } from '../support/relayed-registry.js'
 import { startRelay } from '../support/webhook-relay.js'
-import { resolveConfig } from '../../packages/registry/src/config.js'
-import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
+import type { RunningRegistry } from '../../packages/registry/src/start.js'
 import {
   bearer,
   openTestApp,
@@ -82,29 +82,13 @@ describe.each(testDatabaseTargets())('lifecycle reconciliation on $name', (targe
     await t.app.listen({ host: '127.0.0.1', port: 0 })
     const planeUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
     relay = await startRelay(() => planeUrl)
-    registry = await startRegistry(
-      resolveConfig(
-        {
-          registry: { authority: AUTHORITY, base_url: `https://${AUTHORITY}`, log_level: 'silent' },
-          storage: { backend: 'sqlite', sqlite_path: join(dataDir, 'registry.db') },
-          receipt: { signing_key_seed_b64: Buffer.alloc(32, 0x52).toString('base64') },
-          log: { enabled: true, instance: '1' },
-          lifecycle: { enabled: true },
-          webhook: {
-            enabled: true,
-            url: `${relay.url}/ingest/acdp`,
-            secret: TEST_WEBHOOK_SECRET,
-            timeout_seconds: 2,
-            max_retries: 0,
-          },
-          outbound: { allow_cidrs: ['127.0.0.1/32'], allow_http_for_allowlisted: true },
-        },
-        { nodeEnv: 'test' },
-      ),
-    )
-    await registry.app.listen({ host: '127.0.0.1', port: 0 })
-    registryUrl = `http://127.0.0.1:${(registry.app.server.address() as AddressInfo).port}`
-    await t.store.upsertEnrollment({ authority: AUTHORITY, tenantId: TENANT, baseUrl: registryUrl, now: 0 })
+    ;({ registry, url: registryUrl } = await startRelayedRegistry(t, relay, {
+      authority: AUTHORITY,
+      tenant: TENANT,
+      dataDir,
+      receiptSeedByte: 0x52,
+      lifecycle: true,
+    }))
   }
 
   const get = (url: string) =>

@@ -12,11 +12,21 @@ export interface WebhookRelay {
   setDown(down: boolean): void
   /** Requests answered 503 so far. */
   refused(): number
+  /** Every request forwarded so far, with the control plane's answer, in arrival order. */
+  forwarded: ForwardedDelivery[]
+}
+
+/** One delivery the relay passed on: what the sender sent and what the control plane answered. */
+export interface ForwardedDelivery {
+  headers: Record<string, string>
+  body: Buffer
+  status: number
 }
 
 export async function startRelay(target: () => string): Promise<WebhookRelay> {
   let isDown = false
   let refusedCount = 0
+  const forwarded: ForwardedDelivery[] = []
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
@@ -30,11 +40,9 @@ export async function startRelay(target: () => string): Promise<WebhookRelay> {
         headers[name] = value
       }
     }
-    const answer = await fetch(`${target()}${req.url ?? '/'}`, {
-      method: req.method,
-      headers,
-      body: Buffer.concat(chunks),
-    })
+    const body = Buffer.concat(chunks)
+    const answer = await fetch(`${target()}${req.url ?? '/'}`, { method: req.method, headers, body })
+    forwarded.push({ headers, body, status: answer.status })
     res.writeHead(answer.status).end(Buffer.from(await answer.arrayBuffer()))
   })
   server.listen(0, '127.0.0.1')
@@ -46,5 +54,6 @@ export async function startRelay(target: () => string): Promise<WebhookRelay> {
       isDown = down
     },
     refused: () => refusedCount,
+    forwarded,
   }
 }

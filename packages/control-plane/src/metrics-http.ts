@@ -5,6 +5,7 @@
  * paths with only UUIDs collapsed, so run ids and DIDs grew the label set without bound (digest E perf 6).
  * Requests that match no route share the single label value `unmatched`.
  */
+import { observeEveryResponse } from '@acdp/service-kit'
 import type { FastifyInstance } from 'fastify'
 import type { ControlPlaneMetrics } from './metrics.js'
 
@@ -12,19 +13,14 @@ import type { ControlPlaneMetrics } from './metrics.js'
 export const UNMATCHED_ROUTE_LABEL = 'unmatched'
 
 /**
- * Adds an `onResponse` hook to `app` that observes every completed request. Register it on the root instance
+ * Observes every completed request through the service kit's `onResponse` hook. Register it on the root instance
  * (not inside an encapsulated plugin) so it sees every route. Long-lived streams that hijack the reply are
  * observed by their own gauges instead (`active_sse_connections`).
  */
 export function registerHttpMetrics(app: FastifyInstance, metrics: ControlPlaneMetrics): void {
-  app.addHook('onResponse', (request, reply, done) => {
-    const labels = {
-      method: request.method,
-      path: request.routeOptions.url ?? UNMATCHED_ROUTE_LABEL,
-      status_code: String(reply.statusCode),
-    }
+  observeEveryResponse(app, (route, method, statusCode, seconds) => {
+    const labels = { method, path: route ?? UNMATCHED_ROUTE_LABEL, status_code: String(statusCode) }
     metrics.httpRequests.inc(labels)
-    metrics.httpRequestDuration.observe(labels, reply.elapsedTime / 1000)
-    done()
+    metrics.httpRequestDuration.observe(labels, seconds)
   })
 }

@@ -8,6 +8,7 @@
  * Label values that come from the wire (event types, rejection reasons) pass through {@link boundLabel}, so a
  * peer sending endless distinct `type` strings cannot grow the exposition without bound (digest E perf 6).
  */
+import { registerSqliteWalMetrics } from '@acdp/service-kit'
 import type { WalCheckpointStats } from '@acdp/storage'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
@@ -159,45 +160,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): ControlPlaneM
       ingestRejected.inc({ reason: reasonLabel(reason) })
     },
     setSqliteWalSource(source) {
-      new Gauge({
-        name: 'acdp_sqlite_wal_bytes',
-        help: 'Size of the SQLite -wal file at the last checkpoint tick, in bytes.',
-        registers,
-        collect() {
-          this.set(source().walBytes)
-        },
-      })
-      new Counter({
-        name: 'acdp_sqlite_wal_checkpoints_total',
-        help: 'SQLite WAL checkpoints by mode (passive, restart, truncate) and outcome (complete, partial, busy, error).',
-        labelNames: ['mode', 'outcome'] as const,
-        registers,
-        collect() {
-          // The worker keeps the running totals; the counter mirrors them.
-          this.reset()
-          for (const [mode, byOutcome] of Object.entries(source().checkpoints)) {
-            for (const [outcome, count] of Object.entries(byOutcome)) this.inc({ mode, outcome }, count)
-          }
-        },
-      })
-      new Counter({
-        name: 'acdp_sqlite_wal_truncate_seconds_total',
-        help: 'Time spent in TRUNCATE checkpoints, during which writers wait, in seconds.',
-        registers,
-        collect() {
-          this.reset()
-          this.inc(source().truncateSeconds)
-        },
-      })
-      new Counter({
-        name: 'acdp_sqlite_wal_restart_seconds_total',
-        help: 'Time spent in RESTART checkpoints (writers wait during their copy and reader wait), in seconds.',
-        registers,
-        collect() {
-          this.reset()
-          this.inc(source().restartSeconds)
-        },
-      })
+      registerSqliteWalMetrics(registers, 'acdp_', source)
     },
   }
 }

@@ -6,6 +6,7 @@
  * pattern, an HTTP method/status, or a member of a closed set this code chooses (outcomes, error codes); none
  * comes from request data, so the exposition cannot grow without bound.
  */
+import { registerSqliteWalMetrics } from '@acdp/service-kit'
 import type { WalCheckpointStats } from '@acdp/storage'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { WebhookOutcome, WebhookQueueStats } from './services/webhooks.js'
@@ -193,45 +194,7 @@ export function createRegistryMetrics(
       webhookQueue = source
     },
     setSqliteWalSource(source) {
-      new Gauge({
-        name: 'acdp_registry_sqlite_wal_bytes',
-        help: 'Size of the SQLite -wal file at the last checkpoint tick, in bytes.',
-        registers,
-        collect() {
-          this.set(source().walBytes)
-        },
-      })
-      new Counter({
-        name: 'acdp_registry_sqlite_wal_checkpoints_total',
-        help: 'SQLite WAL checkpoints by mode (passive, restart, truncate) and outcome (complete, partial, busy, error).',
-        labelNames: ['mode', 'outcome'] as const,
-        registers,
-        collect() {
-          // The worker keeps the running totals; the counter mirrors them.
-          this.reset()
-          for (const [mode, byOutcome] of Object.entries(source().checkpoints)) {
-            for (const [outcome, count] of Object.entries(byOutcome)) this.inc({ mode, outcome }, count)
-          }
-        },
-      })
-      new Counter({
-        name: 'acdp_registry_sqlite_wal_truncate_seconds_total',
-        help: 'Time spent in TRUNCATE checkpoints, during which writers wait, in seconds.',
-        registers,
-        collect() {
-          this.reset()
-          this.inc(source().truncateSeconds)
-        },
-      })
-      new Counter({
-        name: 'acdp_registry_sqlite_wal_restart_seconds_total',
-        help: 'Time spent in RESTART checkpoints (writers wait during their copy and reader wait), in seconds.',
-        registers,
-        collect() {
-          this.reset()
-          this.inc(source().restartSeconds)
-        },
-      })
+      registerSqliteWalMetrics(registers, 'acdp_registry_', source)
     },
   }
 }

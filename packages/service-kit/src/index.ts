@@ -1,3 +1,12 @@
 export { buildLazySerializer, compileOnFirstUse } from './http/lazy-schema-compilers.js'
 export { applyRequestTimeouts } from './http/server-timeouts.js'
 export { loadJose } from './jose-module.js'
+export { registerSqliteWalMetrics } from './metrics/sqlite-wal-metrics.js'
+export { admitBody, type BodyContract, bodyContractOf, settleUnparsedBody } from './http/body-contract.js'
+export {
+  type ClientErrorAnswer,
+  classifyClientError,
+  createClientErrorHandler,
+  type ParserError,
+} from './http/client-error.js'
+export { type HttpObservation, observeEveryResponse } from './metrics/http-metrics-hook.js'

@@ -8,6 +8,7 @@
  * (`request.rawBody`) because webhook HMACs cover the exact bytes, never a re-serialisation.
  */
 import { isProtocolError, parseJsonStrict } from '@acdp/protocol'
+import { settleUnparsedBody } from '@acdp/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ControlPlaneError } from '../errors.js'
 
@@ -16,29 +17,10 @@ declare module 'fastify' {
     /** The JSON body's exact bytes, for routes that verify a MAC over them. */
     rawBody: Buffer | undefined
   }
-  interface FastifyContextConfig {
-    /** What the route does with a request body; derived from `schema.body` when omitted (see `bodyContractOf`). */
-    body?: BodyContract
-  }
 }
-
-/**
- * `none`: the route takes no body (DELETE, action POSTs); `optional`: a body may be sent; `required`: a body must be.
- * Generic clients (the reference console's fetch helper among them) send `Content-Type: application/json` on every
- * call, bodiless ones included, so an empty body is "no body" unless the route requires one.
- */
-export type BodyContract = 'none' | 'optional' | 'required'
 
 /** The media types parsed as JSON: `application/json` and ACDP's own `application/acdp+json`, any parameters. */
 const JSON_MEDIA_TYPES = ['application/json', 'application/acdp+json']
-
-/** A route's body contract: declared in `config.body`, else `required` when it declares a body schema, else `none`. */
-export function bodyContractOf(route: {
-  config?: { body?: BodyContract } | undefined
-  schema?: { body?: unknown } | undefined
-}): BodyContract {
-  return route.config?.body ?? (route.schema?.body === undefined ? 'none' : 'required')
-}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
@@ -76,6 +58,10 @@ export function parseJsonBody(raw: Buffer, maxDepth: number): unknown {
   }
 }
 
+/** The answer to a body sent where the route takes none. */
+const refuseBody = (method: string, url: string | undefined): ControlPlaneError =>
+  new ControlPlaneError('INVALID_PAYLOAD', `${method} ${url} takes no request body`)
+
 /**
  * Installs the strict JSON parser on `app` (and its children); every other media type is refused with 415.
  * An empty body is absent on routes that take none or an optional one; a required body keeps `parseJsonBody`'s
@@ -86,18 +72,7 @@ export function installJsonBodyParser(app: FastifyInstance, options: { maxDepth:
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(JSON_MEDIA_TYPES, { parseAs: 'buffer' }, (request: FastifyRequest, body, done) => {
     const raw = body as Buffer
-    const contract = bodyContractOf(request.routeOptions)
-    if (raw.length === 0 && contract !== 'required') {
-      done(null, undefined)
-      return
-    }
-    // An unrouted request keeps its 404: the not-found handler takes whatever body was sent.
-    if (contract === 'none' && !request.is404) {
-      done(
-        new ControlPlaneError('INVALID_PAYLOAD', `${request.method} ${request.routeOptions.url} takes no request body`),
-      )
-      return
-    }
+    if (settleUnparsedBody(request, raw.length, done, refuseBody)) return
     request.rawBody = raw
     try {
       done(null, parseJsonBody(raw, options.maxDepth))

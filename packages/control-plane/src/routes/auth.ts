@@ -3,18 +3,13 @@
  * throttled), introspection and revocation (key/JWT), the revocation feed and the pinned-key reload (admin), and the
  * JWKS document (public, cacheable).
  */
+import { RevocationFeedPage, TOKEN_REVOKE_REASONS, type TokenRevokeReason } from '@acdp/protocol'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type Static, Type } from 'typebox'
 import { ControlPlaneError } from '../errors.js'
 import { exchangeToken, issueChallenge } from '../services/agent-tokens.js'
 import type { TokenFeature } from '../services/token-feature.js'
-import {
-  introspectToken,
-  readRevocationFeed,
-  REVOKE_REASONS,
-  type RevokeReason,
-  revokeToken,
-} from '../services/token-revocation.js'
+import { introspectToken, readRevocationFeed, revokeToken } from '../services/token-revocation.js'
 import type { RoutePlugin } from './route-context.js'
 
 const Did = Type.String({ minLength: 8, maxLength: 2048, pattern: '^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$' })
@@ -34,7 +29,7 @@ const TokenBody = Type.Object(
 )
 const IntrospectBody = Type.Object({ token: Token }, { additionalProperties: false })
 const RevokeBody = Type.Object(
-  { token: Token, reason: Type.Optional(Type.Union(REVOKE_REASONS.map((reason) => Type.Literal(reason)))) },
+  { token: Token, reason: Type.Optional(Type.Union(TOKEN_REVOKE_REASONS.map((reason) => Type.Literal(reason)))) },
   { additionalProperties: false },
 )
 const ChallengeShape = Type.Object({
@@ -77,18 +72,6 @@ const FeedQuery = Type.Object(
   },
   { additionalProperties: false },
 )
-const FeedShape = Type.Object({
-  entries: Type.Array(
-    Type.Object({
-      jti: Type.String(),
-      sub: Type.String(),
-      iss: Type.String(),
-      exp: Type.Integer(),
-      revoked_at_ms: Type.Integer(),
-    }),
-  ),
-  next_cursor: Type.Union([Type.Integer(), Type.Null()]),
-})
 
 export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates }) => {
   const issuance = (): Parameters<typeof issueChallenge>[0] => {
@@ -157,13 +140,16 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
     { schema: { tags: ['auth'], body: RevokeBody, response: { 200: Type.Object({ revoked: Type.Boolean() }) } } },
     async (request) => {
       const body = request.body as Static<typeof RevokeBody>
-      return revokeToken(admin, principalOf(request), body.token, (body.reason ?? 'unspecified') as RevokeReason)
+      return revokeToken(admin, principalOf(request), body.token, (body.reason ?? 'unspecified') as TokenRevokeReason)
     },
   )
 
   app.get(
     '/auth/revocations',
-    { config: { auth: 'admin' }, schema: { tags: ['auth'], querystring: FeedQuery, response: { 200: FeedShape } } },
+    {
+      config: { auth: 'admin' },
+      schema: { tags: ['auth'], querystring: FeedQuery, response: { 200: RevocationFeedPage } },
+    },
     async (request) => {
       const query = request.query as Static<typeof FeedQuery>
       return readRevocationFeed(admin, query.since ?? 0, query.limit ?? 200)

@@ -4,40 +4,45 @@
  * acknowledged with no side effect at all.
  *
  * The body is attacker-controlled until the HMAC is verified and only partly trusted after (a registry holding
- * the shared secret is still just a registry): every member the service uses is type- and size-checked, and a
- * malformed member is a 400 (permanent for the registry), never a 500.
+ * the shared secret is still just a registry): every member the service uses is type- and size-checked by the
+ * receiving end of the webhook contract (wire/webhook-events-received.ts), and a malformed member is a 400
+ * (permanent for the registry), never a 500.
  */
 import { sha256String } from '@acdp/protocol'
 import type { ControlPlaneConfig } from '../config.js'
 import type { ControlPlaneDeps } from '../deps.js'
 import { ControlPlaneError } from '../errors.js'
-import { formatTimestamp, parseTimestamp } from '../http/wire-time.js'
+import { formatTimestamp } from '../http/wire-time.js'
 import type { StoredEvent } from '../store/schema.js'
 import type { NewEvent } from '../store/store.js'
+import {
+  authorityOfCtxId,
+  CONTEXT_PUBLISHED,
+  DID,
+  hasReceipt,
+  LIFECYCLE_TYPES,
+  MAX_ID_LENGTH,
+  MAX_TEXT_LENGTH,
+  readAuthority,
+  readBaseUrl,
+  readDerivedFrom,
+  readEventTime,
+  readHeaderEventId,
+  readOptionalDid,
+  readOptionalText,
+  readOptionalVersion,
+  readRunId,
+  readScenarioId,
+  readType,
+  requireObject,
+  toWireCtxId,
+} from '../wire/webhook-events-received.js'
 import type { EnrollmentDirectory } from './enrollment-directory.js'
 import { authenticateDelivery, type DeliveryHeaders } from './registry-delivery.js'
 import { busEventFromStored } from './sse-event.js'
 
 /** Width of a dashboard rollup bucket. Windows are aligned to it (see services/dashboard.ts). */
 export const ROLLUP_BUCKET_MS = 5 * 60 * 1000
-
-/** The event type whose ingest requires `agent_id` and feeds lineage, runs' contexts and the dashboard. */
-export const CONTEXT_PUBLISHED = 'context_published'
-
-const LIFECYCLE_TYPES: Record<string, boolean> = { context_retracted: true, context_republished: false }
-
-/** Event types: snake_case or dotted names, bounded (they become metric labels and filter values). */
-const EVENT_TYPE = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/
-/** Authorities as the product spec's federation grammar allows them: host names, optionally with a port. */
-const AUTHORITY = /^[a-z0-9.:-]{1,255}$/
-const CTX_ID_AUTHORITY = /^acdp:\/\/([^/]{1,255})\//
-const DID = /^did:([a-z0-9]+):\S{1,2040}$/
-/** Printable, no whitespace controls: ids end up in URLs, logs and SSE frames. */
-const PRINTABLE = /^[\x20-\x7e\u00a0-\uffff]+$/
-
-const MAX_ID_LENGTH = 255
-const MAX_TEXT_LENGTH = 2048
-const MAX_DERIVED_FROM = 1000
 
 /** What the ingest route hands the service. */
 export interface IngestInput {
@@ -170,7 +175,7 @@ export async function recordEvent(ctx: IngestContext, input: AuthenticatedEvent)
     registryBaseUrl: readBaseUrl(payload),
     scenarioId: readScenarioId(payload),
     keyFingerprint: readOptionalText(payload, 'key_fingerprint', MAX_ID_LENGTH),
-    receiptPresent: typeof payload.registry_receipt === 'object' && payload.registry_receipt !== null,
+    receiptPresent: hasReceipt(payload),
     rawPayload: input.rawBody.toString('utf8'),
     isPublish,
     didMethod: isPublish && agentId !== null ? (DID.exec(agentId)?.[1] ?? null) : null,
@@ -247,169 +252,5 @@ export function toStoredEvent(id: number, event: NewEvent, payload: Record<strin
     keyFingerprint: event.keyFingerprint,
     receiptPresent: event.receiptPresent,
     payload,
-  }
-}
-
-/**
- * Registries announce ctx_ids in the event form `<authority>/<id>` (product spec registry.md "Resources"); the
- * control plane stores and serves the wire form `acdp://<authority>/<id>` (lineage graph nodes). A value that
- * already carries a scheme is kept as sent.
- */
-function toWireCtxId<T extends string | null>(value: T): T {
-  return (value !== null && !value.includes('://') ? `acdp://${value}` : value) as T
-}
-
-/** @throws INVALID_PAYLOAD unless the body is a JSON object. */
-export function requireObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ControlPlaneError('INVALID_PAYLOAD', 'the body must be a JSON object')
-  }
-  return body as Record<string, unknown>
-}
-
-/**
- * The claimed authority: `registry_authority`, else the authority of `ctx_id` (older registries omitted it).
- * Lowercased: host names compare case-insensitively, and one spelling must map to one enrollment.
- */
-function readAuthority(payload: Record<string, unknown>): string {
-  const claimed = payload.registry_authority
-  let authority: string | undefined
-  if (claimed !== undefined && claimed !== null) {
-    if (typeof claimed !== 'string')
-      throw new ControlPlaneError('VALIDATION_ERROR', 'registry_authority must be a string')
-    authority = claimed
-  } else if (typeof payload.ctx_id === 'string') {
-    authority = authorityOfCtxId(payload.ctx_id)
-  }
-  if (authority === undefined || authority === '') {
-    throw new ControlPlaneError('INVALID_PAYLOAD', 'registry_authority is required')
-  }
-  const normalized = authority.toLowerCase()
-  if (!AUTHORITY.test(normalized)) {
-    throw new ControlPlaneError('VALIDATION_ERROR', 'registry_authority must be a host name, optionally with a port')
-  }
-  return normalized
-}
-
-function authorityOfCtxId(ctxId: string): string | undefined {
-  return CTX_ID_AUTHORITY.exec(ctxId)?.[1]?.toLowerCase()
-}
-
-function readType(payload: Record<string, unknown>): string {
-  const type = payload.type
-  if (type === undefined || type === null || type === '')
-    throw new ControlPlaneError('INVALID_PAYLOAD', 'type is required')
-  if (typeof type !== 'string' || !EVENT_TYPE.test(type)) {
-    throw new ControlPlaneError('VALIDATION_ERROR', 'type must be an event type name of at most 64 characters')
-  }
-  return type
-}
-
-/** A present member must be a non-empty printable string of bounded length; absent or null → null. */
-function readOptionalText(payload: Record<string, unknown>, name: string, maxLength: number): string | null {
-  const value = payload[name]
-  if (value === undefined || value === null) return null
-  if (typeof value !== 'string' || value.length === 0 || value.length > maxLength || !PRINTABLE.test(value)) {
-    throw new ControlPlaneError(
-      'VALIDATION_ERROR',
-      `${name} must be a non-empty string of at most ${maxLength} characters`,
-    )
-  }
-  return value
-}
-
-function readOptionalDid(payload: Record<string, unknown>, name: string): string | null {
-  const value = readOptionalText(payload, name, MAX_TEXT_LENGTH)
-  if (value !== null && !DID.test(value)) throw new ControlPlaneError('VALIDATION_ERROR', `${name} must be a DID`)
-  return value
-}
-
-function readOptionalVersion(payload: Record<string, unknown>): number | null {
-  const value = payload.version
-  if (value === undefined || value === null) return null
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new ControlPlaneError('VALIDATION_ERROR', 'version must be a non-negative integer')
-  }
-  return value
-}
-
-function readDerivedFrom(payload: Record<string, unknown>): string[] {
-  const value = payload.derived_from
-  if (value === undefined || value === null) return []
-  if (
-    !Array.isArray(value) ||
-    value.length > MAX_DERIVED_FROM ||
-    !value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= MAX_TEXT_LENGTH && PRINTABLE.test(v))
-  ) {
-    throw new ControlPlaneError(
-      'VALIDATION_ERROR',
-      `derived_from must be an array of at most ${MAX_DERIVED_FROM} ctx ids`,
-    )
-  }
-  return [...new Set(value as string[])]
-}
-
-/** X-Run-Id wins over the payload's run_id (product spec "Ingest request headers"). */
-function readRunId(header: string | undefined, payload: Record<string, unknown>): string | null {
-  if (header !== undefined) {
-    if (header.length === 0 || header.length > MAX_ID_LENGTH || !PRINTABLE.test(header)) {
-      throw new ControlPlaneError('VALIDATION_ERROR', `X-Run-Id must be 1 to ${MAX_ID_LENGTH} printable characters`)
-    }
-    return header
-  }
-  return readOptionalText(payload, 'run_id', MAX_ID_LENGTH)
-}
-
-function readHeaderEventId(header: string | undefined): string | null {
-  if (header === undefined) return null
-  if (header.length === 0 || header.length > MAX_ID_LENGTH || !PRINTABLE.test(header)) {
-    throw new ControlPlaneError(
-      'VALIDATION_ERROR',
-      `X-ACDP-Event-Id must be 1 to ${MAX_ID_LENGTH} printable characters`,
-    )
-  }
-  return header
-}
-
-/**
- * `scenario_id`, else `metadata.scenario_id`. A wrongly typed metadata member is ignored rather than refused:
- * metadata is the producer's free-form area.
- */
-function readScenarioId(payload: Record<string, unknown>): string | null {
-  const direct = readOptionalText(payload, 'scenario_id', 128)
-  if (direct !== null) return direct
-  const metadata = payload.metadata
-  if (typeof metadata !== 'object' || metadata === null) return null
-  const nested = (metadata as Record<string, unknown>).scenario_id
-  return typeof nested === 'string' && nested.length > 0 && nested.length <= 128 && PRINTABLE.test(nested)
-    ? nested
-    : null
-}
-
-/**
- * Event time: `created_at` (publishes), else `at` (other registry events), as RFC 3339. An unparseable value
- * falls back to the arrival time (returns undefined): refusing the event would make the registry drop it for a
- * cosmetic member, and the raw value stays in the stored payload.
- */
-function readEventTime(payload: Record<string, unknown>): number | undefined {
-  for (const name of ['created_at', 'at']) {
-    const value = payload[name]
-    if (typeof value === 'string') {
-      const ms = parseTimestamp(value)
-      if (ms !== undefined) return ms
-    }
-  }
-  return undefined
-}
-
-/** registry_base_url from the signed body: kept only when it is an http(s) URL (informational). */
-function readBaseUrl(payload: Record<string, unknown>): string | null {
-  const value = payload.registry_base_url
-  if (typeof value !== 'string' || value.length > MAX_TEXT_LENGTH) return null
-  try {
-    const url = new URL(value)
-    return url.protocol === 'https:' || url.protocol === 'http:' ? value : null
-  } catch {
-    return null
   }
 }

@@ -2,21 +2,12 @@
  * Introspection, revocation and the revocation feed (product spec "Auth endpoints"; RFC 7662/7009 manners: an
  * introspection of anything that does not verify is just `{ active: false }`, a revocation always answers 200).
  */
+import type { RevocationFeedPage, TokenRevokeReason } from '@acdp/protocol'
 import type { Principal } from '../auth/credentials.js'
 import type { JwtVerifier } from '../auth/jwt-verifier.js'
 import { ControlPlaneError } from '../errors.js'
 import type { AuthStore, RevocationRecord } from '../store/auth-store.js'
 import type { RevocationList } from './revocation-list.js'
-
-/** Revoke reasons (product spec). */
-export const REVOKE_REASONS = [
-  'user_logout',
-  'admin_revoke',
-  'key_rotation',
-  'security_incident',
-  'unspecified',
-] as const
-export type RevokeReason = (typeof REVOKE_REASONS)[number]
 
 export interface TokenAdminDeps {
   verifier: JwtVerifier
@@ -72,7 +63,7 @@ export async function revokeToken(
   deps: TokenAdminDeps,
   caller: Principal,
   token: string,
-  reason: RevokeReason,
+  reason: TokenRevokeReason,
 ): Promise<{ revoked: boolean }> {
   const verified = await deps.verifier.inspect(token, { allowExpired: true })
   if (verified === undefined) return { revoked: false }
@@ -94,11 +85,6 @@ export async function revokeToken(
   })
   if (inserted) deps.onRevoked?.()
   return { revoked: true }
-}
-
-export interface RevocationFeedPage {
-  entries: { jti: string; sub: string; iss: string; exp: number; revoked_at_ms: number }[]
-  next_cursor: number | null
 }
 
 /**

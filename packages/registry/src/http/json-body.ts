@@ -4,6 +4,7 @@
  * parsed value (the text becomes the stored body; the value is hashed — each computed once per request).
  */
 import { parseJsonStrict } from '@acdp/protocol'
+import { settleUnparsedBody } from '@acdp/service-kit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { fromProtocolError, RegistryError } from '../errors.js'
 
@@ -12,25 +13,6 @@ declare module 'fastify' {
     /** Exact UTF-8 text of a parsed JSON request body; null when the request had no body. */
     acdpRawBody: string | null
   }
-  interface FastifyContextConfig {
-    /** What the route does with a request body; derived from `schema.body` when omitted (see `bodyContractOf`). */
-    body?: BodyContract
-  }
-}
-
-/**
- * `none`: the route takes no body (admin actions); `optional`: a body may be sent; `required`: a body must be.
- * Generic clients send `Content-Type: application/json` on every call, bodiless ones included, so an empty body
- * is "no body" unless the route requires one.
- */
-export type BodyContract = 'none' | 'optional' | 'required'
-
-/** A route's body contract: declared in `config.body`, else `required` when it declares a body schema, else `none`. */
-export function bodyContractOf(route: {
-  config?: { body?: BodyContract } | undefined
-  schema?: { body?: unknown } | undefined
-}): BodyContract {
-  return route.config?.body ?? (route.schema?.body === undefined ? 'none' : 'required')
 }
 
 /**
@@ -59,6 +41,10 @@ export async function requireJsonMediaType(request: FastifyRequest, _reply: Fast
   }
 }
 
+/** The answer to a body sent where the route takes none. */
+const refuseBody = (method: string, url: string | undefined): RegistryError =>
+  new RegistryError('schema_violation', `${method} ${url} takes no request body.`)
+
 /**
  * Replaces Fastify's parsers with one for every media type: the body is read as text up to `maxBytes` (413
  * past it, checked while reading), then parsed strictly (duplicate keys, invalid UTF-8 and excessive depth are
@@ -70,19 +56,8 @@ export function installJsonBodyParser(app: FastifyInstance, maxBytes: number): v
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBytes }, (request, body, done) => {
     const bytes = body as Buffer
-    const contract = bodyContractOf(request.routeOptions)
-    // An empty required body falls through to the parse below and keeps its schema_violation.
-    if (bytes.length === 0 && contract !== 'required') {
-      done(null, undefined)
-      return
-    }
-    // An unrouted request keeps its 404: the not-found handler takes whatever body was sent.
-    if (contract === 'none' && !request.is404) {
-      done(
-        new RegistryError('schema_violation', `${request.method} ${request.routeOptions.url} takes no request body.`),
-      )
-      return
-    }
+    // An empty required body goes on to the parse below and keeps its schema_violation.
+    if (settleUnparsedBody(request, bytes.length, done, refuseBody)) return
     try {
       // Invalid UTF-8 is refused rather than silently replaced: the text is what gets stored and served.
       const text = UTF8.decode(bytes)

@@ -8,7 +8,7 @@
  * 415 before parsing; malformed JSON and well-formed JSON of the wrong shape are 400 schema_violation (not 422);
  * a body over `limits.max_payload_bytes` is 413.
  */
-import { RegistryErrorEnvelope } from '@acdp/protocol'
+import { RegistryErrorEnvelope, TOKEN_REVOKE_REASONS } from '@acdp/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ACDP_MEDIA_TYPE, RegistryError } from '../errors.js'
 import { isAdminBearer } from '../http/admin-bearer.js'
@@ -27,12 +27,7 @@ import {
   readRevocationFeed,
   type RevocationFeedDeps,
 } from '../services/revocation-feed.js'
-import {
-  REVOCATION_REASONS,
-  type RevokeRequest,
-  revokeToken,
-  type TokenRevocationDeps,
-} from '../services/token-revocation.js'
+import { type RevokeRequest, revokeToken, type TokenRevocationDeps } from '../services/token-revocation.js'
 
 export interface AuthRoutesOptions {
   challenge: AuthChallengeDeps
@@ -87,7 +82,7 @@ const RevokeBody = {
   properties: {
     jti: { type: 'string', minLength: 1, maxLength: 128 },
     token: { type: 'string', minLength: 1, maxLength: 8192 },
-    reason: { type: 'string', enum: [...REVOCATION_REASONS] },
+    reason: { type: 'string', enum: [...TOKEN_REVOKE_REASONS] },
   },
 } as const
 const FeedQuery = {

@@ -10,7 +10,7 @@
  * dropped (a peer speaks only for its own tokens); entries already expired are skipped (they are refused
  * anyway). Several pages are read per tick until the feed says it is done.
  */
-import { type OutboundClient, parseJsonStrict } from '@acdp/protocol'
+import { type OutboundClient, parseJsonStrict, type RevocationFeedEntry } from '@acdp/protocol'
 import type { PeerRevocation, RevocationFeedStore } from '../store/revocation-feed-store.js'
 
 export interface RevocationFeedConfig {
@@ -134,7 +134,7 @@ export class RevocationFeedPoller {
   async #fetchPage(
     feed: RevocationFeedConfig,
     sinceMs: number,
-  ): Promise<{ entries: FeedEntry[]; nextCursor: number | null }> {
+  ): Promise<{ entries: RevocationFeedEntry[]; nextCursor: number | null }> {
     const url = new URL(feed.feed_url)
     url.searchParams.set('since', String(sinceMs))
     url.searchParams.set('limit', String(PAGE_LIMIT))
@@ -149,19 +149,14 @@ export class RevocationFeedPoller {
   }
 }
 
-interface FeedEntry {
-  jti: string
-  sub: string
-  iss: string
-  exp: number
-  revoked_at_ms: number
-}
-
 /**
  * A feed page, checked whole. Attacker-controlled (the peer's answer): every defect is a
  * RevocationFeedPageError, never a SyntaxError or TypeError.
  */
-export function parseFeedPage(text: string, sinceMs: number): { entries: FeedEntry[]; nextCursor: number | null } {
+export function parseFeedPage(
+  text: string,
+  sinceMs: number,
+): { entries: RevocationFeedEntry[]; nextCursor: number | null } {
   let body: unknown
   try {
     body = parseJsonStrict(text)

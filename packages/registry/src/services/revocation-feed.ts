@@ -10,6 +10,7 @@
  * - entries younger than `FEED_SETTLE_MS` are withheld, so a revocation stamped by another instance (or committed
  *   a moment late) lands before any peer's cursor can pass its millisecond.
  */
+import type { RevocationFeedPage } from '@acdp/protocol'
 import type { OwnRevocationRow, RevocationFeedStore } from '../store/revocation-feed-store.js'
 
 /** How long a revocation waits before a peer can see it (instances' clocks must agree within this). */
@@ -18,21 +19,6 @@ export const FEED_DEFAULT_LIMIT = 200
 export const FEED_MAX_LIMIT = 500
 /** Most entries one millisecond may hold in one page (each is one revoke request: far beyond reach). */
 const SAME_MILLISECOND_CAP = 10_000
-
-export interface RevocationFeedEntry {
-  jti: string
-  sub: string
-  iss: string
-  /** The token's `exp` (unix seconds). */
-  exp: number
-  revoked_at_ms: number
-}
-
-export interface RevocationFeedPage {
-  entries: RevocationFeedEntry[]
-  /** The last entry's `revoked_at_ms` when more entries follow; null on the last page. */
-  next_cursor: number | null
-}
 
 export interface RevocationFeedDeps {
   store: Pick<RevocationFeedStore, 'listOwnRevocations' | 'listOwnRevocationsAt'>

@@ -18,6 +18,7 @@ import type {
 } from '../store/search.js'
 import type { SearchCursorCodec } from './search-cursor.js'
 import { DEFAULT_TENANT } from './tenancy.js'
+import { searchExecutedBody } from './webhook-event-bodies.js'
 import type { WebhookDispatcher } from './webhooks.js'
 
 /** Page size when `limit` is absent. */
@@ -149,14 +150,12 @@ async function runSearch(deps: SearchDeps, input: SearchInput): Promise<SearchRe
   response.total_estimate = total
 
   deps.webhooks?.emit(
-    {
-      type: 'search_executed',
-      registry_authority: deps.registryAuthority,
+    searchExecutedBody(deps.registryAuthority, {
       query: parsed.described,
-      result_count: response.matches.length,
-      requester_did: input.requesterDid ?? null,
+      resultCount: response.matches.length,
+      requesterDid: input.requesterDid ?? null,
       at: now.toISOString(),
-    },
+    }),
     input.tenantId === DEFAULT_TENANT ? {} : { tenantId: input.tenantId },
   )
   return response

@@ -7,23 +7,15 @@
  * (`auth.admin_tokens`) may name a token by `token` or by `jti` alone; a bare `jti`'s expiry is unknown, so
  * its record is kept for the longest lifetime a token of this registry can have.
  */
+import type { TokenRevokeReason } from '@acdp/protocol'
 import { RegistryError } from '../errors.js'
 import type { AuthStore } from '../store/auth-store.js'
 import type { BearerTokens, VerifiedToken } from './bearer-tokens.js'
 
-export const REVOCATION_REASONS = [
-  'user_logout',
-  'admin_revoke',
-  'key_rotation',
-  'security_incident',
-  'unspecified',
-] as const
-export type RevocationReason = (typeof REVOCATION_REASONS)[number]
-
 export interface RevokeRequest {
   jti?: string
   token?: string
-  reason?: RevocationReason
+  reason?: TokenRevokeReason
 }
 
 export interface TokenRevocationDeps {

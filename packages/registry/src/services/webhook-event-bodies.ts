@@ -8,6 +8,7 @@ import type {
   ContextPublishedWebhookEvent,
   ContextRetrievedWebhookEvent,
   RegistryWebhookEventFields,
+  SearchExecutedWebhookEvent,
 } from '@acdp/protocol'
 import type { ContextLifecycleEvent, ContextPublishedEvent, ContextRetrievedEvent } from './registry-events.js'
 import { toEventCtxId } from './webhooks.js'
@@ -55,6 +56,21 @@ export function contextRetrievedBody(
     ctx_id: toEventCtxId(e.ctx_id),
     requester_did: e.requester_did,
     at: e.at,
+  }
+}
+
+/** `search_executed`: the normalized filters applied (`query`), the matches on the page served, the caller. */
+export function searchExecutedBody(
+  authority: string,
+  search: { query: Record<string, string | number>; resultCount: number; requesterDid: string | null; at: string },
+): Fields<SearchExecutedWebhookEvent> {
+  return {
+    type: 'search_executed',
+    registry_authority: authority,
+    query: search.query,
+    result_count: search.resultCount,
+    requester_did: search.requesterDid,
+    at: search.at,
   }
 }
 
