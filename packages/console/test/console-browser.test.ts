@@ -489,6 +489,44 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
   })
 
+  it('the events page filters by a picked event type and shows each row payload as stored', async () => {
+    await goto('#/events')
+    const picker = page.getByLabel('Event type')
+    // A picker of the protocol's webhook event types, not free text.
+    expect(await picker.evaluate((el) => el.tagName)).toBe('SELECT')
+    expect(await picker.locator('option').allTextContents()).toEqual([
+      'Any type',
+      'context_published',
+      'context_retrieved',
+      'search_executed',
+      'context_retracted',
+      'context_republished',
+    ])
+    await picker.selectOption('context_published')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await expect.poll(() => new URL(page.url()).hash, { timeout: WAIT_MS }).toContain('eventType=context_published')
+    const expected = await api<{ data: Array<{ id: string; eventType: string; rawPayload: unknown }> }>(
+      '/events?eventType=context_published&limit=50',
+    )
+    expect(expected.data.length).toBeGreaterThan(0)
+    const rows = page.locator('tr[data-event-id]')
+    await expect.poll(() => rows.count(), { timeout: WAIT_MS }).toBe(expected.data.length)
+    expect(new Set(await rows.evaluateAll((all) => all.map((r) => r.getAttribute('data-event-type'))))).toEqual(
+      new Set(['context_published']),
+    )
+    // Each context is a link to its page.
+    expect(await page.locator('tr[data-event-id] a[data-ctx-link]').count()).toBe(expected.data.length)
+    const first = expected.data[0]!
+    const row = page.locator(`tr[data-event-id="${first.id}"]`)
+    await row.getByRole('button', { name: /payload/ }).click()
+    const payload = page.locator(`#payload-${first.id}`)
+    await payload.waitFor({ timeout: WAIT_MS })
+    expect(JSON.parse((await payload.textContent()) ?? '')).toEqual(first.rawPayload)
+    expect(await seriousViolations(page)).toEqual([])
+    expect(await unlabelledControls(page)).toBe(0)
+    await page.screenshot({ path: join(SCREENSHOTS, 'events-payload.png'), fullPage: true })
+  })
+
   it('is usable from the keyboard: skip link, navigation, and Tab order into the page', async () => {
     await goto('#/dashboard')
     await page.evaluate('document.activeElement && document.activeElement.blur()')
