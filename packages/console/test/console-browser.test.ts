@@ -219,6 +219,56 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'dashboard.png'), fullPage: true })
   })
 
+  it('dashboard KPIs follow the live ticker, time axes carry dates, and an empty stack says how to run the demo', async () => {
+    await goto('#/dashboard')
+    await page.waitForSelector('.feed-status[data-state=live]', { timeout: WAIT_MS })
+    const kpi = async () => Number((await page.textContent('[data-kpi=contexts] .kpi-value'))?.replace(/,/g, ''))
+    const before = await kpi()
+    await page.evaluate('window.__sameDocument = true')
+    // In a run of its own: the run under test keeps the node counts the DAG tests expect.
+    await producer.publish({ type: 'analysis', title: 'an event the ticker shows' }, { runId: `${runId}-ticker` })
+    await expect.poll(kpi, { timeout: WAIT_MS }).toBe(before + 1)
+    expect(await page.evaluate('window.__sameDocument')).toBe(true)
+    // Both ends of the time axis carry a date (the 24 h window crosses midnight).
+    const month = new Date().toLocaleString('en-US', { month: 'short' })
+    const labels = await page.locator('svg[aria-label^="Events per interval"] text.chart-label').allTextContents()
+    expect(labels).toHaveLength(2)
+    for (const label of labels) expect(label).toMatch(/\b\d{1,2}\b/)
+    expect(labels.join(' ')).toContain(month)
+
+    // A stack with nothing in it (the control plane's answers stood in for by empty ones).
+    const overview = await api<Record<string, unknown>>('/dashboard/overview?window=24h')
+    const empty = {
+      ...overview,
+      totalRuns: 0,
+      totalContexts: 0,
+      totalContextsLive: 0,
+      totalRetracted: 0,
+      recentRuns: [],
+    }
+    await page.route('**/dashboard/overview?*', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(empty) }),
+    )
+    await page.route('**/runs?*', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ data: [], total: 0, limit: 1, offset: 0 }),
+      }),
+    )
+    try {
+      await goto('#/dashboard')
+      const firstRun = page.locator('[data-empty-state=first-run]')
+      await firstRun.waitFor({ timeout: WAIT_MS })
+      expect(await firstRun.textContent()).toContain('npm start')
+      expect(await seriousViolations(page)).toEqual([])
+      await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-first-run.png') })
+    } finally {
+      await page.unroute('**/dashboard/overview?*')
+      await page.unroute('**/runs?*')
+    }
+  })
+
   it('the run DAG gains a node live, without a reload', async () => {
     await goto(`#/runs/${encodeURIComponent(runId)}`)
     await page.waitForSelector('svg.lineage[data-node-count="1"]', { timeout: WAIT_MS })
@@ -561,6 +611,53 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     // Polled from the test side: in-page polling of a string would need eval, which the console's CSP refuses.
     await expect.poll(async () => page.textContent('main h1'), { timeout: WAIT_MS }).toBe('Runs')
     expect(pageErrors).toEqual([])
+  })
+
+  it('no page scrolls sideways at 390 px, and the header keeps Sign out on its line at 1280 px', async () => {
+    // The header at desktop width: the lookup box shrinks rather than wrapping "Sign out" onto a second line.
+    await goto('#/dashboard')
+    const middle = async (selector: string) => {
+      const box = (await page.locator(selector).first().boundingBox())!
+      return box.y + box.height / 2
+    }
+    expect(Math.abs((await middle('.topbar button:text("Sign out")')) - (await middle('.topbar .brand')))).toBeLessThan(
+      8,
+    )
+    await page.setViewportSize({ width: 390, height: 844 })
+    try {
+      const pages = [
+        ['dashboard', '#/dashboard'],
+        ['runs', '#/runs'],
+        ['run-detail', `#/runs/${encodeURIComponent(runId)}`],
+        ['events', '#/events'],
+        ['registries', '#/registries'],
+        ['agents', '#/agents'],
+        ['webhooks', '#/webhooks'],
+        ['context', `#/contexts/${encodeURIComponent(published[0]!)}`],
+      ] as const
+      for (const [name, hash] of pages) {
+        await goto(hash)
+        // Wait until the page has its data (no loading line left), so what is measured is the full page.
+        await expect
+          .poll(() => page.locator('main [role=status]', { hasText: /^(Loading|Retrieving|Signing)/ }).count(), {
+            timeout: WAIT_MS,
+          })
+          .toBe(0)
+        const overflow = (await page.evaluate(`(() => {
+          const root = document.documentElement
+          const wide = [...document.querySelectorAll('body *')]
+            .filter((el) => el.getBoundingClientRect().right > root.clientWidth + 0.5)
+            .filter((el) => !el.closest('.table-scroll, .graph-scroll, pre, .visually-hidden, .skip-link'))
+            .slice(0, 5)
+            .map((el) => el.tagName.toLowerCase() + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right))
+          return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, wide }
+        })()`)) as { scrollWidth: number; clientWidth: number; wide: string[] }
+        expect(overflow.scrollWidth, `${hash}: ${overflow.wide.join(' | ')}`).toBeLessThanOrEqual(overflow.clientWidth)
+        await page.screenshot({ path: join(SCREENSHOTS, `narrow-${name}.png`), fullPage: true })
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 })
+    }
   })
 
   it(`dashboard first paint with ${PERF_EVENTS.toLocaleString('en-US')} stored events (measured, not asserted)`, async () => {

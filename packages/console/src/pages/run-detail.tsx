@@ -142,33 +142,35 @@ function RunHistory({ runId }: { runId: string }) {
       ) : events.data.data.length === 0 ? (
         <p class="muted">No events recorded.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Events of run {runId}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Type</th>
-              <th scope="col">Context</th>
-              <th scope="col">Agent</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.data.data.map((event) => (
-              <tr key={event.id}>
-                <td>
-                  <Time value={event.eventTs} />
-                </td>
-                <td>{event.eventType}</td>
-                <td>
-                  <ContextLink ctxId={event.ctxId} />
-                </td>
-                <td>
-                  <Truncated value={event.agentId} />
-                </td>
+        <div class="table-scroll">
+          <table>
+            <caption class="visually-hidden">Events of run {runId}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Type</th>
+                <th scope="col">Context</th>
+                <th scope="col">Agent</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {events.data.data.map((event) => (
+                <tr key={event.id}>
+                  <td>
+                    <Time value={event.eventTs} />
+                  </td>
+                  <td>{event.eventType}</td>
+                  <td>
+                    <ContextLink ctxId={event.ctxId} />
+                  </td>
+                  <td>
+                    <Truncated value={event.agentId} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </Section>
   )
