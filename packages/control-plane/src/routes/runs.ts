@@ -74,6 +74,10 @@ const LineageShape = Type.Object({
       contextType: Type.Union([Type.String(), Type.Null()]),
       visibility: Type.Union([Type.String(), Type.Null()]),
       registryAuthority: Type.String(),
+      lineageId: Type.Union([Type.String(), Type.Null()], {
+        description: "The context's lineage_id (RFC-ACDP-0001 §5.6); versions sharing it form a supersession chain",
+      }),
+      version: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "The context's version" }),
       step: Type.Integer(),
       retracted: Type.Boolean(),
       status: Type.Union([Type.Literal('active'), Type.Literal('superseded'), Type.Literal('retracted')], {
