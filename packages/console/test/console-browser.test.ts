@@ -379,6 +379,78 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.unroute('**/contexts/**')
   })
 
+  it('the DAG draws a supersession dashed; "verify this run" marks a tampered node failed and the others verified', async () => {
+    // A second version of the third context, in the same run: the supersession edge the DAG must draw.
+    const revised = await producer.publish(
+      { type: 'analysis', title: 'revised while offline' },
+      { runId, supersedes: published[2]! },
+    )
+    published.push(revised.ctxId)
+    await expect
+      .poll(async () => (await api<{ nodes: unknown[] }>(`/runs/${encodeURIComponent(runId)}/lineage`)).nodes.length, {
+        timeout: WAIT_MS,
+      })
+      .toBe(4)
+    await goto(`#/runs/${encodeURIComponent(runId)}`)
+    await page.waitForSelector('svg.lineage[data-node-count="4"]', { timeout: WAIT_MS })
+    const dashed = page.locator('svg.lineage path[data-edge-kind=supersedes]')
+    await expect.poll(() => dashed.count(), { timeout: WAIT_MS }).toBe(1)
+    const dash = (kind: string) =>
+      page.evaluate(
+        `getComputedStyle(document.querySelector('svg.lineage path[data-edge-kind=${kind}]')).strokeDasharray`,
+      )
+    expect(await dash('supersedes')).not.toBe('none')
+    expect(await dash('derived')).toBe('none')
+    // The superseded node says so, and carries type · version.
+    expect(await page.textContent(`g.node[data-ctx-id="${published[2]!}"] title`)).toContain(
+      'analysis · v1 (superseded)',
+    )
+    expect(await page.textContent(`g.node[data-ctx-id="${revised.ctxId}"] title`)).toContain('analysis · v2')
+    // Zoom changes the window; Fit brings the whole drawing back.
+    const viewBox = () => page.getAttribute('svg.lineage', 'viewBox')
+    const fitted = await viewBox()
+    await page.getByRole('button', { name: 'Zoom in' }).click()
+    expect(await viewBox()).not.toBe(fitted)
+    await page.getByRole('button', { name: 'Fit' }).click()
+    expect(await viewBox()).toBe(fitted)
+
+    // One context tampered in transit (a lying registry or proxy); the others as served.
+    const tampered = published[0]!
+    const genuine = await api<{ body: Record<string, unknown> }>(`/contexts/${encodeURIComponent(tampered)}`)
+    genuine.body['title'] = 'quietly rewritten'
+    const isTampered = (url: URL) => decodeURIComponent(url.pathname) === `/contexts/${tampered}`
+    await page.route(isTampered, (route) =>
+      route.fulfill({ status: 200, contentType: 'application/acdp+json', body: JSON.stringify(genuine) }),
+    )
+    try {
+      await page.getByRole('button', { name: 'Verify this run' }).click()
+      const count = page.locator('.verify-count[data-done=true]')
+      await count.waitFor({ timeout: WAIT_MS * 2 })
+      expect(await count.getAttribute('data-failed')).toBe('1')
+      expect(await count.getAttribute('data-verified')).toBe('3')
+      expect(await count.textContent()).toBe('3 of 4 verified · 1 failed · 0 unavailable')
+      const failed = page.locator(`g.node[data-ctx-id="${tampered}"]`)
+      expect(await failed.getAttribute('data-verdict')).toBe('failed')
+      expect(await failed.locator('text.node-verdict').textContent()).toBe('✗')
+      expect(await failed.locator('title').textContent()).toContain('verification: failed')
+      // The tampered title is never shown as if it were the context's.
+      expect(await failed.textContent()).not.toContain('quietly rewritten')
+      for (const ctxId of published.slice(1, 4)) {
+        const node = page.locator(`g.node[data-ctx-id="${ctxId}"]`)
+        expect(await node.getAttribute('data-verdict'), ctxId).toBe('verified')
+        expect(await node.locator('text.node-verdict').textContent()).toBe('✓')
+      }
+      // A verified node shows its title.
+      expect(await page.locator(`g.node[data-ctx-id="${revised.ctxId}"] text.node-step`).textContent()).toContain(
+        'revised while',
+      )
+      expect(await seriousViolations(page)).toEqual([])
+      await page.screenshot({ path: join(SCREENSHOTS, 'run-verified.png'), fullPage: true })
+    } finally {
+      await page.unroute(isTampered)
+    }
+  })
+
   it('the header lookup opens a context page, refuses a non-acdp id, and every ctx_id links there', async () => {
     const ctxId = published[0]!
     await goto('#/dashboard')
