@@ -612,6 +612,22 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
   })
 
   it('the events page filters by a picked event type and shows each row payload as stored', async () => {
+    // A search on the registry reports a read (search_executed): hidden from the list unless asked for.
+    expect((await fetch(`${stack.registryUrl}/contexts/search?q=analysis`)).status).toBe(200)
+    await expect
+      .poll(async () => (await api<{ data: unknown[] }>('/events?eventType=search_executed')).data.length, {
+        timeout: WAIT_MS,
+      })
+      .toBeGreaterThan(0)
+    await goto('#/events')
+    const listed = page.locator('tr[data-event-id]')
+    await listed.first().waitFor({ timeout: WAIT_MS })
+    const listedTypes = () => listed.evaluateAll((all) => all.map((r) => r.getAttribute('data-event-type')))
+    expect(await listedTypes()).not.toContain('search_executed')
+    expect(await listedTypes()).toContain('context_published')
+    await page.getByLabel('Include search reads (search_executed)').check()
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await expect.poll(listedTypes, { timeout: WAIT_MS }).toContain('search_executed')
     await goto('#/events')
     const picker = page.getByLabel('Event type')
     // A picker of the protocol's webhook event types, not free text.

@@ -1,6 +1,8 @@
 /**
  * Events: GET /events history with filters (the event type from a picker of the five webhook event types, not
  * free text) and cursor paging, each row's stored payload on demand, and a live firehose toggle over /events/stream.
+ * The reads a CLI search reports (`search_executed`, one per call) are left out unless asked for: they would crowd
+ * out the publications and lifecycle events an operator comes here for.
  */
 import { WEBHOOK_EVENT_HEADER_NAMES } from '@acdp/protocol/verify'
 import { useState } from 'preact/hooks'
@@ -19,7 +21,8 @@ const TEXT_FILTERS = [
   { name: 'agentId', label: 'Agent DID' },
   { name: 'registryAuthority', label: 'Registry' },
 ] as const
-const FILTER_NAMES = ['runId', 'eventType', 'agentId', 'registryAuthority'] as const
+const FILTER_NAMES = ['runId', 'eventType', 'agentId', 'registryAuthority', 'includeReads'] as const
+const READ_EVENT = 'search_executed'
 
 export function EventsPage({ query }: { query: URLSearchParams }) {
   const filters = Object.fromEntries(FILTER_NAMES.map((name) => [name, query.get(name) ?? ''])) as Record<
@@ -29,8 +32,11 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
   const cursor = query.get('cursor') ?? ''
   const [draft, setDraft] = useState(filters)
   const [live, setLive] = useState(false)
+  const { includeReads, ...apiFilters } = filters
+  // Hidden by default, shown when ticked or when that very type is picked.
+  const excludeEventType = includeReads === '1' || apiFilters['eventType'] === READ_EVENT ? '' : READ_EVENT
   const loaded = useApi(
-    (client) => client.get<EventPage>('/events', { ...filters, cursor, limit: PAGE_SIZE }),
+    (client) => client.get<EventPage>('/events', { ...apiFilters, excludeEventType, cursor, limit: PAGE_SIZE }),
     [JSON.stringify(filters), cursor],
   )
   const go = (next: Record<string, string>) => {
@@ -72,6 +78,14 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
             />
           </label>
         ))}
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked={draft['includeReads'] === '1'}
+            onChange={(e) => setDraft({ ...draft, includeReads: (e.target as HTMLInputElement).checked ? '1' : '' })}
+          />{' '}
+          Include search reads ({READ_EVENT})
+        </label>
         <button type="submit">Apply filters</button>
       </form>
       <Section title="Live firehose">

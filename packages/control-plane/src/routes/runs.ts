@@ -154,7 +154,10 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
 
   app.post(
     '/runs/started',
-    { ...noticeOptions, schema: { tags: ['runs'], body: RunStartBody } },
+    {
+      ...noticeOptions,
+      schema: { summary: 'Run-start notification (HMAC-signed)', tags: ['runs'], body: RunStartBody },
+    },
     async (request, reply) => {
       await startRun(deps, request.deliveryTenantId, request.body as Static<typeof RunStartBody>)
       return reply.code(204).send()
@@ -163,7 +166,15 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
 
   app.post(
     '/runs/:runId/complete',
-    { ...noticeOptions, schema: { tags: ['runs'], params: RunParams, body: RunCompleteBody } },
+    {
+      ...noticeOptions,
+      schema: {
+        summary: 'Run-completion notification (HMAC-signed)',
+        tags: ['runs'],
+        params: RunParams,
+        body: RunCompleteBody,
+      },
+    },
     async (request, reply) => {
       const { runId } = request.params as { runId: string }
       await completeRun(deps, request.deliveryTenantId, runId, request.body as Static<typeof RunCompleteBody>)
@@ -175,6 +186,7 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
     '/runs',
     {
       schema: {
+        summary: "The tenant's runs, filtered and paged",
         tags: ['runs'],
         querystring: RunListQuery,
         response: {
@@ -226,13 +238,28 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
 
   app.get(
     '/runs/:runId/lineage',
-    { schema: { tags: ['runs'], params: RunParams, response: { 200: LineageShape } } },
+    {
+      schema: {
+        summary: "A run's lineage graph: contexts with lineage id and version, derived_from edges",
+        tags: ['runs'],
+        params: RunParams,
+        response: { 200: LineageShape },
+      },
+    },
     async (request) => getRunLineage(deps, request.tenantId, (request.params as { runId: string }).runId),
   )
 
   app.get(
     '/runs/:runId/events',
-    { schema: { tags: ['runs'], params: RunParams, querystring: RunEventsQuery, response: { 200: EventPageShape } } },
+    {
+      schema: {
+        summary: "A run's events, oldest first, keyset-paged",
+        tags: ['runs'],
+        params: RunParams,
+        querystring: RunEventsQuery,
+        response: { 200: EventPageShape },
+      },
+    },
     async (request, reply) => {
       const query = request.query as { eventType?: string; limit?: number; cursor?: string }
       const page = await listRunEvents(deps, {

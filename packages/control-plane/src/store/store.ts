@@ -162,6 +162,8 @@ export interface EventQuery {
   tenantId: string
   runId?: string
   eventType?: string
+  /** Leaves out one event type (the console hides the CLI's `search_executed` reads by default). */
+  excludeEventType?: string
   agentId?: string
   registryAuthority?: string
   /** event_ts >= fromTs */
