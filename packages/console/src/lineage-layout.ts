@@ -1,23 +1,24 @@
 /**
- * Layered layout of a run's lineage DAG for plain SVG: each context sits one layer right of its deepest parent
- * (longest path from a root), nodes within a layer keep publication order (`step`), and edges are straight lines
- * between layer columns. Deterministic: the same lineage always draws the same picture, and a newly published
- * context only appends to a layer, so a live update never reshuffles what the operator is looking at. Edges
- * referring to contexts outside the run (parents published elsewhere) get a dashed "external" node in layer 0.
+ * Layout of a run's lineage DAG with dagre (layered, left to right, crossings reduced), for plain SVG. Two kinds of
+ * edge: `derived` from each context's `derived_from`, and `supersedes` from one version of a lineage to the next
+ * version published in the same run (the lineage API's `lineageId`/`version`). Parents outside the run get an
+ * "external" node. Cycles and self-edges (never valid lineage, but attacker-controlled data) are tolerated: dagre
+ * breaks cycles itself, and self-edges are dropped.
  */
+import { Graph, layout } from '@dagrejs/dagre'
 import type { Lineage, LineageNode } from './api/types.js'
 
-export const NODE_WIDTH = 200
-export const NODE_HEIGHT = 48
-const COLUMN_GAP = 72
-const ROW_GAP = 20
+export const NODE_WIDTH = 220
+export const NODE_HEIGHT = 64
 const MARGIN = 16
+
+export type EdgeKind = 'derived' | 'supersedes'
 
 export interface PlacedNode {
   ctxId: string
+  /** Top-left corner. */
   x: number
   y: number
-  layer: number
   /** null for an external parent (not published in this run). */
   node: LineageNode | null
 }
@@ -25,10 +26,8 @@ export interface PlacedNode {
 export interface PlacedEdge {
   from: string
   to: string
-  x1: number
-  y1: number
-  x2: number
-  y2: number
+  kind: EdgeKind
+  points: Array<{ x: number; y: number }>
 }
 
 export interface LineageLayout {
@@ -38,68 +37,60 @@ export interface LineageLayout {
   height: number
 }
 
-/** Computes the layout. Cycles (never valid lineage, but attacker-controlled data) are cut, not looped on. */
+/** Consecutive versions of each lineage among the run's nodes, older → newer. */
+export function supersessionEdges(nodes: readonly LineageNode[]): Array<{ from: string; to: string }> {
+  const byLineage = new Map<string, LineageNode[]>()
+  for (const node of nodes) {
+    if (node.lineageId === null || node.version === null) continue
+    byLineage.set(node.lineageId, [...(byLineage.get(node.lineageId) ?? []), node])
+  }
+  const edges: Array<{ from: string; to: string }> = []
+  for (const versions of byLineage.values()) {
+    const ordered = [...versions].sort((a, b) => a.version! - b.version! || a.step - b.step)
+    for (let i = 1; i < ordered.length; i++) edges.push({ from: ordered[i - 1]!.ctxId, to: ordered[i]!.ctxId })
+  }
+  return edges
+}
+
 export function layoutLineage(lineage: Pick<Lineage, 'nodes' | 'edges'>): LineageLayout {
   const known = new Map(lineage.nodes.map((node) => [node.ctxId, node]))
   const order = [...lineage.nodes].sort((a, b) => a.step - b.step || a.ctxId.localeCompare(b.ctxId))
   const external = [...new Set(lineage.edges.map((e) => e.from).filter((id) => !known.has(id)))].sort()
-  const parents = new Map<string, string[]>()
-  for (const edge of lineage.edges) {
-    if (!known.has(edge.to) || edge.from === edge.to) continue
-    parents.set(edge.to, [...(parents.get(edge.to) ?? []), edge.from])
+  const wanted: Array<{ from: string; to: string; kind: EdgeKind }> = []
+  const seen = new Set<string>()
+  const add = (from: string, to: string, kind: EdgeKind) => {
+    const key = `${kind} ${from} ${to}`
+    if (from === to || !known.has(to) || seen.has(key)) return
+    seen.add(key)
+    wanted.push({ from, to, kind })
   }
+  for (const edge of lineage.edges) add(edge.from, edge.to, 'derived')
+  for (const edge of supersessionEdges(order)) add(edge.from, edge.to, 'supersedes')
 
-  const layerOf = new Map<string, number>()
-  for (const id of external) layerOf.set(id, 0)
-  const visiting = new Set<string>()
-  const depth = (id: string): number => {
-    const cached = layerOf.get(id)
-    if (cached !== undefined) return cached
-    if (visiting.has(id)) return 0
-    visiting.add(id)
-    const parentLayers = (parents.get(id) ?? []).map((parent) => depth(parent) + 1)
-    visiting.delete(id)
-    const layer = Math.max(0, ...parentLayers)
-    layerOf.set(id, layer)
-    return layer
-  }
-  for (const node of order) depth(node.ctxId)
+  const graph = new Graph({ multigraph: true })
+  graph.setGraph({ rankdir: 'LR', nodesep: 20, ranksep: 64, marginx: MARGIN, marginy: MARGIN })
+  for (const id of [...external, ...order.map((n) => n.ctxId)])
+    graph.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT })
+  for (const edge of wanted) graph.setEdge(edge.from, edge.to, {}, edge.kind)
+  layout(graph)
 
-  const rows = new Map<number, number>()
   const place = (ctxId: string, node: LineageNode | null): PlacedNode => {
-    const layer = layerOf.get(ctxId) ?? 0
-    const row = rows.get(layer) ?? 0
-    rows.set(layer, row + 1)
-    return {
-      ctxId,
-      node,
-      layer,
-      x: MARGIN + layer * (NODE_WIDTH + COLUMN_GAP),
-      y: MARGIN + row * (NODE_HEIGHT + ROW_GAP),
-    }
+    const centre = graph.node(ctxId)
+    return { ctxId, node, x: (centre.x ?? 0) - NODE_WIDTH / 2, y: (centre.y ?? 0) - NODE_HEIGHT / 2 }
   }
-  const placed = [...external.map((id) => place(id, null)), ...order.map((node) => place(node.ctxId, node))]
-  const at = new Map(placed.map((p) => [p.ctxId, p]))
-  const edges: PlacedEdge[] = []
-  for (const edge of lineage.edges) {
-    const from = at.get(edge.from)
-    const to = at.get(edge.to)
-    if (from === undefined || to === undefined || from === to) continue
-    edges.push({
-      from: edge.from,
-      to: edge.to,
-      x1: from.x + NODE_WIDTH,
-      y1: from.y + NODE_HEIGHT / 2,
-      x2: to.x,
-      y2: to.y + NODE_HEIGHT / 2,
-    })
-  }
-  const layers = Math.max(0, ...placed.map((p) => p.layer)) + 1
-  const maxRows = Math.max(1, ...rows.values())
+  const nodes = [...external.map((id) => place(id, null)), ...order.map((node) => place(node.ctxId, node))]
+  const edges = wanted.map((edge) => ({
+    ...edge,
+    points: (graph.edge(edge.from, edge.to, edge.kind)?.points ?? []).map((p: { x: number; y: number }) => ({
+      x: p.x,
+      y: p.y,
+    })),
+  }))
+  const label = graph.graph()
   return {
-    nodes: placed,
+    nodes,
     edges,
-    width: MARGIN * 2 + layers * NODE_WIDTH + (layers - 1) * COLUMN_GAP,
-    height: MARGIN * 2 + maxRows * NODE_HEIGHT + (maxRows - 1) * ROW_GAP,
+    width: Math.max(label.width ?? 0, nodes.length === 0 ? 0 : NODE_WIDTH + 2 * MARGIN),
+    height: Math.max(label.height ?? 0, nodes.length === 0 ? 0 : NODE_HEIGHT + 2 * MARGIN),
   }
 }

@@ -219,6 +219,56 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'dashboard.png'), fullPage: true })
   })
 
+  it('dashboard KPIs follow the live ticker, time axes carry dates, and an empty stack says how to run the demo', async () => {
+    await goto('#/dashboard')
+    await page.waitForSelector('.feed-status[data-state=live]', { timeout: WAIT_MS })
+    const kpi = async () => Number((await page.textContent('[data-kpi=contexts] .kpi-value'))?.replace(/,/g, ''))
+    const before = await kpi()
+    await page.evaluate('window.__sameDocument = true')
+    // In a run of its own: the run under test keeps the node counts the DAG tests expect.
+    await producer.publish({ type: 'analysis', title: 'an event the ticker shows' }, { runId: `${runId}-ticker` })
+    await expect.poll(kpi, { timeout: WAIT_MS }).toBe(before + 1)
+    expect(await page.evaluate('window.__sameDocument')).toBe(true)
+    // Both ends of the time axis carry a date (the 24 h window crosses midnight).
+    const month = new Date().toLocaleString('en-US', { month: 'short' })
+    const labels = await page.locator('svg[aria-label^="Events per interval"] text.chart-label').allTextContents()
+    expect(labels).toHaveLength(2)
+    for (const label of labels) expect(label).toMatch(/\b\d{1,2}\b/)
+    expect(labels.join(' ')).toContain(month)
+
+    // A stack with nothing in it (the control plane's answers stood in for by empty ones).
+    const overview = await api<Record<string, unknown>>('/dashboard/overview?window=24h')
+    const empty = {
+      ...overview,
+      totalRuns: 0,
+      totalContexts: 0,
+      totalContextsLive: 0,
+      totalRetracted: 0,
+      recentRuns: [],
+    }
+    await page.route('**/dashboard/overview?*', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(empty) }),
+    )
+    await page.route('**/runs?*', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ data: [], total: 0, limit: 1, offset: 0 }),
+      }),
+    )
+    try {
+      await goto('#/dashboard')
+      const firstRun = page.locator('[data-empty-state=first-run]')
+      await firstRun.waitFor({ timeout: WAIT_MS })
+      expect(await firstRun.textContent()).toContain('npm start')
+      expect(await seriousViolations(page)).toEqual([])
+      await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-first-run.png') })
+    } finally {
+      await page.unroute('**/dashboard/overview?*')
+      await page.unroute('**/runs?*')
+    }
+  })
+
   it('the run DAG gains a node live, without a reload', async () => {
     await goto(`#/runs/${encodeURIComponent(runId)}`)
     await page.waitForSelector('svg.lineage[data-node-count="1"]', { timeout: WAIT_MS })
@@ -327,6 +377,78 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await expectMark('log_inclusion', 'not_checked')
     await page.click('text=Close inspector')
     await page.unroute('**/contexts/**')
+  })
+
+  it('the DAG draws a supersession dashed; "verify this run" marks a tampered node failed and the others verified', async () => {
+    // A second version of the third context, in the same run: the supersession edge the DAG must draw.
+    const revised = await producer.publish(
+      { type: 'analysis', title: 'revised while offline' },
+      { runId, supersedes: published[2]! },
+    )
+    published.push(revised.ctxId)
+    await expect
+      .poll(async () => (await api<{ nodes: unknown[] }>(`/runs/${encodeURIComponent(runId)}/lineage`)).nodes.length, {
+        timeout: WAIT_MS,
+      })
+      .toBe(4)
+    await goto(`#/runs/${encodeURIComponent(runId)}`)
+    await page.waitForSelector('svg.lineage[data-node-count="4"]', { timeout: WAIT_MS })
+    const dashed = page.locator('svg.lineage path[data-edge-kind=supersedes]')
+    await expect.poll(() => dashed.count(), { timeout: WAIT_MS }).toBe(1)
+    const dash = (kind: string) =>
+      page.evaluate(
+        `getComputedStyle(document.querySelector('svg.lineage path[data-edge-kind=${kind}]')).strokeDasharray`,
+      )
+    expect(await dash('supersedes')).not.toBe('none')
+    expect(await dash('derived')).toBe('none')
+    // The superseded node says so, and carries type · version.
+    expect(await page.textContent(`g.node[data-ctx-id="${published[2]!}"] title`)).toContain(
+      'analysis · v1 (superseded)',
+    )
+    expect(await page.textContent(`g.node[data-ctx-id="${revised.ctxId}"] title`)).toContain('analysis · v2')
+    // Zoom changes the window; Fit brings the whole drawing back.
+    const viewBox = () => page.getAttribute('svg.lineage', 'viewBox')
+    const fitted = await viewBox()
+    await page.getByRole('button', { name: 'Zoom in' }).click()
+    expect(await viewBox()).not.toBe(fitted)
+    await page.getByRole('button', { name: 'Fit' }).click()
+    expect(await viewBox()).toBe(fitted)
+
+    // One context tampered in transit (a lying registry or proxy); the others as served.
+    const tampered = published[0]!
+    const genuine = await api<{ body: Record<string, unknown> }>(`/contexts/${encodeURIComponent(tampered)}`)
+    genuine.body['title'] = 'quietly rewritten'
+    const isTampered = (url: URL) => decodeURIComponent(url.pathname) === `/contexts/${tampered}`
+    await page.route(isTampered, (route) =>
+      route.fulfill({ status: 200, contentType: 'application/acdp+json', body: JSON.stringify(genuine) }),
+    )
+    try {
+      await page.getByRole('button', { name: 'Verify this run' }).click()
+      const count = page.locator('.verify-count[data-done=true]')
+      await count.waitFor({ timeout: WAIT_MS * 2 })
+      expect(await count.getAttribute('data-failed')).toBe('1')
+      expect(await count.getAttribute('data-verified')).toBe('3')
+      expect(await count.textContent()).toBe('3 of 4 verified · 1 failed · 0 unavailable')
+      const failed = page.locator(`g.node[data-ctx-id="${tampered}"]`)
+      expect(await failed.getAttribute('data-verdict')).toBe('failed')
+      expect(await failed.locator('text.node-verdict').textContent()).toBe('✗')
+      expect(await failed.locator('title').textContent()).toContain('verification: failed')
+      // The tampered title is never shown as if it were the context's.
+      expect(await failed.textContent()).not.toContain('quietly rewritten')
+      for (const ctxId of published.slice(1, 4)) {
+        const node = page.locator(`g.node[data-ctx-id="${ctxId}"]`)
+        expect(await node.getAttribute('data-verdict'), ctxId).toBe('verified')
+        expect(await node.locator('text.node-verdict').textContent()).toBe('✓')
+      }
+      // A verified node shows its title.
+      expect(await page.locator(`g.node[data-ctx-id="${revised.ctxId}"] text.node-step`).textContent()).toContain(
+        'revised while',
+      )
+      expect(await seriousViolations(page)).toEqual([])
+      await page.screenshot({ path: join(SCREENSHOTS, 'run-verified.png'), fullPage: true })
+    } finally {
+      await page.unroute(isTampered)
+    }
   })
 
   it('the header lookup opens a context page, refuses a non-acdp id, and every ctx_id links there', async () => {
@@ -489,6 +611,60 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
   })
 
+  it('the events page filters by a picked event type and shows each row payload as stored', async () => {
+    // A search on the registry reports a read (search_executed): hidden from the list unless asked for.
+    expect((await fetch(`${stack.registryUrl}/contexts/search?q=analysis`)).status).toBe(200)
+    await expect
+      .poll(async () => (await api<{ data: unknown[] }>('/events?eventType=search_executed')).data.length, {
+        timeout: WAIT_MS,
+      })
+      .toBeGreaterThan(0)
+    await goto('#/events')
+    const listed = page.locator('tr[data-event-id]')
+    await listed.first().waitFor({ timeout: WAIT_MS })
+    const listedTypes = () => listed.evaluateAll((all) => all.map((r) => r.getAttribute('data-event-type')))
+    expect(await listedTypes()).not.toContain('search_executed')
+    expect(await listedTypes()).toContain('context_published')
+    await page.getByLabel('Include search reads (search_executed)').check()
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await expect.poll(listedTypes, { timeout: WAIT_MS }).toContain('search_executed')
+    await goto('#/events')
+    const picker = page.getByLabel('Event type')
+    // A picker of the protocol's webhook event types, not free text.
+    expect(await picker.evaluate((el) => el.tagName)).toBe('SELECT')
+    expect(await picker.locator('option').allTextContents()).toEqual([
+      'Any type',
+      'context_published',
+      'context_retrieved',
+      'search_executed',
+      'context_retracted',
+      'context_republished',
+    ])
+    await picker.selectOption('context_published')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await expect.poll(() => new URL(page.url()).hash, { timeout: WAIT_MS }).toContain('eventType=context_published')
+    const expected = await api<{ data: Array<{ id: string; eventType: string; rawPayload: unknown }> }>(
+      '/events?eventType=context_published&limit=50',
+    )
+    expect(expected.data.length).toBeGreaterThan(0)
+    const rows = page.locator('tr[data-event-id]')
+    await expect.poll(() => rows.count(), { timeout: WAIT_MS }).toBe(expected.data.length)
+    expect(new Set(await rows.evaluateAll((all) => all.map((r) => r.getAttribute('data-event-type'))))).toEqual(
+      new Set(['context_published']),
+    )
+    // Each context is a link to its page.
+    expect(await page.locator('tr[data-event-id] a[data-ctx-link]').count()).toBe(expected.data.length)
+    const first = expected.data[0]!
+    const row = page.locator(`tr[data-event-id="${first.id}"]`)
+    await row.getByRole('button', { name: /payload/ }).click()
+    const payload = page.locator(`#payload-${first.id}`)
+    await payload.waitFor({ timeout: WAIT_MS })
+    expect(JSON.parse((await payload.textContent()) ?? '')).toEqual(first.rawPayload)
+    expect(await seriousViolations(page)).toEqual([])
+    expect(await unlabelledControls(page)).toBe(0)
+    await page.screenshot({ path: join(SCREENSHOTS, 'events-payload.png'), fullPage: true })
+  })
+
   it('is usable from the keyboard: skip link, navigation, and Tab order into the page', async () => {
     await goto('#/dashboard')
     await page.evaluate('document.activeElement && document.activeElement.blur()')
@@ -523,6 +699,53 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     // Polled from the test side: in-page polling of a string would need eval, which the console's CSP refuses.
     await expect.poll(async () => page.textContent('main h1'), { timeout: WAIT_MS }).toBe('Runs')
     expect(pageErrors).toEqual([])
+  })
+
+  it('no page scrolls sideways at 390 px, and the header keeps Sign out on its line at 1280 px', async () => {
+    // The header at desktop width: the lookup box shrinks rather than wrapping "Sign out" onto a second line.
+    await goto('#/dashboard')
+    const middle = async (selector: string) => {
+      const box = (await page.locator(selector).first().boundingBox())!
+      return box.y + box.height / 2
+    }
+    expect(Math.abs((await middle('.topbar button:text("Sign out")')) - (await middle('.topbar .brand')))).toBeLessThan(
+      8,
+    )
+    await page.setViewportSize({ width: 390, height: 844 })
+    try {
+      const pages = [
+        ['dashboard', '#/dashboard'],
+        ['runs', '#/runs'],
+        ['run-detail', `#/runs/${encodeURIComponent(runId)}`],
+        ['events', '#/events'],
+        ['registries', '#/registries'],
+        ['agents', '#/agents'],
+        ['webhooks', '#/webhooks'],
+        ['context', `#/contexts/${encodeURIComponent(published[0]!)}`],
+      ] as const
+      for (const [name, hash] of pages) {
+        await goto(hash)
+        // Wait until the page has its data (no loading line left), so what is measured is the full page.
+        await expect
+          .poll(() => page.locator('main [role=status]', { hasText: /^(Loading|Retrieving|Signing)/ }).count(), {
+            timeout: WAIT_MS,
+          })
+          .toBe(0)
+        const overflow = (await page.evaluate(`(() => {
+          const root = document.documentElement
+          const wide = [...document.querySelectorAll('body *')]
+            .filter((el) => el.getBoundingClientRect().right > root.clientWidth + 0.5)
+            .filter((el) => !el.closest('.table-scroll, .graph-scroll, pre, .visually-hidden, .skip-link'))
+            .slice(0, 5)
+            .map((el) => el.tagName.toLowerCase() + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right))
+          return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, wide }
+        })()`)) as { scrollWidth: number; clientWidth: number; wide: string[] }
+        expect(overflow.scrollWidth, `${hash}: ${overflow.wide.join(' | ')}`).toBeLessThanOrEqual(overflow.clientWidth)
+        await page.screenshot({ path: join(SCREENSHOTS, `narrow-${name}.png`), fullPage: true })
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 })
+    }
   })
 
   it(`dashboard first paint with ${PERF_EVENTS.toLocaleString('en-US')} stored events (measured, not asserted)`, async () => {

@@ -162,6 +162,18 @@ describe.each(testDatabaseTargets())('app basics on $name', (target) => {
     })
   })
 
+  it('gives every documented operation a summary', async () => {
+    t = await openTestApp(target, { SWAGGER_ENABLED: 'true' })
+    const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json() as {
+      paths: Record<string, Record<string, { summary?: string }>>
+    }
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
+    )
+    expect(operations.length).toBeGreaterThan(40)
+    expect(operations.filter((o) => !o.operation.summary).map((o) => o.name)).toEqual([])
+  })
+
   it('does not serve API docs when disabled', async () => {
     t = await openTestApp(target, { SWAGGER_ENABLED: 'false' })
     const res = await t.app.inject({ method: 'GET', url: '/docs/json' })

@@ -273,6 +273,8 @@ describe.each(testDatabaseTargets())('runs and events on $name', (target) => {
             contextType: 'analysis',
             visibility: 'public',
             registryAuthority: 'reg.example',
+            lineageId: parent.lineage_id,
+            version: 1,
             step: 1,
             retracted: true,
             status: 'retracted',
@@ -283,6 +285,8 @@ describe.each(testDatabaseTargets())('runs and events on $name', (target) => {
             contextType: 'prediction',
             visibility: 'public',
             registryAuthority: 'reg.example',
+            lineageId: child.lineage_id,
+            version: 1,
             step: 2,
             retracted: false,
             status: 'superseded',
@@ -356,6 +360,22 @@ describe.each(testDatabaseTargets())('runs and events on $name', (target) => {
         rawPayload: body,
         createdAt: '2026-01-15T12:00:00.000Z',
       })
+    })
+
+    it('leaves one event type out with excludeEventType (the console hides CLI reads this way)', async () => {
+      t = await openTestApp(target)
+      await ingest(t, publishedEvent({ run_id: 'r', created_at: '2026-01-15T11:00:00.000Z' }))
+      await ingest(t, retrievedEvent({ at: '2026-01-15T11:00:05.000Z' }))
+      const types = async (url: string) =>
+        (await get(t, url)).json().data.map((e: { eventType: string }) => e.eventType)
+      expect(await types('/events?excludeEventType=context_retrieved')).toEqual(['context_published'])
+      expect(await types('/events?excludeEventType=search_executed')).toEqual([
+        'context_retrieved',
+        'context_published',
+      ])
+      // Both filters at once: what is asked for, less what is left out.
+      expect(await types('/events?eventType=context_retrieved&excludeEventType=context_retrieved')).toEqual([])
+      expect((await get(t, '/events?excludeEventType=')).statusCode).toBe(400)
     })
 
     it('answers JSON with the body as the registry sent it: its spelling kept, large integers exact', async () => {

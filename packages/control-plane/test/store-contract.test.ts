@@ -240,10 +240,10 @@ describe.each(testDatabaseTargets())('store contract on $name', (target) => {
       }),
     )
     const nodes = await store.listRunPublications('tenant-a', 'run-1')
-    expect(nodes.map((n) => [n.ctxId, n.superseded])).toEqual([
-      ['acdp://r/l1', true],
-      ['acdp://r/l1v2', false],
-      ['acdp://r/l3', false],
+    expect(nodes.map((n) => [n.ctxId, n.superseded, n.lineageId, n.version])).toEqual([
+      ['acdp://r/l1', true, 'acdp://r/l1', 1],
+      ['acdp://r/l1v2', false, 'acdp://r/l1', 2],
+      ['acdp://r/l3', false, 'acdp://r/l3', 1],
     ])
   })
 

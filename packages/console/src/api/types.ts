@@ -82,6 +82,9 @@ export interface LineageNode {
   contextType: string | null
   visibility: string | null
   registryAuthority: string
+  /** Versions of one lineage in a run form its supersession chain. */
+  lineageId: string | null
+  version: number | null
   step: number
   retracted: boolean
   /** Retraction dominates supersession; `active` otherwise. */

@@ -9,11 +9,23 @@ import { Time } from './ui.js'
 
 const MAX_ITEMS = 50
 
-export function EventFeed({ path, label, enabled = true }: { path: string; label: string; enabled?: boolean }) {
+export function EventFeed({
+  path,
+  label,
+  enabled = true,
+  onFrame,
+}: {
+  path: string
+  label: string
+  enabled?: boolean
+  /** Called for every frame too (the dashboard re-reads its figures from it; one stream serves both). */
+  onFrame?: (frame: SseFrame) => void
+}) {
   const [events, setEvents] = useState<Array<StreamEvent & { frameId: string }>>([])
   const status = useEventStream(
     path,
     (frame: SseFrame) => {
+      onFrame?.(frame)
       let data: StreamEvent
       try {
         data = JSON.parse(frame.data) as StreamEvent

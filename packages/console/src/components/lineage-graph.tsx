@@ -1,31 +1,119 @@
 /**
- * The run's lineage DAG in plain SVG (layout in lineage-layout.ts). Every node is a focusable button: Tab moves
- * through contexts in publication order, Enter or Space opens the inspector.
+ * The run's lineage DAG in plain SVG, laid out by dagre (lineage-layout.ts). Each node shows its type and version,
+ * the publishing agent's short name (the full DID in its tooltip), its step, and — once "Verify this run" has
+ * verified it — its title, with the verdict symbol in the corner (verdict text in the tooltip). `derived_from` edges
+ * are solid, supersession edges (one version of a lineage to the next) dashed. Pan by dragging the background, zoom
+ * with the buttons (or Ctrl + wheel), Fit to see everything. Every node is a focusable button: Tab moves through
+ * contexts in publication order, Enter or Space opens the inspector.
  */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Lineage } from '../api/types.js'
-import { layoutLineage, NODE_HEIGHT, NODE_WIDTH } from '../lineage-layout.js'
+import { fitView, panView, type View, zoomView } from '../graph-view.js'
+import { layoutLineage, NODE_HEIGHT, NODE_WIDTH, type PlacedEdge } from '../lineage-layout.js'
+import { type NodeResult, VERDICT_SYMBOL } from '../verify/node-verdict.js'
+
+const MAX_HEIGHT = 560
+
+/** `did:key:z6MkhaXg…4vH2` — enough to tell agents apart; the full DID is in the tooltip. */
+export function shortAgent(did: string): string {
+  if (did.length <= 28) return did
+  const method = /^did:[a-z0-9]+:/.exec(did)?.[0] ?? ''
+  const rest = did.slice(method.length)
+  return `${method}${rest.slice(0, 8)}…${rest.slice(-4)}`
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+}
+
+function edgePath(edge: PlacedEdge): string {
+  const [first, ...rest] = edge.points
+  if (first === undefined) return ''
+  return `M${first.x},${first.y} ${rest.map((p) => `L${p.x},${p.y}`).join(' ')}`
+}
 
 export function LineageGraph({
   lineage,
   selected,
   onSelect,
+  results,
 }: {
   lineage: Lineage
   selected: string | undefined
   onSelect(ctxId: string): void
+  results?: ReadonlyMap<string, NodeResult>
 }) {
+  const layout = useMemo(() => layoutLineage(lineage), [lineage])
+  const [view, setView] = useState<View>(() => fitView(layout.width, layout.height))
+  const moved = useRef(false)
+  const svg = useRef<SVGSVGElement>(null)
+  const drag = useRef<{ x: number; y: number; pointer: number } | undefined>(undefined)
+  // A live update re-fits the drawing unless the operator has panned or zoomed it.
+  useEffect(() => {
+    if (!moved.current) setView(fitView(layout.width, layout.height))
+  }, [layout.width, layout.height])
   if (lineage.nodes.length === 0) return <p class="muted">No context has been published in this run yet.</p>
-  const layout = layoutLineage(lineage)
+
+  const change = (next: View) => {
+    moved.current = true
+    setView(next)
+  }
+  const fit = () => {
+    moved.current = false
+    setView(fitView(layout.width, layout.height))
+  }
+  const height = Math.min(MAX_HEIGHT, Math.max(160, layout.height))
+  const supersessions = layout.edges.filter((e) => e.kind === 'supersedes').length
   return (
-    <div class="graph-scroll">
+    <div class="graph">
+      <div class="graph-tools" role="toolbar" aria-label="Lineage graph view">
+        <button type="button" class="secondary small" onClick={() => change(zoomView(view, 1.25))}>
+          Zoom in
+        </button>
+        <button type="button" class="secondary small" onClick={() => change(zoomView(view, 0.8))}>
+          Zoom out
+        </button>
+        <button type="button" class="secondary small" onClick={fit}>
+          Fit
+        </button>
+        <span class="muted graph-legend">
+          <span aria-hidden="true">──</span> derived from · <span aria-hidden="true">- -</span> superseded by
+        </span>
+      </div>
       <svg
+        ref={svg}
         class="lineage"
         role="group"
-        aria-label={`Lineage graph: ${lineage.nodes.length} contexts, ${lineage.edges.length} derivations`}
-        width={layout.width}
-        height={layout.height}
-        viewBox={`0 0 ${layout.width} ${layout.height}`}
+        aria-label={`Lineage graph: ${lineage.nodes.length} contexts, ${layout.edges.length - supersessions} derivations, ${supersessions} supersessions`}
+        width="100%"
+        height={height}
+        viewBox={`${view.x} ${view.y} ${view.width} ${view.height}`}
+        preserveAspectRatio="xMidYMid meet"
         data-node-count={lineage.nodes.length}
+        onPointerDown={(event: PointerEvent) => {
+          if ((event.target as Element).closest('g.node') !== null) return
+          drag.current = { x: event.clientX, y: event.clientY, pointer: event.pointerId }
+          svg.current?.setPointerCapture(event.pointerId)
+        }}
+        onPointerMove={(event: PointerEvent) => {
+          const from = drag.current
+          if (from === undefined || from.pointer !== event.pointerId) return
+          const rendered = svg.current?.getBoundingClientRect()
+          // With `meet`, one screen pixel is the larger of the two axis ratios in drawing units.
+          const scale = rendered
+            ? Math.max(view.width / Math.max(1, rendered.width), view.height / Math.max(1, rendered.height))
+            : 1
+          change(panView(view, event.clientX - from.x, event.clientY - from.y, view.width / scale))
+          drag.current = { ...from, x: event.clientX, y: event.clientY }
+        }}
+        onPointerUp={() => (drag.current = undefined)}
+        onPointerCancel={() => (drag.current = undefined)}
+        onWheel={(event: WheelEvent) => {
+          // Plain wheel scrolls the page as usual; Ctrl + wheel (and pinch) zooms the drawing.
+          if (!event.ctrlKey) return
+          event.preventDefault()
+          change(zoomView(view, event.deltaY < 0 ? 1.15 : 1 / 1.15))
+        }}
       >
         <defs>
           <marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto">
@@ -34,26 +122,46 @@ export function LineageGraph({
         </defs>
         {layout.edges.map((edge) => (
           <path
-            key={`${edge.from}->${edge.to}`}
-            class="edge"
+            key={`${edge.kind} ${edge.from}->${edge.to}`}
+            class={`edge edge-${edge.kind}`}
+            data-edge-kind={edge.kind}
             marker-end="url(#arrow)"
-            d={`M${edge.x1},${edge.y1} C${edge.x1 + 36},${edge.y1} ${edge.x2 - 36},${edge.y2} ${edge.x2},${edge.y2}`}
+            d={edgePath(edge)}
           />
         ))}
         {layout.nodes.map((placed) => {
           const node = placed.node
+          const result = results?.get(placed.ctxId)
           const id = placed.ctxId.split('/').at(-1) ?? placed.ctxId
           const status = node === null || node.status === 'active' ? '' : ` (${node.status})`
-          const title = `${node === null ? 'external parent' : (node.contextType ?? 'context')}${status}`
-          const shortId = id.length > 26 ? `${id.slice(0, 25)}…` : id
-          // The accessible name is the visible text (WCAG 2.5.3); the full ids go in the description.
-          const description = `${node === null ? 'Parent outside this run' : 'Context'} ${placed.ctxId}${node === null ? '' : `, published by ${node.agentId}`}`
+          const heading =
+            node === null
+              ? 'external parent'
+              : `${node.contextType ?? 'context'}${node.version === null ? '' : ` · v${node.version}`}${status}`
+          const second = node === null ? clip(id, 30) : shortAgent(node.agentId)
+          const third =
+            node === null
+              ? 'outside this run'
+              : result?.title !== undefined
+                ? `step ${node.step} · ${clip(result.title, 22)}`
+                : `step ${node.step}`
+          // The tooltip is also the node's accessible name (SVG's <title>): it starts with the visible text
+          // (WCAG 2.5.3), then the full ids and the verdict in words (the corner symbol alone is not the information).
+          const tooltip = [
+            `${heading}, ${second}, ${third}`,
+            `${node === null ? 'Parent outside this run' : 'Context'} ${placed.ctxId}`,
+            node === null ? '' : `published by ${node.agentId}`,
+            result === undefined ? '' : `verification: ${result.verdict}${result.detail ? ` (${result.detail})` : ''}`,
+          ]
+            .filter(Boolean)
+            .join('\n')
           const classes = [
             'node',
             node === null ? 'node-external' : '',
             node?.status === 'retracted' ? 'node-retracted' : '',
             node?.status === 'superseded' ? 'node-superseded' : '',
             selected === placed.ctxId ? 'node-selected' : '',
+            result === undefined ? '' : `node-${result.verdict}`,
           ]
           return (
             <g
@@ -64,6 +172,7 @@ export function LineageGraph({
               tabindex={node === null ? undefined : 0}
               aria-pressed={node === null ? undefined : selected === placed.ctxId}
               data-ctx-id={placed.ctxId}
+              data-verdict={result?.verdict}
               onClick={node === null ? undefined : () => onSelect(placed.ctxId)}
               onKeyDown={
                 node === null
@@ -76,14 +185,22 @@ export function LineageGraph({
                     }
               }
             >
-              <desc>{description}</desc>
+              <title>{tooltip}</title>
               <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={6} />
-              <text x={10} y={19} class="node-title">
-                {title}
+              <text x={10} y={18} class="node-title">
+                {clip(heading, 28)}
               </text>
-              <text x={10} y={37} class="node-id">
-                {shortId}
+              <text x={10} y={36} class="node-id">
+                {second}
               </text>
+              <text x={10} y={54} class="node-step">
+                {third}
+              </text>
+              {result !== undefined && (
+                <text x={NODE_WIDTH - 10} y={18} text-anchor="end" class={`node-verdict verdict-${result.verdict}`}>
+                  {VERDICT_SYMBOL[result.verdict]}
+                </text>
+              )}
             </g>
           )
         })}

@@ -20,41 +20,43 @@ export function AgentsPage() {
         ) : agents.data.data.length === 0 ? (
           <p class="muted">No agent has published yet.</p>
         ) : (
-          <table>
-            <caption class="visually-hidden">Agents, most recently seen first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Agent DID</th>
-                <th scope="col">Registry</th>
-                <th scope="col">First seen</th>
-                <th scope="col">Last seen</th>
-                <th scope="col" class="num">
-                  Contexts
-                </th>
-                <th scope="col">Capabilities</th>
-              </tr>
-            </thead>
-            <tbody>
-              {agents.data.data.map((agent) => (
-                <tr key={agent.agentDid}>
-                  <td class="mono wrap">{agent.agentDid}</td>
-                  <td>{agent.registryAuthority}</td>
-                  <td>
-                    <Time value={agent.firstSeen} />
-                  </td>
-                  <td>
-                    <Time value={agent.lastSeen} />
-                  </td>
-                  <td class="num">{agent.contextCount}</td>
-                  <td>
-                    <button type="button" class="secondary" onClick={() => setSelected(agent.agentDid)}>
-                      Show capabilities<span class="visually-hidden"> of {agent.agentDid}</span>
-                    </button>
-                  </td>
+          <div class="table-scroll">
+            <table>
+              <caption class="visually-hidden">Agents, most recently seen first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Agent DID</th>
+                  <th scope="col">Registry</th>
+                  <th scope="col">First seen</th>
+                  <th scope="col">Last seen</th>
+                  <th scope="col" class="num">
+                    Contexts
+                  </th>
+                  <th scope="col">Capabilities</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {agents.data.data.map((agent) => (
+                  <tr key={agent.agentDid}>
+                    <td class="mono wrap">{agent.agentDid}</td>
+                    <td>{agent.registryAuthority}</td>
+                    <td>
+                      <Time value={agent.firstSeen} />
+                    </td>
+                    <td>
+                      <Time value={agent.lastSeen} />
+                    </td>
+                    <td class="num">{agent.contextCount}</td>
+                    <td>
+                      <button type="button" class="secondary" onClick={() => setSelected(agent.agentDid)}>
+                        Show capabilities<span class="visually-hidden"> of {agent.agentDid}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </Section>
       {selected !== undefined && <Capabilities did={selected} />}

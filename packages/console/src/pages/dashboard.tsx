@@ -1,9 +1,11 @@
 /**
  * Dashboard: GET /dashboard/overview KPIs for the chosen window, GET /dashboard/activity over time, runs by status
  * (GET /runs?status=…&limit=1 totals), events by registry, producer DID methods, receipt coverage once receipts
- * exist, the witness tile, recent runs, and a live ticker over GET /events/stream.
+ * exist, the witness tile, recent runs, and a live ticker over GET /events/stream. The figures follow the ticker:
+ * every event schedules a re-read, throttled to one a second, so the KPIs move with the feed without a request
+ * per event. A stack with no run at all shows how to run the demo instead of empty charts.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useMemo, useState } from 'preact/hooks'
 import type { ApiClient } from '../api/client.js'
 import {
   DASHBOARD_WINDOWS,
@@ -17,7 +19,12 @@ import { BarChart, ColumnChart } from '../components/charts.js'
 import { EventFeed } from '../components/event-feed.js'
 import { RunTable } from '../components/run-table.js'
 import { ErrorPanel, Loading, Section } from '../components/ui.js'
+import { axisLabel } from '../dashboard/axis-label.js'
+import { throttle } from '../dashboard/throttle.js'
 import { useApi } from '../use-api.js'
+
+/** Shortest gap between two live re-reads of the dashboard's figures. */
+const LIVE_REFRESH_MS = 1000
 
 async function loadDashboard(client: ApiClient, window: DashboardWindow) {
   const [overview, activity, statuses] = await Promise.all([
@@ -31,9 +38,14 @@ async function loadDashboard(client: ApiClient, window: DashboardWindow) {
 export function DashboardPage() {
   const [window, setWindow] = useState<DashboardWindow>('24h')
   const loaded = useApi((client) => loadDashboard(client, window), [window])
+  const [painted, setPainted] = useState(false)
   useEffect(() => {
-    if (loaded.data !== undefined) performance.mark('acdp-dashboard-painted')
+    if (loaded.data === undefined || painted) return
+    performance.mark('acdp-dashboard-painted')
+    setPainted(true)
   }, [loaded.data])
+  const liveReload = useMemo(() => throttle(loaded.reload, LIVE_REFRESH_MS), [loaded.reload])
+  useEffect(() => liveReload.cancel, [liveReload])
   return (
     <>
       <div class="page-head">
@@ -62,7 +74,7 @@ export function DashboardPage() {
         <DashboardBody {...loaded.data} />
       )}
       <Section title="Live events">
-        <EventFeed path="/events/stream" label="Event stream" />
+        <EventFeed path="/events/stream" label="Event stream" onFrame={liveReload} />
       </Section>
     </>
   )
@@ -77,12 +89,7 @@ function DashboardBody({ overview, activity, runsByStatus }: Awaited<ReturnType<
     { name: 'agents', label: 'Active agents', value: overview.totalAgents },
   ]
   const hasReceipts = overview.receiptCoverage.some((r) => r.receipt_count > 0)
-  const shortTime = (iso: string) => {
-    const d = new Date(iso)
-    return activity.bucketMs >= 86_400_000
-      ? d.toLocaleDateString()
-      : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
-  }
+  if (runsByStatus.every((r) => r.total === 0) && overview.totalContexts === 0) return <FirstRun />
   return (
     <>
       <ul class="kpis" aria-label="Key figures">
@@ -98,7 +105,7 @@ function DashboardBody({ overview, activity, runsByStatus }: Awaited<ReturnType<
           <ColumnChart
             title="Events per interval"
             points={activity.buckets.map((b) => ({
-              label: shortTime(b.start),
+              label: axisLabel(b.start, activity.bucketMs),
               value: b.eventCount,
               detail: `${new Date(b.start).toLocaleString()}: ${b.eventCount} events, ${b.publishCount} publications`,
             }))}
@@ -157,5 +164,23 @@ function DashboardBody({ overview, activity, runsByStatus }: Awaited<ReturnType<
         <RunTable runs={overview.recentRuns} caption="Recent runs" />
       </Section>
     </>
+  )
+}
+
+/** No run and no context yet: say how to get some, rather than draw empty charts. */
+function FirstRun() {
+  return (
+    <section class="panel first-run" aria-labelledby="first-run-heading" data-empty-state="first-run">
+      <h2 id="first-run-heading">Nothing has been published into this stack yet</h2>
+      <p>
+        To see the console with data, run the demo from a clone of the repository: <code>npm start</code>. It builds the
+        stack, starts a registry and this control plane (<code>acdp dev --demo</code>), plays a demo run of agents
+        publishing and deriving contexts, and prints a link to that run here.
+      </p>
+      <p>
+        Or publish from your own agents to a registry enrolled on the <a href="#/registries">Registries</a> page; each
+        publication reaches this dashboard by webhook within a second.
+      </p>
+    </section>
   )
 }

@@ -25,35 +25,37 @@ export function RegistriesPage() {
         ) : registries.data.data.length === 0 ? (
           <p class="muted">No registry has sent events yet.</p>
         ) : (
-          <table>
-            <caption class="visually-hidden">Registries seen in ingested events</caption>
-            <thead>
-              <tr>
-                <th scope="col">Authority</th>
-                <th scope="col">Base URL</th>
-                <th scope="col">First seen</th>
-                <th scope="col">Last seen</th>
-                <th scope="col" class="num">
-                  Events
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {registries.data.data.map((r) => (
-                <tr key={r.authority}>
-                  <td>{r.authority}</td>
-                  <td>{r.baseUrl ?? '—'}</td>
-                  <td>
-                    <Time value={r.firstSeen} />
-                  </td>
-                  <td>
-                    <Time value={r.lastSeen} />
-                  </td>
-                  <td class="num">{r.eventCount}</td>
+          <div class="table-scroll">
+            <table>
+              <caption class="visually-hidden">Registries seen in ingested events</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Authority</th>
+                  <th scope="col">Base URL</th>
+                  <th scope="col">First seen</th>
+                  <th scope="col">Last seen</th>
+                  <th scope="col" class="num">
+                    Events
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {registries.data.data.map((r) => (
+                  <tr key={r.authority}>
+                    <td>{r.authority}</td>
+                    <td>{r.baseUrl ?? '—'}</td>
+                    <td>
+                      <Time value={r.firstSeen} />
+                    </td>
+                    <td>
+                      <Time value={r.lastSeen} />
+                    </td>
+                    <td class="num">{r.eventCount}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </Section>
       <Section title="Enrollments">
@@ -79,37 +81,39 @@ export function RegistriesPage() {
 function EnrollmentTable({ enrollments }: { enrollments: Enrollment[] }) {
   if (enrollments.length === 0) return <p class="muted">No registry is enrolled.</p>
   return (
-    <table data-testid="enrollments">
-      <caption class="visually-hidden">Enrolled registries</caption>
-      <thead>
-        <tr>
-          <th scope="col">Authority</th>
-          <th scope="col">Base URL</th>
-          <th scope="col">Registry DID</th>
-          <th scope="col">Enabled</th>
-          <th scope="col">Webhook secret</th>
-          <th scope="col">Advertised profiles</th>
-          <th scope="col">Updated</th>
-        </tr>
-      </thead>
-      <tbody>
-        {enrollments.map((e) => (
-          <tr key={e.authority} data-authority={e.authority}>
-            <td>{e.authority}</td>
-            <td>{e.baseUrl ?? '—'}</td>
-            <td>{e.registryDid ?? '—'}</td>
-            <td>{e.enabled ? 'yes' : 'no'}</td>
-            <td>{e.hasWebhookSecret ? 'set (never shown)' : 'not set'}</td>
-            <td data-profiles>
-              {e.enabled && e.baseUrl !== null ? <AdvertisedProfiles authority={e.authority} /> : '—'}
-            </td>
-            <td>
-              <Time value={e.updatedAt} />
-            </td>
+    <div class="table-scroll">
+      <table data-testid="enrollments">
+        <caption class="visually-hidden">Enrolled registries</caption>
+        <thead>
+          <tr>
+            <th scope="col">Authority</th>
+            <th scope="col">Base URL</th>
+            <th scope="col">Registry DID</th>
+            <th scope="col">Enabled</th>
+            <th scope="col">Webhook secret</th>
+            <th scope="col">Advertised profiles</th>
+            <th scope="col">Updated</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {enrollments.map((e) => (
+            <tr key={e.authority} data-authority={e.authority}>
+              <td>{e.authority}</td>
+              <td>{e.baseUrl ?? '—'}</td>
+              <td>{e.registryDid ?? '—'}</td>
+              <td>{e.enabled ? 'yes' : 'no'}</td>
+              <td>{e.hasWebhookSecret ? 'set (never shown)' : 'not set'}</td>
+              <td data-profiles>
+                {e.enabled && e.baseUrl !== null ? <AdvertisedProfiles authority={e.authority} /> : '—'}
+              </td>
+              <td>
+                <Time value={e.updatedAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 
@@ -243,51 +247,53 @@ function WitnessSection({ enrollments }: { enrollments: Enrollment[] }) {
       {alerts.loading && alerts.data === undefined && <Loading what="witness alerts" />}
       {alerts.data !== undefined && list.length === 0 && <p class="muted">No witness alerts.</p>}
       {list.length > 0 && (
-        <table>
-          <caption class="visually-hidden">Witness alerts</caption>
-          <thead>
-            <tr>
-              <th scope="col">Registry</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Detected</th>
-              <th scope="col">State</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((alert) => (
-              <tr
-                key={alert.id}
-                data-witness-alert={alert.authority}
-                data-state={alert.acknowledgedAt === null ? 'active' : 'acknowledged'}
-              >
-                <td>{alert.authority}</td>
-                <td>{alert.reason}</td>
-                <td>
-                  <Time value={alert.at} />
-                </td>
-                <td>
-                  {alert.acknowledgedAt === null ? (
-                    'active'
-                  ) : (
-                    <>
-                      acknowledged by {alert.acknowledgedBy ?? 'unknown'} <Time value={alert.acknowledgedAt} />
-                    </>
-                  )}
-                </td>
-                <td>
-                  {session.isAdmin && alert.acknowledgedAt === null ? (
-                    <button type="button" onClick={() => acknowledge(alert.authority)}>
-                      Acknowledge<span class="visually-hidden"> the alert for {alert.authority}</span>
-                    </button>
-                  ) : (
-                    '—'
-                  )}
-                </td>
+        <div class="table-scroll">
+          <table>
+            <caption class="visually-hidden">Witness alerts</caption>
+            <thead>
+              <tr>
+                <th scope="col">Registry</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Detected</th>
+                <th scope="col">State</th>
+                <th scope="col">Action</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.map((alert) => (
+                <tr
+                  key={alert.id}
+                  data-witness-alert={alert.authority}
+                  data-state={alert.acknowledgedAt === null ? 'active' : 'acknowledged'}
+                >
+                  <td>{alert.authority}</td>
+                  <td>{alert.reason}</td>
+                  <td>
+                    <Time value={alert.at} />
+                  </td>
+                  <td>
+                    {alert.acknowledgedAt === null ? (
+                      'active'
+                    ) : (
+                      <>
+                        acknowledged by {alert.acknowledgedBy ?? 'unknown'} <Time value={alert.acknowledgedAt} />
+                      </>
+                    )}
+                  </td>
+                  <td>
+                    {session.isAdmin && alert.acknowledgedAt === null ? (
+                      <button type="button" onClick={() => acknowledge(alert.authority)}>
+                        Acknowledge<span class="visually-hidden"> the alert for {alert.authority}</span>
+                      </button>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {note && <p role="status">{note}</p>}
       <WitnessHeads authorities={enrollments.map((e) => e.authority)} />
@@ -315,59 +321,61 @@ function WitnessHeads({ authorities }: { authorities: string[] }) {
   if (heads.error) return <ErrorPanel error={heads.error} what="witnessed heads" />
   if (heads.data === undefined || heads.data.length === 0) return null
   return (
-    <table>
-      <caption>Witnessed heads of enrolled registries</caption>
-      <thead>
-        <tr>
-          <th scope="col">Registry</th>
-          <th scope="col" class="num">
-            Tree size
-          </th>
-          <th scope="col">Root hash</th>
-          <th scope="col">Last verified</th>
-          <th scope="col">Quorum</th>
-          <th scope="col">Failures</th>
-        </tr>
-      </thead>
-      <tbody>
-        {heads.data.map(({ authority, state }) => {
-          const latest = state?.checkpoints[0]
-          return (
-            <tr
-              key={authority}
-              data-witness-head={authority}
-              data-tree-size={state?.treeSize ?? ''}
-              data-failures={state?.consecutiveFailures ?? ''}
-            >
-              <td>{authority}</td>
-              {state === null ? (
-                <td colSpan={5} class="muted">
-                  not witnessed
-                </td>
-              ) : (
-                <>
-                  <td class="num">{state.treeSize ?? '—'}</td>
-                  <td class="mono">
-                    <Truncated value={state.rootHash} max={30} />
+    <div class="table-scroll">
+      <table>
+        <caption>Witnessed heads of enrolled registries</caption>
+        <thead>
+          <tr>
+            <th scope="col">Registry</th>
+            <th scope="col" class="num">
+              Tree size
+            </th>
+            <th scope="col">Root hash</th>
+            <th scope="col">Last verified</th>
+            <th scope="col">Quorum</th>
+            <th scope="col">Failures</th>
+          </tr>
+        </thead>
+        <tbody>
+          {heads.data.map(({ authority, state }) => {
+            const latest = state?.checkpoints[0]
+            return (
+              <tr
+                key={authority}
+                data-witness-head={authority}
+                data-tree-size={state?.treeSize ?? ''}
+                data-failures={state?.consecutiveFailures ?? ''}
+              >
+                <td>{authority}</td>
+                {state === null ? (
+                  <td colSpan={5} class="muted">
+                    not witnessed
                   </td>
-                  <td>
-                    <Time value={state.lastSuccessAt} />
-                  </td>
-                  <td>
-                    {latest?.meetsQuorum === null || latest === undefined
-                      ? '—'
-                      : `${latest.meetsQuorum ? 'met' : 'not met'} (${latest.witnessedCount ?? 0})`}
-                  </td>
-                  <td>
-                    {state.consecutiveFailures}
-                    {state.lastFailure ? ` (${state.lastFailure})` : ''}
-                  </td>
-                </>
-              )}
-            </tr>
-          )
-        })}
-      </tbody>
-    </table>
+                ) : (
+                  <>
+                    <td class="num">{state.treeSize ?? '—'}</td>
+                    <td class="mono">
+                      <Truncated value={state.rootHash} max={30} />
+                    </td>
+                    <td>
+                      <Time value={state.lastSuccessAt} />
+                    </td>
+                    <td>
+                      {latest?.meetsQuorum === null || latest === undefined
+                        ? '—'
+                        : `${latest.meetsQuorum ? 'met' : 'not met'} (${latest.witnessedCount ?? 0})`}
+                    </td>
+                    <td>
+                      {state.consecutiveFailures}
+                      {state.lastFailure ? ` (${state.lastFailure})` : ''}
+                    </td>
+                  </>
+                )}
+              </tr>
+            )
+          })}
+        </tbody>
+      </table>
+    </div>
   )
 }

@@ -13,6 +13,12 @@ import { ErrorPanel, Loading, Section, StatusBadge, Time, Truncated } from '../c
 import { href } from '../router.js'
 import { useApi, useConsole } from '../use-api.js'
 import { useEventStream } from '../use-event-stream.js'
+import { mapLimit } from '../verify/map-limit.js'
+import { type NodeResult, verdictCount } from '../verify/node-verdict.js'
+import { verifyNode } from '../verify/verify-node.js'
+
+/** Contexts verified at once by "Verify this run". */
+const VERIFY_CONCURRENCY = 4
 
 export function RunDetailPage({ runId }: { runId: string }) {
   const run = useApi((client) => client.get<Run>(`/runs/${encodeURIComponent(runId)}`), [runId])
@@ -110,6 +116,22 @@ function LiveLineage({
       onChange()
     }, 150)
   })
+  const [results, setResults] = useState<ReadonlyMap<string, NodeResult>>(new Map())
+  const [verifying, setVerifying] = useState(false)
+  const verifyRun = async () => {
+    if (lineage === undefined) return
+    setVerifying(true)
+    setResults(new Map())
+    try {
+      await mapLimit(lineage.nodes, VERIFY_CONCURRENCY, async (node) => {
+        const result = await verifyNode(client, node.ctxId)
+        setResults((previous) => new Map(previous).set(node.ctxId, result))
+      })
+    } finally {
+      setVerifying(false)
+    }
+  }
+  const count = verdictCount([...results.values()].map((r) => r.verdict))
   return (
     <Section title="Lineage">
       {error && (
@@ -121,8 +143,25 @@ function LiveLineage({
         !error && <Loading what="the lineage" />
       ) : (
         <>
-          <p class="muted">Select a context to retrieve it and verify it in this browser.</p>
-          <LineageGraph lineage={lineage} selected={selected} onSelect={onSelect} />
+          <div class="page-head">
+            <p class="muted">Select a context to retrieve it and verify it in this browser.</p>
+            <button type="button" onClick={() => void verifyRun()} disabled={verifying || lineage.nodes.length === 0}>
+              {verifying ? 'Verifying…' : 'Verify this run'}
+            </button>
+          </div>
+          <p
+            role="status"
+            class="verify-count"
+            data-verified={count.verified}
+            data-failed={count.failed}
+            data-unavailable={count.unavailable}
+            data-done={results.size > 0 && !verifying ? 'true' : 'false'}
+          >
+            {results.size === 0
+              ? ''
+              : `${verifying ? 'Verifying: ' : ''}${count.verified} of ${lineage.nodes.length} verified · ${count.failed} failed · ${count.unavailable} unavailable`}
+          </p>
+          <LineageGraph lineage={lineage} selected={selected} onSelect={onSelect} results={results} />
         </>
       )}
     </Section>
@@ -142,33 +181,35 @@ function RunHistory({ runId }: { runId: string }) {
       ) : events.data.data.length === 0 ? (
         <p class="muted">No events recorded.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Events of run {runId}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Type</th>
-              <th scope="col">Context</th>
-              <th scope="col">Agent</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.data.data.map((event) => (
-              <tr key={event.id}>
-                <td>
-                  <Time value={event.eventTs} />
-                </td>
-                <td>{event.eventType}</td>
-                <td>
-                  <ContextLink ctxId={event.ctxId} />
-                </td>
-                <td>
-                  <Truncated value={event.agentId} />
-                </td>
+        <div class="table-scroll">
+          <table>
+            <caption class="visually-hidden">Events of run {runId}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Type</th>
+                <th scope="col">Context</th>
+                <th scope="col">Agent</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {events.data.data.map((event) => (
+                <tr key={event.id}>
+                  <td>
+                    <Time value={event.eventTs} />
+                  </td>
+                  <td>{event.eventType}</td>
+                  <td>
+                    <ContextLink ctxId={event.ctxId} />
+                  </td>
+                  <td>
+                    <Truncated value={event.agentId} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </Section>
   )

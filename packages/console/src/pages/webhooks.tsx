@@ -41,57 +41,59 @@ export function WebhooksPage() {
         {subscriptions.data === undefined && !subscriptions.error && <Loading what="subscriptions" />}
         {subscriptions.data !== undefined && list.length === 0 && <p class="muted">No subscription yet.</p>}
         {list.length > 0 && (
-          <table>
-            <caption class="visually-hidden">Outbound webhook subscriptions</caption>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Active</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((s) => (
-                <tr key={s.id}>
-                  <td class="wrap">{s.url}</td>
-                  <td>{s.events.length === 0 ? 'all' : s.events.join(', ')}</td>
-                  <td>{s.active ? 'yes' : 'no'}</td>
-                  <td>
-                    <Time value={s.createdAt} />
-                  </td>
-                  <td class="actions">
-                    <button type="button" class="secondary" onClick={() => setSelected(s.id)}>
-                      Deliveries<span class="visually-hidden"> of {s.url}</span>
-                    </button>
-                    <button
-                      type="button"
-                      class="secondary"
-                      onClick={() =>
-                        act(`${s.active ? 'Paused' : 'Resumed'} ${s.url}.`, () =>
-                          client.patch(`/webhooks/${encodeURIComponent(s.id)}`, { active: !s.active }),
-                        )
-                      }
-                    >
-                      {s.active ? 'Pause' : 'Resume'}
-                      <span class="visually-hidden"> {s.url}</span>
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      onClick={() =>
-                        confirm(`Delete the subscription to ${s.url}?`) &&
-                        act(`Deleted ${s.url}.`, () => client.delete(`/webhooks/${encodeURIComponent(s.id)}`))
-                      }
-                    >
-                      Delete<span class="visually-hidden"> {s.url}</span>
-                    </button>
-                  </td>
+          <div class="table-scroll">
+            <table>
+              <caption class="visually-hidden">Outbound webhook subscriptions</caption>
+              <thead>
+                <tr>
+                  <th scope="col">URL</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">Active</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Actions</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.map((s) => (
+                  <tr key={s.id}>
+                    <td class="wrap">{s.url}</td>
+                    <td>{s.events.length === 0 ? 'all' : s.events.join(', ')}</td>
+                    <td>{s.active ? 'yes' : 'no'}</td>
+                    <td>
+                      <Time value={s.createdAt} />
+                    </td>
+                    <td class="actions">
+                      <button type="button" class="secondary" onClick={() => setSelected(s.id)}>
+                        Deliveries<span class="visually-hidden"> of {s.url}</span>
+                      </button>
+                      <button
+                        type="button"
+                        class="secondary"
+                        onClick={() =>
+                          act(`${s.active ? 'Paused' : 'Resumed'} ${s.url}.`, () =>
+                            client.patch(`/webhooks/${encodeURIComponent(s.id)}`, { active: !s.active }),
+                          )
+                        }
+                      >
+                        {s.active ? 'Pause' : 'Resume'}
+                        <span class="visually-hidden"> {s.url}</span>
+                      </button>
+                      <button
+                        type="button"
+                        class="danger"
+                        onClick={() =>
+                          confirm(`Delete the subscription to ${s.url}?`) &&
+                          act(`Deleted ${s.url}.`, () => client.delete(`/webhooks/${encodeURIComponent(s.id)}`))
+                        }
+                      >
+                        Delete<span class="visually-hidden"> {s.url}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         {note && <p role="status">{note}</p>}
       </Section>
@@ -178,41 +180,43 @@ function Deliveries({ webhookId }: { webhookId: string }) {
       ) : deliveries.data.data.length === 0 ? (
         <p class="muted">Nothing delivered to this subscription yet.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Deliveries, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col" class="num">
-                Attempts
-              </th>
-              <th scope="col">Last attempt</th>
-              <th scope="col">Response</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.data.data.map((d) => (
-              <tr key={d.id}>
-                <td>{d.eventType}</td>
-                <td>
-                  <StatusBadge status={d.status} />
-                </td>
-                <td class="num">{d.attempts}</td>
-                <td>
-                  <Time value={d.lastAttemptAt} />
-                </td>
-                <td>{d.responseStatus ?? d.error ?? '—'}</td>
-                <td>
-                  <button type="button" class="secondary" onClick={() => redeliver(d)}>
-                    Redeliver<span class="visually-hidden"> {d.id}</span>
-                  </button>
-                </td>
+        <div class="table-scroll">
+          <table>
+            <caption class="visually-hidden">Deliveries, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="num">
+                  Attempts
+                </th>
+                <th scope="col">Last attempt</th>
+                <th scope="col">Response</th>
+                <th scope="col">Action</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {deliveries.data.data.map((d) => (
+                <tr key={d.id}>
+                  <td>{d.eventType}</td>
+                  <td>
+                    <StatusBadge status={d.status} />
+                  </td>
+                  <td class="num">{d.attempts}</td>
+                  <td>
+                    <Time value={d.lastAttemptAt} />
+                  </td>
+                  <td>{d.responseStatus ?? d.error ?? '—'}</td>
+                  <td>
+                    <button type="button" class="secondary" onClick={() => redeliver(d)}>
+                      Redeliver<span class="visually-hidden"> {d.id}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {note && <p role="status">{note}</p>}
     </Section>

@@ -33,6 +33,7 @@ export const agentRoutes: RoutePlugin = async (app, { deps }) => {
     '/agents',
     {
       schema: {
+        summary: "The tenant's agents, with first/last seen and counts",
         tags: ['agents'],
         querystring: AgentListQuery,
         response: { 200: Type.Object({ data: Type.Array(AgentShape), total: Type.Integer() }) },
@@ -53,7 +54,7 @@ export const agentRoutes: RoutePlugin = async (app, { deps }) => {
     {
       // No params schema: TypeBox's value conversion cannot handle a property named '*'. The router caps the
       // parameter length (maxParamLength); an unknown DID is simply not found.
-      schema: { tags: ['agents'], response: { 200: AgentShape } },
+      schema: { summary: 'One agent by DID', tags: ['agents'], response: { 200: AgentShape } },
     },
     async (request) => getAgent(deps, request.tenantId, (request.params as { '*': string })['*']),
   )

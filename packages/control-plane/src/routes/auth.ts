@@ -103,7 +103,12 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
     {
       config: { auth: 'public' },
       onRequest: throttle,
-      schema: { tags: ['auth'], body: ChallengeBody, response: { 200: ChallengeShape } },
+      schema: {
+        summary: 'Start a DID sign-in: a challenge to sign',
+        tags: ['auth'],
+        body: ChallengeBody,
+        response: { 200: ChallengeShape },
+      },
     },
     async (request) => issueChallenge(issuance(), (request.body as Static<typeof ChallengeBody>).agent_id),
   )
@@ -113,7 +118,12 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
     {
       config: { auth: 'public' },
       onRequest: throttle,
-      schema: { tags: ['auth'], body: TokenBody, response: { 200: TokenShape } },
+      schema: {
+        summary: 'Exchange a signed challenge for an access token',
+        tags: ['auth'],
+        body: TokenBody,
+        response: { 200: TokenShape },
+      },
     },
     async (request) => {
       const body = request.body as Static<typeof TokenBody>
@@ -125,7 +135,14 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
 
   app.post(
     '/auth/introspect',
-    { schema: { tags: ['auth'], body: IntrospectBody, response: { 200: IntrospectionShape } } },
+    {
+      schema: {
+        summary: 'Introspect an access token',
+        tags: ['auth'],
+        body: IntrospectBody,
+        response: { 200: IntrospectionShape },
+      },
+    },
     async (request) =>
       introspectToken(
         admin,
@@ -137,7 +154,14 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
 
   app.post(
     '/auth/token/revoke',
-    { schema: { tags: ['auth'], body: RevokeBody, response: { 200: Type.Object({ revoked: Type.Boolean() }) } } },
+    {
+      schema: {
+        summary: 'Revoke an access token',
+        tags: ['auth'],
+        body: RevokeBody,
+        response: { 200: Type.Object({ revoked: Type.Boolean() }) },
+      },
+    },
     async (request) => {
       const body = request.body as Static<typeof RevokeBody>
       return revokeToken(admin, principalOf(request), body.token, (body.reason ?? 'unspecified') as TokenRevokeReason)
@@ -148,7 +172,12 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
     '/auth/revocations',
     {
       config: { auth: 'admin' },
-      schema: { tags: ['auth'], querystring: FeedQuery, response: { 200: RevocationFeedPage } },
+      schema: {
+        summary: 'Revoked-token feed (admin)',
+        tags: ['auth'],
+        querystring: FeedQuery,
+        response: { 200: RevocationFeedPage },
+      },
     },
     async (request) => {
       const query = request.query as Static<typeof FeedQuery>
@@ -158,7 +187,14 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
 
   app.get(
     '/.well-known/jwks.json',
-    { config: { auth: 'public' }, schema: { tags: ['auth'], response: { 200: JwksShape } } },
+    {
+      config: { auth: 'public' },
+      schema: {
+        summary: "The control plane's token-signing public keys (JWKS)",
+        tags: ['auth'],
+        response: { 200: JwksShape },
+      },
+    },
     async (_request, reply) => {
       void reply.header('cache-control', 'public, max-age=300')
       return tokens.signer?.jwks() ?? { keys: [] }
@@ -169,7 +205,11 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
     '/admin/pinned-keys/reload',
     {
       config: { auth: 'admin' },
-      schema: { tags: ['auth'], response: { 200: Type.Object({ ok: Type.Boolean(), count: Type.Integer() }) } },
+      schema: {
+        summary: 'Reload pinned registry keys (admin)',
+        tags: ['auth'],
+        response: { 200: Type.Object({ ok: Type.Boolean(), count: Type.Integer() }) },
+      },
     },
     async () => {
       const result = tokens.reloadPinnedKeys()

@@ -41,7 +41,14 @@ export const capabilityRoutes: RoutePlugin = async (app, { deps, tokens, gates }
 
   app.post(
     '/capabilities',
-    { schema: { tags: ['capabilities'], body: DeclareBody, response: { 200: CapabilityShape, 201: CapabilityShape } } },
+    {
+      schema: {
+        summary: "Declare an agent's capabilities",
+        tags: ['capabilities'],
+        body: DeclareBody,
+        response: { 200: CapabilityShape, 201: CapabilityShape },
+      },
+    },
     async (request, reply) => {
       const body = request.body as Static<typeof DeclareBody>
       const principal = request.principal
@@ -59,7 +66,14 @@ export const capabilityRoutes: RoutePlugin = async (app, { deps, tokens, gates }
 
   app.get(
     '/capabilities/search',
-    { schema: { tags: ['capabilities'], querystring: SearchQuery, response: { 200: ListShape } } },
+    {
+      schema: {
+        summary: 'Search declared capabilities',
+        tags: ['capabilities'],
+        querystring: SearchQuery,
+        response: { 200: ListShape },
+      },
+    },
     async (request) =>
       searchCapabilities(capabilityDeps, request.tenantId, (request.query as Static<typeof SearchQuery>).capability),
   )
@@ -67,7 +81,7 @@ export const capabilityRoutes: RoutePlugin = async (app, { deps, tokens, gates }
   app.get(
     '/capabilities/by-agent/*',
     // No params schema: TypeBox cannot name a '*' property (see routes/agents.ts).
-    { schema: { tags: ['capabilities'], response: { 200: ListShape } } },
+    { schema: { summary: "One agent's declared capabilities", tags: ['capabilities'], response: { 200: ListShape } } },
     async (request) =>
       listAgentCapabilities(capabilityDeps, request.tenantId, (request.params as { '*': string })['*']),
   )

@@ -56,7 +56,9 @@ export const consoleRoutes: RoutePlugin = async (app, { config }) => {
     return payload
   })
 
-  app.get(CONSOLE_PATH, async (_request, reply) => reply.redirect(`${CONSOLE_PATH}/`, 301))
+  app.get(CONSOLE_PATH, { schema: { summary: 'Redirects to the console (/console/)' } }, async (_request, reply) =>
+    reply.redirect(`${CONSOLE_PATH}/`, 301),
+  )
 
   if (!existsSync(join(root, 'index.html'))) {
     app.log.warn(

@@ -69,6 +69,7 @@ export const dashboardRoutes: RoutePlugin = async (app, { config, deps, witness 
     '/dashboard/overview',
     {
       schema: {
+        summary: 'Key figures of the tenant over a window',
         tags: ['dashboard'],
         querystring: Type.Object({ window: Type.Optional(WindowName) }, { additionalProperties: false }),
         response: { 200: OverviewShape },
@@ -85,6 +86,7 @@ export const dashboardRoutes: RoutePlugin = async (app, { config, deps, witness 
     '/dashboard/activity',
     {
       schema: {
+        summary: 'Events and publications per time bucket over a window',
         tags: ['dashboard'],
         querystring: Type.Object({ window: Type.Optional(WindowName) }, { additionalProperties: false }),
         response: { 200: ActivityShape },

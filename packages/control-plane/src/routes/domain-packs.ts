@@ -6,5 +6,7 @@ import type { DomainPackRegistry } from '../services/domain-packs.js'
 
 /** Registers `GET /domain-packs`. Authentication is the app's global hook, as for every non-public read. */
 export function registerDomainPackRoutes(app: FastifyInstance, deps: { domainPacks: DomainPackRegistry }): void {
-  app.get('/domain-packs', async () => deps.domainPacks.describe())
+  app.get('/domain-packs', { schema: { summary: 'The domain packs this control plane loaded' } }, async () =>
+    deps.domainPacks.describe(),
+  )
 }

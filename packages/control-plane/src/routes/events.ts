@@ -16,6 +16,14 @@ const EventsQuery = Type.Object(
   {
     runId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     eventType: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    excludeEventType: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'Leaves this event type out (e.g. `search_executed`, the reads a CLI search reports, which the console hides by default)',
+      }),
+    ),
     agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     registryAuthority: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     afterTs: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
@@ -31,7 +39,14 @@ type EventsQueryValue = Omit<EventListRequest, 'tenantId' | 'limit'> & { limit?:
 export const eventRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(
     '/events',
-    { schema: { tags: ['events'], querystring: EventsQuery, response: { 200: EventPageShape } } },
+    {
+      schema: {
+        tags: ['events'],
+        summary: "The tenant's event history, newest first, filtered and keyset-paged",
+        querystring: EventsQuery,
+        response: { 200: EventPageShape },
+      },
+    },
     async (request, reply) => {
       const { limit, ...filters } = request.query as EventsQueryValue
       const page = await listEvents(deps, {

@@ -18,7 +18,10 @@ const Readyz = Type.Object({
 export const healthRoutes: RoutePlugin = async (app, { readiness }) => {
   app.get(
     '/healthz',
-    { config: { auth: 'public' }, schema: { tags: ['observability'], response: { 200: Healthz } } },
+    {
+      config: { auth: 'public' },
+      schema: { summary: 'Liveness', tags: ['observability'], response: { 200: Healthz } },
+    },
     async () => {
       const database = await readiness.checkDatabase()
       if (database !== 'ok') {
@@ -32,7 +35,14 @@ export const healthRoutes: RoutePlugin = async (app, { readiness }) => {
 
   app.get(
     '/readyz',
-    { config: { auth: 'public' }, schema: { tags: ['observability'], response: { 200: Readyz } } },
+    {
+      config: { auth: 'public' },
+      schema: {
+        summary: 'Readiness (storage reachable, migrations applied)',
+        tags: ['observability'],
+        response: { 200: Readyz },
+      },
+    },
     async (_request, reply) => {
       reply.header('cache-control', 'no-store')
       if (readiness.isDraining) {

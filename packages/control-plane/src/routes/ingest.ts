@@ -46,7 +46,11 @@ export const ingestRoutes: RoutePlugin = async (app, { config, deps, enrollments
     '/ingest/health',
     {
       config: { auth: 'public' },
-      schema: { tags: ['ingest'], response: { 200: Type.Object({ ok: Type.Literal(true) }) } },
+      schema: {
+        summary: 'Webhook ingest health',
+        tags: ['ingest'],
+        response: { 200: Type.Object({ ok: Type.Literal(true) }) },
+      },
     },
     async () => ({ ok: true as const }),
   )

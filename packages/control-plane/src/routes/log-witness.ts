@@ -56,6 +56,7 @@ export const logWitnessRoutes: RoutePlugin = async (app, { deps, witness }) => {
     '/registries/log-witness/alerts',
     {
       schema: {
+        summary: 'Log-witness alerts',
         tags: ['witness'],
         querystring: Type.Object(
           { includeAcknowledged: Type.Optional(Type.Boolean()) },
@@ -72,7 +73,14 @@ export const logWitnessRoutes: RoutePlugin = async (app, { deps, witness }) => {
 
   app.get(
     '/registries/:authority/log-witness',
-    { schema: { tags: ['witness'], params: Authority, response: { 200: StateShape } } },
+    {
+      schema: {
+        summary: "A registry's witnessed log head, failures and alert",
+        tags: ['witness'],
+        params: Authority,
+        response: { 200: StateShape },
+      },
+    },
     async (request) => {
       const { authority } = request.params as { authority: string }
       return getLogWitnessState(witness.store, request.tenantId, authority)
@@ -83,7 +91,12 @@ export const logWitnessRoutes: RoutePlugin = async (app, { deps, witness }) => {
     '/registries/:authority/log-witness/ack',
     {
       config: { auth: 'admin' },
-      schema: { tags: ['witness'], params: Authority, response: { 200: AlertShape } },
+      schema: {
+        summary: 'Acknowledge a log-witness alert',
+        tags: ['witness'],
+        params: Authority,
+        response: { 200: AlertShape },
+      },
     },
     async (request) => {
       const { authority } = request.params as { authority: string }

@@ -86,6 +86,7 @@ export const registryRoutes: RoutePlugin = async (app, { config, deps, enrollmen
     '/registries',
     {
       schema: {
+        summary: 'Registries seen in ingested events, with counts',
         tags: ['registries'],
         response: { 200: Type.Object({ data: Type.Array(RegistryShape), total: Type.Integer() }) },
       },
@@ -97,6 +98,7 @@ export const registryRoutes: RoutePlugin = async (app, { config, deps, enrollmen
     '/registries/enrollments',
     {
       schema: {
+        summary: "The tenant's registry enrollments (secrets never returned)",
         tags: ['registries'],
         response: { 200: Type.Object({ data: Type.Array(EnrollmentShape), total: Type.Integer() }) },
       },
@@ -108,7 +110,12 @@ export const registryRoutes: RoutePlugin = async (app, { config, deps, enrollmen
     '/registries/enroll',
     {
       config: { auth: 'admin' },
-      schema: { tags: ['registries'], body: EnrollBody, response: { 200: EnrollmentShape } },
+      schema: {
+        summary: 'Enroll or update a registry (admin)',
+        tags: ['registries'],
+        body: EnrollBody,
+        response: { 200: EnrollmentShape },
+      },
     },
     async (request) =>
       enrollRegistry({ config, deps, enrollments }, request.tenantId, request.body as Static<typeof EnrollBody>),

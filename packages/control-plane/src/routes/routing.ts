@@ -27,6 +27,7 @@ export const routingRoutes: RoutePlugin = async (app, { config, deps, tokens }) 
     {
       config: { auth: 'admin' },
       schema: {
+        summary: 'Routing decisions so far',
         tags: ['routing'],
         querystring: StatsQuery,
         response: { 200: Type.Object({ arms: Type.Array(ArmShape), total: Type.Integer() }) },
@@ -42,6 +43,7 @@ export const routingRoutes: RoutePlugin = async (app, { config, deps, tokens }) 
     '/routing/select',
     {
       schema: {
+        summary: 'Pick a registry for a publication by the routing policy',
         tags: ['routing'],
         querystring: SelectQuery,
         response: {

@@ -74,6 +74,10 @@ const LineageShape = Type.Object({
       contextType: Type.Union([Type.String(), Type.Null()]),
       visibility: Type.Union([Type.String(), Type.Null()]),
       registryAuthority: Type.String(),
+      lineageId: Type.Union([Type.String(), Type.Null()], {
+        description: "The context's lineage_id (RFC-ACDP-0001 §5.6); versions sharing it form a supersession chain",
+      }),
+      version: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "The context's version" }),
       step: Type.Integer(),
       retracted: Type.Boolean(),
       status: Type.Union([Type.Literal('active'), Type.Literal('superseded'), Type.Literal('retracted')], {
@@ -150,7 +154,10 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
 
   app.post(
     '/runs/started',
-    { ...noticeOptions, schema: { tags: ['runs'], body: RunStartBody } },
+    {
+      ...noticeOptions,
+      schema: { summary: 'Run-start notification (HMAC-signed)', tags: ['runs'], body: RunStartBody },
+    },
     async (request, reply) => {
       await startRun(deps, request.deliveryTenantId, request.body as Static<typeof RunStartBody>)
       return reply.code(204).send()
@@ -159,7 +166,15 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
 
   app.post(
     '/runs/:runId/complete',
-    { ...noticeOptions, schema: { tags: ['runs'], params: RunParams, body: RunCompleteBody } },
+    {
+      ...noticeOptions,
+      schema: {
+        summary: 'Run-completion notification (HMAC-signed)',
+        tags: ['runs'],
+        params: RunParams,
+        body: RunCompleteBody,
+      },
+    },
     async (request, reply) => {
       const { runId } = request.params as { runId: string }
       await completeRun(deps, request.deliveryTenantId, runId, request.body as Static<typeof RunCompleteBody>)
@@ -171,6 +186,7 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
     '/runs',
     {
       schema: {
+        summary: "The tenant's runs, filtered and paged",
         tags: ['runs'],
         querystring: RunListQuery,
         response: {
@@ -222,13 +238,28 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
 
   app.get(
     '/runs/:runId/lineage',
-    { schema: { tags: ['runs'], params: RunParams, response: { 200: LineageShape } } },
+    {
+      schema: {
+        summary: "A run's lineage graph: contexts with lineage id and version, derived_from edges",
+        tags: ['runs'],
+        params: RunParams,
+        response: { 200: LineageShape },
+      },
+    },
     async (request) => getRunLineage(deps, request.tenantId, (request.params as { runId: string }).runId),
   )
 
   app.get(
     '/runs/:runId/events',
-    { schema: { tags: ['runs'], params: RunParams, querystring: RunEventsQuery, response: { 200: EventPageShape } } },
+    {
+      schema: {
+        summary: "A run's events, oldest first, keyset-paged",
+        tags: ['runs'],
+        params: RunParams,
+        querystring: RunEventsQuery,
+        response: { 200: EventPageShape },
+      },
+    },
     async (request, reply) => {
       const query = request.query as { eventType?: string; limit?: number; cursor?: string }
       const page = await listRunEvents(deps, {

@@ -14,9 +14,19 @@ const SessionShape = Type.Object({
 })
 
 export const sessionRoutes: RoutePlugin = async (app) => {
-  app.get('/session', { schema: { tags: ['session'], response: { 200: SessionShape } } }, async (request) => ({
-    tenantId: request.tenantId,
-    isAdmin: request.principal?.isAdmin ?? false,
-    credential: request.principal?.kind ?? 'api_key',
-  }))
+  app.get(
+    '/session',
+    {
+      schema: {
+        summary: "The caller's tenant, role and credential kind",
+        tags: ['session'],
+        response: { 200: SessionShape },
+      },
+    },
+    async (request) => ({
+      tenantId: request.tenantId,
+      isAdmin: request.principal?.isAdmin ?? false,
+      credential: request.principal?.kind ?? 'api_key',
+    }),
+  )
 }

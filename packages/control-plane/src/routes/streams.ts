@@ -32,12 +32,21 @@ type StreamQueryValue = { eventType?: string; lastEventId?: string }
 
 /** Registers both stream routes. */
 export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps): void {
-  app.get('/events/stream', { schema: { querystring: StreamQuery } }, async (request, reply) => {
-    openStream(deps, request, reply, undefined)
-  })
+  app.get(
+    '/events/stream',
+    {
+      schema: {
+        summary: "Live server-sent stream of the tenant's events (resumes with Last-Event-ID)",
+        querystring: StreamQuery,
+      },
+    },
+    async (request, reply) => {
+      openStream(deps, request, reply, undefined)
+    },
+  )
   app.get(
     '/runs/:runId/events/stream',
-    { schema: { params: RunParams, querystring: StreamQuery } },
+    { schema: { summary: "Live server-sent stream of one run's events", params: RunParams, querystring: StreamQuery } },
     async (request, reply) => {
       openStream(deps, request, reply, (request.params as { runId: string }).runId)
     },

@@ -75,34 +75,65 @@ function toDeliveryView(record: DeliveryRecord) {
 
 /** Registers the webhook routes. */
 export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
-  app.post('/webhooks', { schema: { tags: ['webhooks'], body: CreateBody } }, async (request, reply) => {
-    const created = await createSubscription(deps, request.tenantId, request.body as Static<typeof CreateBody>)
-    return reply.code(201).header('cache-control', 'no-store').send(created)
-  })
-
-  app.get('/webhooks', { schema: { tags: ['webhooks'] } }, async (request) => listSubscriptions(deps, request.tenantId))
-
-  app.get('/webhooks/:id', { schema: { tags: ['webhooks'], params: IdParams } }, async (request) =>
-    getSubscription(deps, request.tenantId, (request.params as { id: string }).id),
+  app.post(
+    '/webhooks',
+    { schema: { summary: 'Create a webhook subscription', tags: ['webhooks'], body: CreateBody } },
+    async (request, reply) => {
+      const created = await createSubscription(deps, request.tenantId, request.body as Static<typeof CreateBody>)
+      return reply.code(201).header('cache-control', 'no-store').send(created)
+    },
   )
 
-  app.patch('/webhooks/:id', { schema: { tags: ['webhooks'], params: IdParams, body: UpdateBody } }, async (request) =>
-    updateSubscription(
-      deps,
-      request.tenantId,
-      (request.params as { id: string }).id,
-      request.body as Static<typeof UpdateBody>,
-    ),
+  app.get(
+    '/webhooks',
+    { schema: { summary: "The tenant's webhook subscriptions", tags: ['webhooks'] } },
+    async (request) => listSubscriptions(deps, request.tenantId),
   )
 
-  app.delete('/webhooks/:id', { schema: { tags: ['webhooks'], params: IdParams } }, async (request, reply) => {
-    await deleteSubscription(deps, request.tenantId, (request.params as { id: string }).id)
-    return reply.code(204).send()
-  })
+  app.get(
+    '/webhooks/:id',
+    { schema: { summary: 'One webhook subscription', tags: ['webhooks'], params: IdParams } },
+    async (request) => getSubscription(deps, request.tenantId, (request.params as { id: string }).id),
+  )
+
+  app.patch(
+    '/webhooks/:id',
+    {
+      schema: {
+        summary: 'Update a webhook subscription (URL, events, active, secret)',
+        tags: ['webhooks'],
+        params: IdParams,
+        body: UpdateBody,
+      },
+    },
+    async (request) =>
+      updateSubscription(
+        deps,
+        request.tenantId,
+        (request.params as { id: string }).id,
+        request.body as Static<typeof UpdateBody>,
+      ),
+  )
+
+  app.delete(
+    '/webhooks/:id',
+    { schema: { summary: 'Delete a webhook subscription', tags: ['webhooks'], params: IdParams } },
+    async (request, reply) => {
+      await deleteSubscription(deps, request.tenantId, (request.params as { id: string }).id)
+      return reply.code(204).send()
+    },
+  )
 
   app.get(
     '/webhooks/:id/deliveries',
-    { schema: { tags: ['webhooks'], params: IdParams, querystring: DeliveriesQuery } },
+    {
+      schema: {
+        summary: "A subscription's deliveries",
+        tags: ['webhooks'],
+        params: IdParams,
+        querystring: DeliveriesQuery,
+      },
+    },
     async (request) => {
       const { id } = request.params as { id: string }
       await getSubscription(deps, request.tenantId, id)
@@ -114,7 +145,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
 
   app.post(
     '/webhooks/:id/deliveries/:deliveryId/redeliver',
-    { schema: { tags: ['webhooks'], params: DeliveryParams } },
+    { schema: { summary: 'Queue a delivery again', tags: ['webhooks'], params: DeliveryParams } },
     async (request, reply) => {
       const { id, deliveryId } = request.params as { id: string; deliveryId: string }
       const record =

@@ -36,6 +36,7 @@ export interface EventListRequest {
   tenantId: string
   runId?: string
   eventType?: string
+  excludeEventType?: string
   agentId?: string
   registryAuthority?: string
   /** RFC 3339; events at or after it. */
@@ -95,6 +96,7 @@ export async function listEvents(deps: Pick<ControlPlaneDeps, 'store'>, request:
   const query: EventQuery = { tenantId: request.tenantId, order: 'desc', limit: request.limit }
   if (request.runId !== undefined) query.runId = request.runId
   if (request.eventType !== undefined) query.eventType = request.eventType
+  if (request.excludeEventType !== undefined) query.excludeEventType = request.excludeEventType
   if (request.agentId !== undefined) query.agentId = request.agentId
   if (request.registryAuthority !== undefined) query.registryAuthority = request.registryAuthority.toLowerCase()
   if (request.afterTs !== undefined) query.fromTs = readTimestamp('afterTs', request.afterTs)

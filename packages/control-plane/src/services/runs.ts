@@ -46,6 +46,9 @@ export interface LineageGraph {
     contextType: string | null
     visibility: string | null
     registryAuthority: string
+    /** The context's `lineage_id` and `version`: versions of one lineage in a run are its supersession chain. */
+    lineageId: string | null
+    version: number | null
     /** 1-based position in event-time order. */
     step: number
     retracted: boolean
@@ -184,6 +187,8 @@ export async function getRunLineage(deps: ControlPlaneDeps, tenantId: string, ru
       contextType: p.contextType,
       visibility: p.visibility,
       registryAuthority: p.registryAuthority,
+      lineageId: p.lineageId,
+      version: p.version,
       step: index + 1,
       retracted: p.retracted,
       status: lineageNodeStatus(p),

@@ -211,7 +211,16 @@ class KyselyStore implements ControlPlaneStore {
       .leftJoin('context_lifecycle as l', (join) =>
         join.onRef('l.tenant_id', '=', 'e.tenant_id').onRef('l.ctx_id', '=', 'e.ctx_id'),
       )
-      .select(['e.ctx_id', 'e.agent_id', 'e.context_type', 'e.visibility', 'e.registry_authority', 'l.retracted'])
+      .select([
+        'e.ctx_id',
+        'e.agent_id',
+        'e.context_type',
+        'e.visibility',
+        'e.registry_authority',
+        'e.lineage_id',
+        'e.version',
+        'l.retracted',
+      ])
       .select((eb) =>
         eb
           .exists(
@@ -244,6 +253,8 @@ class KyselyStore implements ControlPlaneStore {
         contextType: row.context_type,
         visibility: row.visibility,
         registryAuthority: row.registry_authority,
+        lineageId: row.lineage_id,
+        version: row.version === null ? null : Number(row.version),
         retracted: Number(row.retracted ?? 0) === 1,
         // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
         superseded: Number(row.superseded) === 1,

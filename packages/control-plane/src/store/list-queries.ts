@@ -108,6 +108,7 @@ export function eventPageSql(query: EventQuery): BoundSql {
   add('tenant_id =', query.tenantId)
   if (query.runId !== undefined) add('run_id =', query.runId)
   if (query.eventType !== undefined) add('event_type =', query.eventType)
+  if (query.excludeEventType !== undefined) add('event_type <>', query.excludeEventType)
   if (query.agentId !== undefined) add('agent_id =', query.agentId)
   if (query.registryAuthority !== undefined) add('registry_authority =', query.registryAuthority)
   if (query.fromTs !== undefined) add('event_ts >=', query.fromTs)

@@ -83,6 +83,9 @@ export interface RunPublication {
   contextType: string | null
   visibility: string | null
   registryAuthority: string
+  /** The publication's `lineage_id` and `version` (null only for an event stored without them). */
+  lineageId: string | null
+  version: number | null
   retracted: boolean
   /** A later version of the same lineage was published in the tenant. */
   superseded: boolean
@@ -159,6 +162,8 @@ export interface EventQuery {
   tenantId: string
   runId?: string
   eventType?: string
+  /** Leaves out one event type (the console hides the CLI's `search_executed` reads by default). */
+  excludeEventType?: string
   agentId?: string
   registryAuthority?: string
   /** event_ts >= fromTs */
