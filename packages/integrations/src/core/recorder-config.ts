@@ -6,7 +6,7 @@
 import type { ProducerKey } from '@acdp/protocol'
 
 /** What kind of framework step a record is. */
-export type StepKind = 'model' | 'tool' | 'agent' | 'handoff' | 'node'
+export type StepKind = 'model' | 'tool' | 'node'
 
 /** The frameworks the adapters record. */
 export type Framework = 'ai-sdk' | 'openai-agents' | 'langgraph'

@@ -153,16 +153,22 @@ export function createRecorder(framework: Framework, config: RecorderConfig): Re
     return gotRoom && queued < settings.maxQueued
   }
 
-  const resolveParents = async (refs: ReadonlyArray<RecordRef>): Promise<string[]> => {
-    const ids = await Promise.all(
-      refs.map(async (ref) => {
-        if (typeof ref === 'string' && !entries.has(ref)) return ref.startsWith('acdp://') ? ref : undefined
-        const handle = typeof ref === 'string' ? entries.get(ref)?.handle : ref
-        return handle === undefined ? undefined : handle.ctxId
+  /**
+   * The ctx_ids of a step's inputs. A parent whose publication failed (best-effort) is replaced by its own
+   * parents, so the lineage goes through the gap and names only contexts that exist.
+   */
+  const resolveParents = async (refs: ReadonlyArray<RecordRef>, depth = 0): Promise<string[]> => {
+    const lists = await Promise.all(
+      refs.map(async (ref): Promise<string[]> => {
+        if (typeof ref === 'string' && !entries.has(ref)) return ref.startsWith('acdp://') ? [ref] : []
+        const entry = entries.get(typeof ref === 'string' ? ref : ref.id)
+        if (entry === undefined) return []
+        const ctxId = await entry.handle.ctxId
+        if (ctxId !== undefined) return [ctxId]
+        return depth < 64 ? resolveParents(entry.step.derivedFrom ?? [], depth + 1) : []
       }),
     )
-    // A parent whose publication failed is left out: the lineage names only contexts that exist.
-    return [...new Set(ids.filter((id): id is string => id !== undefined))]
+    return [...new Set(lists.flat())]
   }
 
   const publish = async (entry: Entry, deadline: number): Promise<string> => {
