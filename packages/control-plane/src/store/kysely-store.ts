@@ -91,7 +91,7 @@ class KyselyStore implements ControlPlaneStore {
   constructor(database: Database<ControlPlaneTables>) {
     this.#database = database
     this.#db = database.db
-    this.#writer = new EventWriter(database.db, database.kind)
+    this.#writer = new EventWriter(database.db, database.kind, database.pool)
     this.#reads = createPreparedReads(database)
   }
 
