@@ -22,6 +22,7 @@ import { createAccessGates } from './services/access-gates.js'
 import { createAuthMetrics } from './services/auth-metrics.js'
 import { createEnvelopeVerifier } from './services/context-verification.js'
 import { createEnrollmentDirectory } from './services/enrollment-directory.js'
+import { createEventPageReader } from './services/event-page-reader.js'
 import { createReadiness, type Readiness } from './services/readiness.js'
 import { resealEnrollmentSecrets } from './services/registries.js'
 import { SseHub } from './services/sse.js'
@@ -224,6 +225,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   app.addHook('onReady', async () => logReconcile.start())
   app.addHook('onClose', async () => logReconcile.close())
 
+  const eventPages = createEventPageReader(appDeps.store)
   for (const plugin of ROUTE_PLUGINS) {
     await app.register(plugin, {
       config,
@@ -238,6 +240,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
       witness,
       registryTrust,
       receiptAudit,
+      eventPages,
     })
   }
   return app

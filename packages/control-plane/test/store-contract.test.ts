@@ -292,6 +292,29 @@ describe.each(testDatabaseTargets())('store contract on $name', (target) => {
     expect(await store.listEvents({ ...q, tenantId: 'tenant-b' })).toEqual([])
   })
 
+  it('listEventKeys lists the ids and times of listEvents in its order; getEventsById reads them within the tenant', async () => {
+    for (let i = 0; i < 7; i++) await store.recordEvent(event({ eventTs: T0 + (i % 3) * 1000, runId: `r${i % 2}` }))
+    await store.recordEvent(event({ tenantId: 'tenant-b', eventTs: T0 }))
+    const queries = [
+      { tenantId: 'tenant-a', order: 'desc' as const, limit: 5 },
+      { tenantId: 'tenant-a', order: 'asc' as const, limit: 3, runId: 'r1' },
+      { tenantId: 'tenant-a', order: 'desc' as const, limit: 4, after: { eventTs: T0 + 1000, id: 5 } },
+    ]
+    for (const query of queries) {
+      const rows = await store.listEvents(query)
+      expect(await store.listEventKeys(query)).toEqual(rows.map((r) => ({ id: r.id, eventTs: r.eventTs })))
+      const byId = await store.getEventsById(
+        'tenant-a',
+        rows.map((r) => r.id),
+      )
+      expect([...byId].sort((a, b) => a.id - b.id)).toEqual([...rows].sort((a, b) => a.id - b.id))
+    }
+    const [other] = await store.listEvents({ tenantId: 'tenant-b', order: 'asc', limit: 1 })
+    expect(other).toBeDefined()
+    expect(await store.getEventsById('tenant-a', [other!.id])).toEqual([])
+    expect(await store.getEventsById('tenant-a', [])).toEqual([])
+  })
+
   it('startRun creates a running run; a later event keeps the announced scenario', async () => {
     await store.startRun({
       tenantId: 'tenant-a',

@@ -8,7 +8,7 @@ import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createKyselyStore } from '../src/store/kysely-store.js'
 import type { ControlPlaneTables } from '../src/store/schema.js'
-import type { ControlPlaneStore, NewEvent } from '../src/store/store.js'
+import type { ControlPlaneStore, NewEvent, StoreTransaction } from '../src/store/store.js'
 import { buildPublishEvent } from './support/new-event.js'
 import { openMigratedStore } from './support/store-targets.js'
 
@@ -138,6 +138,86 @@ describe.each(testDatabaseTargets())('ingest batches on $name', (target) => {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow()
     expect(Number(stored.n)).toBe(49)
+    const { expected, actual } = await countersAgainstEvents(database.db)
+    expect(actual).toEqual(expected)
+  })
+
+  it('one batch with a stored duplicate, a duplicate within it and two tenants sharing a dedup key: ids and counters as event by event', async () => {
+    const first = event()
+    expect(typeof (await store.recordEvent(first))).toBe('number')
+    const fresh = event()
+    const otherTenant = event({
+      tenantId: 'tenant-b',
+      dedupKey: fresh.dedupKey,
+      runId: 'run-b',
+      agentId: 'did:key:agent-b',
+      registryAuthority: 'c.example',
+    })
+    const writes = [
+      store.recordEvent({ ...first }),
+      store.recordEvent(fresh),
+      store.recordEvent({ ...fresh }),
+      store.recordEvent(otherTenant),
+      store.recordEvent(event()),
+    ]
+    const [storedDuplicate, freshId, batchDuplicate, otherId, lastId] = await Promise.all(writes)
+    expect(storedDuplicate).toBeUndefined()
+    expect(batchDuplicate).toBeUndefined()
+    expect([freshId, otherId, lastId].every((id) => typeof id === 'number')).toBe(true)
+    expect(new Set([freshId, otherId, lastId]).size).toBe(3)
+    const stored = await database.db.selectFrom('context_events').select(['id', 'tenant_id']).execute()
+    expect(stored).toHaveLength(4)
+    const { expected, actual } = await countersAgainstEvents(database.db)
+    expect(actual).toEqual(expected)
+  })
+
+  it('a lifecycle event batched with publications is projected, and hooks run inside the batch transaction', async () => {
+    const published = event({ ctxId: 'acdp://b.example/ctx-life' })
+    await store.recordEvent(published)
+    const seen: number[] = []
+    const hook = async (tx: StoreTransaction, id: number) => {
+      // The event's own row is visible to its hook: the same transaction, not yet committed.
+      const row = await tx.selectFrom('context_events').select('id').where('id', '=', id).executeTakeFirst()
+      if (row !== undefined) seen.push(Number(row.id))
+    }
+    const ids = await Promise.all([
+      store.recordEvent(event(), hook),
+      store.recordEvent(
+        event({
+          type: 'context_retracted',
+          isPublish: false,
+          ctxId: 'acdp://b.example/ctx-life',
+          eventTs: T0 + 5000,
+          lifecycle: { retracted: true, actor: 'did:key:someone', reason: 'test' },
+        }),
+        hook,
+      ),
+      store.recordEvent(event(), hook),
+    ])
+    expect(seen.sort((a, b) => a - b)).toEqual([...ids].map(Number).sort((a, b) => a - b))
+    const lifecycle = await database.db
+      .selectFrom('context_lifecycle')
+      .select(['retracted', 'reason'])
+      .where('ctx_id', '=', 'acdp://b.example/ctx-life')
+      .executeTakeFirstOrThrow()
+    expect({ retracted: Number(lifecycle.retracted), reason: lifecycle.reason }).toEqual({
+      retracted: 1,
+      reason: 'test',
+    })
+    const { expected, actual } = await countersAgainstEvents(database.db)
+    expect(actual).toEqual(expected)
+  })
+
+  it('hooks of a batch written as one statement see their rows, and the batch commits once they return', async () => {
+    const seen: number[] = []
+    const hook = async (tx: StoreTransaction, id: number) => {
+      const row = await tx.selectFrom('context_events').select('id').where('id', '=', id).executeTakeFirst()
+      if (row !== undefined) seen.push(Number(row.id))
+    }
+    const ids = await Promise.all(Array.from({ length: 12 }, () => store.recordEvent(event(), hook)))
+    expect(seen.sort((a, b) => a - b)).toEqual(ids.map(Number).sort((a, b) => a - b))
+    const stored = await database.db.selectFrom('context_events').select('id').execute()
+    expect(stored).toHaveLength(12)
     const { expected, actual } = await countersAgainstEvents(database.db)
     expect(actual).toEqual(expected)
   })

@@ -2,8 +2,8 @@
  * GET /events (product spec "Events"): the tenant's event history, newest first, keyset-paged.
  */
 import { Type } from 'typebox'
-import { type EventListRequest, listEvents } from '../services/events.js'
-import { eventPageJson, JSON_MEDIA_TYPE } from '../services/list-json.js'
+import { type EventListRequest, eventListQuery } from '../services/events.js'
+import { JSON_MEDIA_TYPE } from '../services/list-json.js'
 import type { RoutePlugin } from './route-context.js'
 import { EventPageShape } from './wire-schemas.js'
 
@@ -36,7 +36,7 @@ const EventsQuery = Type.Object(
 
 type EventsQueryValue = Omit<EventListRequest, 'tenantId' | 'limit'> & { limit?: number }
 
-export const eventRoutes: RoutePlugin = async (app, { deps }) => {
+export const eventRoutes: RoutePlugin = async (app, { eventPages }) => {
   app.get(
     '/events',
     {
@@ -49,13 +49,9 @@ export const eventRoutes: RoutePlugin = async (app, { deps }) => {
     },
     async (request, reply) => {
       const { limit, ...filters } = request.query as EventsQueryValue
-      const page = await listEvents(deps, {
-        tenantId: request.tenantId,
-        limit: limit ?? EVENTS_DEFAULT_LIMIT,
-        ...filters,
-      })
-      // Written as text (the response schema documents it; Fastify sends a JSON string as is).
-      return reply.type(JSON_MEDIA_TYPE).send(eventPageJson(page))
+      const query = eventListQuery({ tenantId: request.tenantId, limit: limit ?? EVENTS_DEFAULT_LIMIT, ...filters })
+      // Written as bytes (the response schema documents them; Fastify sends a Buffer as is).
+      return reply.type(JSON_MEDIA_TYPE).send(await eventPages.read(query))
     },
   )
 }

@@ -7,6 +7,7 @@ import type { ControlPlaneConfig } from '../config.js'
 import type { ControlPlaneDeps } from '../deps.js'
 import type { AccessGates } from '../services/access-gates.js'
 import type { EnrollmentDirectory } from '../services/enrollment-directory.js'
+import type { EventPageReader } from '../services/event-page-reader.js'
 import type { FederationDeps } from '../services/federation-proxy.js'
 import type { ReceiptAuditFeature } from '../services/receipt-audit-setup.js'
 import type { Readiness } from '../services/readiness.js'
@@ -38,6 +39,8 @@ export interface RouteContext {
   registryTrust: RegistryTrust
   /** Receipt-audit verdicts (runs' trust summaries, the discrepancy list). */
   receiptAudit: ReceiptAuditFeature
+  /** Event pages as JSON bytes, with the instance's cache of written events (GET /events, a run's events). */
+  eventPages: EventPageReader
 }
 
 /** A route plugin: registers routes (and only routes or route-scoped hooks) on the instance it is given. */

@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify'
 import { type Static, Type } from 'typebox'
 import { authenticateDelivery, type DeliveryHeaders } from '../services/registry-delivery.js'
-import { eventPageJson, JSON_MEDIA_TYPE, runPageJson } from '../services/list-json.js'
+import { JSON_MEDIA_TYPE, runPageJson } from '../services/list-json.js'
 import { completeRun, getRun, getRunLineage, listRunEvents, listRuns, startRun } from '../services/runs.js'
 import type { RunStatus } from '../store/store.js'
 import { createDeliveryErrorHandler, readDeliveryHeaders } from './delivery.js'
@@ -125,7 +125,7 @@ function deliveryHeadersOfNotice(request: FastifyRequest): DeliveryHeaders {
   return typeof pathRunId === 'string' ? { ...headers, runId: pathRunId } : headers
 }
 
-export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, receiptAudit }) => {
+export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, receiptAudit, eventPages }) => {
   app.decorateRequest('deliveryTenantId', '')
 
   /** HMAC check before validation; the body is attacker-controlled here, so only a string authority is used. */
@@ -262,14 +262,14 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
     },
     async (request, reply) => {
       const query = request.query as { eventType?: string; limit?: number; cursor?: string }
-      const page = await listRunEvents(deps, {
+      const pageQuery = await listRunEvents(deps, {
         tenantId: request.tenantId,
         runId: (request.params as { runId: string }).runId,
         limit: query.limit ?? 200,
         ...(query.eventType === undefined ? {} : { eventType: query.eventType }),
         ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       })
-      return reply.type(JSON_MEDIA_TYPE).send(eventPageJson(page))
+      return reply.type(JSON_MEDIA_TYPE).send(await eventPages.read(pageQuery))
     },
   )
 }

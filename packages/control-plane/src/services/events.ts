@@ -3,12 +3,11 @@
  * pages on (event_ts, id): no COUNT(*) per call and no row lost on equal timestamps; `nextCursor` is null
  * exactly when there is no further row (one extra row is read to know).
  */
-import type { ControlPlaneDeps } from '../deps.js'
 import { ControlPlaneError } from '../errors.js'
 import { formatTimestamp, parseTimestamp } from '../http/wire-time.js'
 import type { EventAttributes } from '../store/schema.js'
 import type { EventQuery, EventRecord } from '../store/store.js'
-import { decodeEventCursor, encodeEventCursor } from './event-cursor.js'
+import { decodeEventCursor } from './event-cursor.js'
 
 /** An event as listed on the wire (camelCase; timestamps RFC 3339 UTC with milliseconds). */
 export interface EventView extends EventAttributes {
@@ -21,14 +20,6 @@ export interface EventView extends EventAttributes {
   rawPayload: unknown
   /** Arrival time at this service. */
   createdAt: string
-}
-
-/** A page of stored events, written to the wire by services/list-json.ts (`eventPageJson`). */
-export interface EventPage {
-  events: EventRecord[]
-  limit: number
-  /** Pass back as `cursor` for the next page; null when this page is the last. */
-  nextCursor: string | null
 }
 
 /** Filters of GET /events, as received (attacker-controlled strings). */
@@ -48,8 +39,8 @@ export interface EventListRequest {
 }
 
 /**
- * Formats one stored event for the wire as an object. The list routes write the same thing as JSON text directly
- * (services/list-json.ts); this is the reference form their tests compare with.
+ * Formats one stored event for the wire as an object. The list routes write the same thing as JSON bytes directly
+ * (services/list-json.ts, services/event-page-reader.ts); this is the reference form their tests compare with.
  */
 export function toEventView(record: EventRecord): EventView {
   return {
@@ -75,24 +66,12 @@ export function toEventView(record: EventRecord): EventView {
   }
 }
 
-/** Reads one page of `query` (limit + 1 rows to know whether another page exists). */
-export async function readEventPage(deps: Pick<ControlPlaneDeps, 'store'>, query: EventQuery): Promise<EventPage> {
-  const rows = await deps.store.listEvents({ ...query, limit: query.limit + 1 })
-  const page = rows.slice(0, query.limit)
-  const last = page.at(-1)
-  return {
-    events: page,
-    limit: query.limit,
-    nextCursor: rows.length > query.limit && last !== undefined ? encodeEventCursor(last) : null,
-  }
-}
-
 /**
- * GET /events: newest first.
+ * GET /events: newest first. The store query of the page (services/event-page-reader.ts reads and writes it).
  *
  * @throws ControlPlaneError VALIDATION_ERROR for a malformed timestamp or cursor.
  */
-export async function listEvents(deps: Pick<ControlPlaneDeps, 'store'>, request: EventListRequest): Promise<EventPage> {
+export function eventListQuery(request: EventListRequest): EventQuery {
   const query: EventQuery = { tenantId: request.tenantId, order: 'desc', limit: request.limit }
   if (request.runId !== undefined) query.runId = request.runId
   if (request.eventType !== undefined) query.eventType = request.eventType
@@ -102,7 +81,7 @@ export async function listEvents(deps: Pick<ControlPlaneDeps, 'store'>, request:
   if (request.afterTs !== undefined) query.fromTs = readTimestamp('afterTs', request.afterTs)
   if (request.beforeTs !== undefined) query.beforeTs = readTimestamp('beforeTs', request.beforeTs)
   if (request.cursor !== undefined) query.after = decodeEventCursor(request.cursor)
-  return readEventPage(deps, query)
+  return query
 }
 
 function readTimestamp(name: string, value: string): number {

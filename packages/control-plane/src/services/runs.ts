@@ -5,9 +5,8 @@
 import type { ControlPlaneDeps } from '../deps.js'
 import { ControlPlaneError } from '../errors.js'
 import { formatOptionalTimestamp, formatTimestamp, parseTimestamp } from '../http/wire-time.js'
-import type { RunQuery, RunRecord, RunStatus } from '../store/store.js'
+import type { EventQuery, RunQuery, RunRecord, RunStatus } from '../store/store.js'
 import { decodeEventCursor } from './event-cursor.js'
-import { type EventPage, readEventPage } from './events.js'
 
 /** A run on the wire. */
 export interface RunView {
@@ -198,23 +197,24 @@ export async function getRunLineage(deps: ControlPlaneDeps, tenantId: string, ru
 }
 
 /**
- * The run's events in event-time order (oldest first), keyset-paged.
+ * The run's events in event-time order (oldest first), keyset-paged: the store query of the page
+ * (services/event-page-reader.ts reads and writes it).
  *
  * @throws ControlPlaneError RUN_NOT_FOUND; VALIDATION_ERROR for a malformed cursor.
  */
 export async function listRunEvents(
   deps: ControlPlaneDeps,
   request: { tenantId: string; runId: string; eventType?: string; cursor?: string; limit: number },
-): Promise<EventPage> {
+): Promise<EventQuery> {
   await requireRun(deps, request.tenantId, request.runId)
-  return readEventPage(deps, {
+  return {
     tenantId: request.tenantId,
     runId: request.runId,
     order: 'asc',
     limit: request.limit,
     ...(request.eventType === undefined ? {} : { eventType: request.eventType }),
     ...(request.cursor === undefined ? {} : { after: decodeEventCursor(request.cursor) }),
-  })
+  }
 }
 
 async function requireRun(deps: ControlPlaneDeps, tenantId: string, runId: string): Promise<RunRecord> {

@@ -20,7 +20,9 @@
  * shared registry and rollup rows.
  */
 import type { DatabaseKind } from '@acdp/storage'
-import { type Kysely, type QueryCreator, sql } from 'kysely'
+import { Kysely, PostgresDialect, type QueryCreator, sql } from 'kysely'
+import type pg from 'pg'
+import { EVENT_BATCH_SQL, EVENT_BATCH_STATEMENT, type EventBatchRows, eventBatchParams } from './pg-event-batch.js'
 import type { ControlPlaneTables } from './schema.js'
 import { type NewEvent, type StoreTransaction, UNKNOWN_SCENARIO } from './store.js'
 
@@ -40,12 +42,17 @@ interface Pending {
 export class EventWriter {
   readonly #db: Kysely<ControlPlaneTables>
   readonly #kind: DatabaseKind
+  readonly #pool: pg.Pool | undefined
+  /** Per pooled PostgreSQL connection: a Kysely bound to it, for the hooks of a batch written on it. */
+  readonly #connectionDbs = new WeakMap<pg.PoolClient, Kysely<ControlPlaneTables>>()
   #queue: Pending[] = []
   #isWriting = false
 
-  constructor(db: Kysely<ControlPlaneTables>, kind: DatabaseKind) {
+  /** `pool`: PostgreSQL's pool, for the one-statement batch (store/pg-event-batch.ts). */
+  constructor(db: Kysely<ControlPlaneTables>, kind: DatabaseKind, pool?: pg.Pool) {
     this.#db = db
     this.#kind = kind
+    this.#pool = kind === 'postgres' ? pool : undefined
   }
 
   /** Resolves with the new id, or undefined for a duplicate, once the event's transaction committed. */
@@ -95,6 +102,10 @@ export class EventWriter {
 
   /** Writes `batch` in one transaction; returns each event's new id (undefined: duplicate). */
   async #writeBatch(batch: Pending[]): Promise<Array<number | undefined>> {
+    if (this.#pool !== undefined && isStatementBatch(batch)) {
+      const ids = await this.#writeStatementBatch(this.#pool, batch)
+      if (ids !== undefined) return ids
+    }
     return this.#db.transaction().execute(async (tx) => {
       const ids = await insertEvents(tx, batch)
       const inserted = batch.filter((_, index) => ids[index] !== undefined)
@@ -112,18 +123,106 @@ export class EventWriter {
       const events = inserted.map((item) => item.event)
       // Projections in a fixed table order (deadlock-free across instances), hot counter rows last.
       const writes = [
-        ...lineageEdgeWrites(inserted),
-        agentWrite(events),
-        runWrite(events),
-        runRegistryWrite(events),
-        registryWrite(events),
-        activityWrite(events),
-        didMethodWrite(events),
+        ...lineageEdgeWrites(lineageEdgeRows(events)),
+        agentWrite(agentRows(events)),
+        runWrite(runRows(events)),
+        runRegistryWrite(runRegistryRows(events)),
+        registryWrite(registryRows(events)),
+        activityWrite(activityRows(events)),
+        didMethodWrite(didMethodRows(events)),
       ].filter((write): write is ProjectionWrite => write !== undefined)
       await applyWrites(tx, this.#kind, writes)
       return ids
     })
   }
+
+  /**
+   * PostgreSQL: the batch as one prepared statement (store/pg-event-batch.ts) in a transaction with the events'
+   * hooks. Undefined (rolled back, nothing written) when an event was a duplicate of a stored one: the
+   * statement's projections counted it, so the caller writes the batch the general way.
+   */
+  async #writeStatementBatch(pool: pg.Pool, batch: Pending[]): Promise<Array<number | undefined> | undefined> {
+    // Event rows in dedup-key order, projections folded in batch order (as the general path does).
+    const events = batch.map((item) => item.event)
+    const rows: EventBatchRows = {
+      events: dedupOrder(batch).map((index) => eventRow((batch[index] as Pending).event)),
+      lineageEdges: lineageEdgeRows(events),
+      agents: agentRows(events),
+      runs: runRows(events),
+      runRegistries: runRegistryRows(events),
+      registries: registryRows(events),
+      activity: activityRows(events),
+      didMethods: didMethodRows(events),
+    }
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+    } catch (error) {
+      client.release(true)
+      throw error
+    }
+    // A connection that cannot even roll back is discarded, not handed to the next batch.
+    let isBroken = false
+    try {
+      const result = await client.query<[number, string, string]>({
+        name: EVENT_BATCH_STATEMENT,
+        text: EVENT_BATCH_SQL,
+        values: eventBatchParams(UNKNOWN_SCENARIO, rows),
+        rowMode: 'array',
+      })
+      if (result.rows.length !== batch.length) {
+        await client.query('ROLLBACK')
+        return undefined
+      }
+      const idByKey = new Map(result.rows.map(([id, tenantId, dedupKey]) => [keyOf(tenantId, dedupKey), Number(id)]))
+      const ids = batch.map((item) => idByKey.get(keyOf(item.event.tenantId, item.event.dedupKey)))
+      const tx = this.#connectionDb(client)
+      for (let index = 0; index < batch.length; index++) {
+        const hook = (batch[index] as Pending).hook
+        if (hook) await hook(tx, ids[index] as number)
+      }
+      await client.query('COMMIT')
+      return ids
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        isBroken = true
+      })
+      throw error
+    } finally {
+      client.release(isBroken ? true : undefined)
+    }
+  }
+
+  /** A Kysely running on `client` only (its release is a no-op: the batch releases the client). */
+  #connectionDb(client: pg.PoolClient): Kysely<ControlPlaneTables> {
+    let db = this.#connectionDbs.get(client)
+    if (db === undefined) {
+      const bound = {
+        query: client.query.bind(client),
+        release: () => {},
+      }
+      db = new Kysely<ControlPlaneTables>({
+        dialect: new PostgresDialect({ pool: { connect: async () => bound, end: async () => {} } as never }),
+      })
+      this.#connectionDbs.set(client, db)
+    }
+    return db
+  }
+}
+
+/**
+ * Whether a batch can be the one statement: no lifecycle event (their projection is conditional on stored
+ * state; they are rare) and no dedup key twice (the second is a duplicate of the first).
+ */
+function isStatementBatch(batch: Pending[]): boolean {
+  const keys = new Set<string>()
+  for (const { event } of batch) {
+    if (event.lifecycle !== null) return false
+    const key = keyOf(event.tenantId, event.dedupKey)
+    if (keys.has(key)) return false
+    keys.add(key)
+  }
+  return true
 }
 
 /** One projection statement of a batch, built on the transaction (or inside a CTE on PostgreSQL). */
@@ -156,43 +255,50 @@ const keyOf = (tenantId: string, dedupKey: string) => `${tenantId}\u0000${dedupK
 const lifecycleKey = (event: NewEvent) => `${event.tenantId}\u0000${event.ctxId ?? ''}`
 const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-/** Inserts the batch's event rows in one statement; the first event per dedup key gets the id. */
-async function insertEvents(tx: Kysely<ControlPlaneTables>, batch: Pending[]): Promise<Array<number | undefined>> {
-  // Rows in dedup-key order: concurrent writers (other instances) then wait on duplicate keys in one order.
+/**
+ * The batch's indexes in dedup-key order: concurrent writers (other instances) then wait on duplicate keys in one
+ * order. Stable: equal keys keep their batch order, so the first of them gets the id.
+ */
+function dedupOrder(batch: Pending[]): number[] {
   const order = batch.map((_, index) => index)
   order.sort((a, b) => {
     const ka = keyOf((batch[a] as Pending).event.tenantId, (batch[a] as Pending).event.dedupKey)
     const kb = keyOf((batch[b] as Pending).event.tenantId, (batch[b] as Pending).event.dedupKey)
     return ka < kb ? -1 : ka > kb ? 1 : a - b
   })
+  return order
+}
+
+/** An event's row. */
+function eventRow(event: NewEvent): Omit<ControlPlaneTables['context_events'], 'id'> {
+  return {
+    tenant_id: event.tenantId,
+    dedup_key: event.dedupKey,
+    event_id: event.eventId,
+    event_type: event.type,
+    event_ts: event.eventTs,
+    received_at: event.receivedAt,
+    run_id: event.runId,
+    ctx_id: event.ctxId,
+    lineage_id: event.lineageId,
+    agent_id: event.agentId,
+    context_type: event.contextType,
+    visibility: event.visibility,
+    version: event.version,
+    derived_from: JSON.stringify(event.derivedFrom),
+    registry_authority: event.registryAuthority,
+    scenario_id: event.scenarioId,
+    key_fingerprint: event.keyFingerprint,
+    receipt_present: event.receiptPresent ? 1 : 0,
+    raw_payload: event.rawPayload,
+  }
+}
+
+/** Inserts the batch's event rows in one statement; the first event per dedup key gets the id. */
+async function insertEvents(tx: Kysely<ControlPlaneTables>, batch: Pending[]): Promise<Array<number | undefined>> {
   const rows = await tx
     .insertInto('context_events')
-    .values(
-      order.map((index) => {
-        const event = (batch[index] as Pending).event
-        return {
-          tenant_id: event.tenantId,
-          dedup_key: event.dedupKey,
-          event_id: event.eventId,
-          event_type: event.type,
-          event_ts: event.eventTs,
-          received_at: event.receivedAt,
-          run_id: event.runId,
-          ctx_id: event.ctxId,
-          lineage_id: event.lineageId,
-          agent_id: event.agentId,
-          context_type: event.contextType,
-          visibility: event.visibility,
-          version: event.version,
-          derived_from: JSON.stringify(event.derivedFrom),
-          registry_authority: event.registryAuthority,
-          scenario_id: event.scenarioId,
-          key_fingerprint: event.keyFingerprint,
-          receipt_present: event.receiptPresent ? 1 : 0,
-          raw_payload: event.rawPayload,
-        }
-      }),
-    )
+    .values(dedupOrder(batch).map((index) => eventRow((batch[index] as Pending).event)))
     .onConflict((oc) => oc.columns(['tenant_id', 'dedup_key']).doNothing())
     .returning(['id', 'tenant_id', 'dedup_key'])
     .execute()
@@ -206,10 +312,10 @@ async function insertEvents(tx: Kysely<ControlPlaneTables>, batch: Pending[]): P
   })
 }
 
-/** Lineage edges of the batch's publications, in chunks of at most 1000 rows. */
-function lineageEdgeWrites(inserted: Pending[]): ProjectionWrite[] {
+/** Lineage edges of the batch's publications, in key order. */
+function lineageEdgeRows(events: NewEvent[]): Array<ControlPlaneTables['lineage_edges']> {
   const edges = new Map<string, ControlPlaneTables['lineage_edges']>()
-  for (const { event } of inserted) {
+  for (const event of events) {
     if (!event.isPublish || event.ctxId === null) continue
     for (const from of event.derivedFrom) {
       const key = `${event.tenantId}\u0000${from}\u0000${event.ctxId}`
@@ -224,7 +330,11 @@ function lineageEdgeWrites(inserted: Pending[]): ProjectionWrite[] {
       }
     }
   }
-  const rows = [...edges.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
+  return [...edges.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
+}
+
+/** Inserts `rows` in chunks of at most 1000. */
+function lineageEdgeWrites(rows: Array<ControlPlaneTables['lineage_edges']>): ProjectionWrite[] {
   const writes: ProjectionWrite[] = []
   for (let start = 0; start < rows.length; start += 1000) {
     const chunk = rows.slice(start, start + 1000)
@@ -288,8 +398,8 @@ function aggregate<T>(
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value)
 }
 
-function agentWrite(events: NewEvent[]): ProjectionWrite | undefined {
-  const rows = aggregate<ControlPlaneTables['agents']>(
+function agentRows(events: NewEvent[]): Array<ControlPlaneTables['agents']> {
+  return aggregate<ControlPlaneTables['agents']>(
     events,
     (e) => (e.agentId === null ? undefined : `${e.tenantId}\u0000${e.agentId}`),
     (acc, e) => ({
@@ -302,6 +412,9 @@ function agentWrite(events: NewEvent[]): ProjectionWrite | undefined {
       context_count: (acc?.context_count ?? 0) + (e.isPublish ? 1 : 0),
     }),
   )
+}
+
+function agentWrite(rows: Array<ControlPlaneTables['agents']>): ProjectionWrite | undefined {
   if (rows.length === 0) return undefined
   return (qc) =>
     qc
@@ -322,8 +435,8 @@ function agentWrite(events: NewEvent[]): ProjectionWrite | undefined {
       )
 }
 
-function runWrite(events: NewEvent[]): ProjectionWrite | undefined {
-  const rows = aggregate<ControlPlaneTables['runs']>(
+function runRows(events: NewEvent[]): Array<ControlPlaneTables['runs']> {
+  return aggregate<ControlPlaneTables['runs']>(
     events,
     (e) => (e.runId === null ? undefined : `${e.tenantId}\u0000${e.runId}`),
     (acc, e) => ({
@@ -345,6 +458,9 @@ function runWrite(events: NewEvent[]): ProjectionWrite | undefined {
       updated_at: Math.max(acc?.updated_at ?? e.receivedAt, e.receivedAt),
     }),
   )
+}
+
+function runWrite(rows: Array<ControlPlaneTables['runs']>): ProjectionWrite | undefined {
   if (rows.length === 0) return undefined
   return (qc) =>
     qc
@@ -371,12 +487,15 @@ function runWrite(events: NewEvent[]): ProjectionWrite | undefined {
       )
 }
 
-function runRegistryWrite(events: NewEvent[]): ProjectionWrite | undefined {
-  const rows = aggregate<ControlPlaneTables['run_registries']>(
+function runRegistryRows(events: NewEvent[]): Array<ControlPlaneTables['run_registries']> {
+  return aggregate<ControlPlaneTables['run_registries']>(
     events,
     (e) => (e.runId === null ? undefined : `${e.tenantId}\u0000${e.runId}\u0000${e.registryAuthority}`),
     (_acc, e) => ({ tenant_id: e.tenantId, run_id: e.runId as string, registry_authority: e.registryAuthority }),
   )
+}
+
+function runRegistryWrite(rows: Array<ControlPlaneTables['run_registries']>): ProjectionWrite | undefined {
   if (rows.length === 0) return undefined
   return (qc) =>
     qc
@@ -385,8 +504,8 @@ function runRegistryWrite(events: NewEvent[]): ProjectionWrite | undefined {
       .onConflict((oc) => oc.doNothing())
 }
 
-function registryWrite(events: NewEvent[]): ProjectionWrite | undefined {
-  const rows = aggregate<ControlPlaneTables['registries']>(
+function registryRows(events: NewEvent[]): Array<ControlPlaneTables['registries']> {
+  return aggregate<ControlPlaneTables['registries']>(
     events,
     (e) => `${e.tenantId}\u0000${e.registryAuthority}`,
     (acc, e) => ({
@@ -398,6 +517,9 @@ function registryWrite(events: NewEvent[]): ProjectionWrite | undefined {
       event_count: (acc?.event_count ?? 0) + 1,
     }),
   )
+}
+
+function registryWrite(rows: Array<ControlPlaneTables['registries']>): ProjectionWrite | undefined {
   if (rows.length === 0) return undefined
   return (qc) =>
     qc
@@ -417,8 +539,8 @@ function registryWrite(events: NewEvent[]): ProjectionWrite | undefined {
       )
 }
 
-function activityWrite(events: NewEvent[]): ProjectionWrite | undefined {
-  const rows = aggregate<ControlPlaneTables['registry_activity']>(
+function activityRows(events: NewEvent[]): Array<ControlPlaneTables['registry_activity']> {
+  return aggregate<ControlPlaneTables['registry_activity']>(
     events,
     (e) => `${e.tenantId}\u0000${e.bucketStart}\u0000${e.registryAuthority}`,
     (acc, e) => ({
@@ -430,6 +552,9 @@ function activityWrite(events: NewEvent[]): ProjectionWrite | undefined {
       receipt_count: (acc?.receipt_count ?? 0) + (e.isPublish && e.receiptPresent ? 1 : 0),
     }),
   )
+}
+
+function activityWrite(rows: Array<ControlPlaneTables['registry_activity']>): ProjectionWrite | undefined {
   if (rows.length === 0) return undefined
   return (qc) =>
     qc
@@ -444,8 +569,8 @@ function activityWrite(events: NewEvent[]): ProjectionWrite | undefined {
       )
 }
 
-function didMethodWrite(events: NewEvent[]): ProjectionWrite | undefined {
-  const rows = aggregate<ControlPlaneTables['did_method_activity']>(
+function didMethodRows(events: NewEvent[]): Array<ControlPlaneTables['did_method_activity']> {
+  return aggregate<ControlPlaneTables['did_method_activity']>(
     events,
     (e) =>
       e.isPublish && e.didMethod !== null ? `${e.tenantId}\u0000${e.bucketStart}\u0000${e.didMethod}` : undefined,
@@ -456,6 +581,9 @@ function didMethodWrite(events: NewEvent[]): ProjectionWrite | undefined {
       publish_count: (acc?.publish_count ?? 0) + 1,
     }),
   )
+}
+
+function didMethodWrite(rows: Array<ControlPlaneTables['did_method_activity']>): ProjectionWrite | undefined {
   if (rows.length === 0) return undefined
   return (qc) =>
     qc

@@ -9,7 +9,15 @@
 import type { Database } from '@acdp/storage'
 import { type Kysely, sql } from 'kysely'
 import { EventWriter } from './event-writer.js'
-import { eventPageSql, runCountSql, runPageSql, toListedEvent, toListedRun } from './list-queries.js'
+import {
+  eventKeyPageSql,
+  eventPageSql,
+  eventsByIdSql,
+  runCountSql,
+  runPageSql,
+  toListedEvent,
+  toListedRun,
+} from './list-queries.js'
 import {
   DASHBOARD_AGGREGATES_SQL,
   DASHBOARD_RECENT_RUNS_SQL,
@@ -83,7 +91,7 @@ class KyselyStore implements ControlPlaneStore {
   constructor(database: Database<ControlPlaneTables>) {
     this.#database = database
     this.#db = database.db
-    this.#writer = new EventWriter(database.db, database.kind)
+    this.#writer = new EventWriter(database.db, database.kind, database.pool)
     this.#reads = createPreparedReads(database)
   }
 
@@ -279,6 +287,20 @@ class KyselyStore implements ControlPlaneStore {
   async listEvents(query: EventQuery): Promise<EventRecord[]> {
     const page = eventPageSql(query)
     return (await this.#reads.all(page.sql, page.params)).map(toListedEvent)
+  }
+
+  async listEventKeys(query: EventQuery): Promise<Array<{ id: number; eventTs: number }>> {
+    const page = eventKeyPageSql(query)
+    return (await this.#reads.all(page.sql, page.params)).map((row) => ({
+      id: Number(row[0]),
+      eventTs: Number(row[1]),
+    }))
+  }
+
+  async getEventsById(tenantId: string, ids: readonly number[]): Promise<EventRecord[]> {
+    if (ids.length === 0) return []
+    const list = this.#database.kind === 'postgres' ? `{${ids.join(',')}}` : `[${ids.join(',')}]`
+    return (await this.#reads.all(eventsByIdSql(this.#database.kind), [tenantId, list])).map(toListedEvent)
   }
 
   async listEventsAfterId(query: EventReplayQuery): Promise<EventSummary[]> {

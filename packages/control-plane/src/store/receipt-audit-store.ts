@@ -139,6 +139,9 @@ export interface ReceiptAuditStore {
 
 type Db = Kysely<ReceiptAuditTables>
 
+/** Verdict rows per upsert statement (14 parameters each). */
+const UPSERT_CHUNK = 500
+
 export function createReceiptAuditStore<T>(database: { db: Kysely<T>; kind: DatabaseKind }): ReceiptAuditStore {
   const db = database.db as unknown as Db
 
@@ -226,48 +229,68 @@ export function createReceiptAuditStore<T>(database: { db: Kysely<T>; kind: Data
           .where('lease_owner', '=', owner)
           .executeTakeFirst()
         if (Number(held.numUpdatedRows) !== 1) return undefined
-        const announced: StoredEvent[] = []
-        for (const outcome of outcomes) {
-          const { candidate } = outcome
-          const previous = await tx
+        if (outcomes.length === 0) return []
+        // Verdicts are written in set statements (not two per outcome): a round of 100 publications was 200
+        // round trips inside this transaction. Previous verdicts are read only when a discrepancy may be new.
+        const hasDiscrepancy = outcomes.some((outcome) => outcome.verdict === 'discrepancy')
+        const previous = new Map<number, string>()
+        if (hasDiscrepancy) {
+          const rows = await tx
             .selectFrom('receipt_audits')
-            .select('verdict')
-            .where('event_seq', '=', candidate.eventSeq)
-            .executeTakeFirst()
-          const row = {
-            event_seq: candidate.eventSeq,
-            tenant_id: candidate.tenantId,
-            run_id: candidate.runId,
-            ctx_id: candidate.ctxId,
-            event_id: candidate.eventId,
-            registry_authority: candidate.registryAuthority,
-            verdict: outcome.verdict,
-            discrepancies: JSON.stringify(outcome.discrepancies),
-            detail: outcome.detail,
-            attempts: candidate.attempts + 1,
-            audited_at: now,
-            retry_at: outcome.retryAt ?? null,
-          }
-          await tx
-            .insertInto('receipt_audits')
-            .values({ ...row, acknowledged_at: null, acknowledged_by: null })
-            .onConflict((conflict) =>
-              conflict.column('event_seq').doUpdateSet({
-                verdict: row.verdict,
-                discrepancies: row.discrepancies,
-                detail: row.detail,
-                attempts: row.attempts,
-                audited_at: row.audited_at,
-                retry_at: row.retry_at,
-              }),
+            .select(['event_seq', 'verdict'])
+            .where(
+              'event_seq',
+              'in',
+              outcomes.map((outcome) => outcome.candidate.eventSeq),
             )
             .execute()
-          if (outcome.verdict === 'discrepancy' && previous?.verdict !== 'discrepancy') {
-            const event = await insertDiscrepancyEvent(tx, outcome, now)
-            if (event !== undefined) {
-              await onEvent?.(tx as unknown as StoreTransaction, event)
-              announced.push(event)
-            }
+          for (const row of rows) previous.set(Number(row.event_seq), row.verdict)
+        }
+        // One row per audited event: a later outcome for the same event replaces an earlier one, as it would
+        // written one after the other (a multi-row upsert may not touch a row twice).
+        const latest = new Map<number, AuditOutcome>()
+        for (const outcome of outcomes) latest.set(outcome.candidate.eventSeq, outcome)
+        const rows = [...latest.values()].map(({ candidate, verdict, discrepancies, detail, retryAt }) => ({
+          event_seq: candidate.eventSeq,
+          tenant_id: candidate.tenantId,
+          run_id: candidate.runId,
+          ctx_id: candidate.ctxId,
+          event_id: candidate.eventId,
+          registry_authority: candidate.registryAuthority,
+          verdict,
+          discrepancies: JSON.stringify(discrepancies),
+          detail,
+          attempts: candidate.attempts + 1,
+          audited_at: now,
+          retry_at: retryAt ?? null,
+          acknowledged_at: null,
+          acknowledged_by: null,
+        }))
+        // Sorted by event: concurrent writers lock rows in one order. Chunks stay far below parameter limits.
+        rows.sort((a, b) => a.event_seq - b.event_seq)
+        for (let start = 0; start < rows.length; start += UPSERT_CHUNK) {
+          await tx
+            .insertInto('receipt_audits')
+            .values(rows.slice(start, start + UPSERT_CHUNK))
+            .onConflict((conflict) =>
+              conflict.column('event_seq').doUpdateSet((eb) => ({
+                verdict: eb.ref('excluded.verdict'),
+                discrepancies: eb.ref('excluded.discrepancies'),
+                detail: eb.ref('excluded.detail'),
+                attempts: eb.ref('excluded.attempts'),
+                audited_at: eb.ref('excluded.audited_at'),
+                retry_at: eb.ref('excluded.retry_at'),
+              })),
+            )
+            .execute()
+        }
+        const announced: StoredEvent[] = []
+        for (const outcome of latest.values()) {
+          if (outcome.verdict !== 'discrepancy' || previous.get(outcome.candidate.eventSeq) === 'discrepancy') continue
+          const event = await insertDiscrepancyEvent(tx, outcome, now)
+          if (event !== undefined) {
+            await onEvent?.(tx as unknown as StoreTransaction, event)
+            announced.push(event)
           }
         }
         return announced

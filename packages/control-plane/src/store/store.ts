@@ -277,6 +277,10 @@ export interface ControlPlaneStore {
   listRunEdges(tenantId: string, runId: string): Promise<LineageEdgeRecord[]>
 
   listEvents(query: EventQuery): Promise<EventRecord[]>
+  /** The store id and event time of each event `listEvents(query)` returns, in the same order. */
+  listEventKeys(query: EventQuery): Promise<Array<{ id: number; eventTs: number }>>
+  /** The tenant's events among store ids `ids`, in no particular order (other tenants' ids match nothing). */
+  getEventsById(tenantId: string, ids: readonly number[]): Promise<EventRecord[]>
   /**
    * Stream replay: the tenant's events (of one run when `runId` is given) with a store sequence id above
    * `afterId`, ascending by id, without their bodies.
