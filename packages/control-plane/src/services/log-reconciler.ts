@@ -27,6 +27,7 @@ import type { ClaimedLog, LogReconcileStore } from '../store/log-reconcile-store
 import { type IngestContext, publicationKey, recordEvent } from './ingest.js'
 import { type LifecycleResult, recoverLifecycleEvents } from './lifecycle-recovery.js'
 import { WitnessFetchFailure, type WitnessRegistryClient } from './witness-registry-client.js'
+import { startWorkDeadline } from './work-deadline.js'
 
 export interface LogReconcileSettings {
   intervalMs: number
@@ -100,7 +101,16 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
 
   /** Walks one registry's log from its cursor; settles the cursor; returns the publications recovered. */
   async function reconcile(registry: ClaimedLog): Promise<number> {
-    const signal = AbortSignal.any([aborter.signal, AbortSignal.timeout(settings.leaseMs / 2)])
+    // Released as soon as this registry's walk ends: see work-deadline.ts for why this is not AbortSignal.any.
+    const deadline = startWorkDeadline(aborter.signal, settings.leaseMs / 2)
+    try {
+      return await walk(registry, deadline.signal)
+    } finally {
+      deadline.release()
+    }
+  }
+
+  async function walk(registry: ClaimedLog, signal: AbortSignal): Promise<number> {
     let index = registry.nextIndex
     let recovered = 0
     let failure: string | null = null

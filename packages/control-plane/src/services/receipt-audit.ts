@@ -15,6 +15,7 @@ import type { AuditCandidate, AuditOutcome, ReceiptAuditStore, ReceiptVerdict } 
 import type { EventBus } from './event-bus.js'
 import { auditPublication, type VerdictDeps } from './receipt-audit-verdict.js'
 import { busEventFromStored } from './sse-event.js'
+import { startWorkDeadline } from './work-deadline.js'
 
 export interface ReceiptAuditSettings {
   intervalMs: number
@@ -109,13 +110,16 @@ export function createReceiptAuditor(deps: ReceiptAuditDeps, settings: ReceiptAu
   }
 
   async function auditOne(candidate: AuditCandidate): Promise<AuditOutcome> {
-    const signal = AbortSignal.any([aborter.signal, AbortSignal.timeout(deps.verdicts.requestTimeoutMs * 3)])
+    // Released as soon as this audit ends: see work-deadline.ts for why this is not AbortSignal.any.
+    const deadline = startWorkDeadline(aborter.signal, deps.verdicts.requestTimeoutMs * 3)
     let verdict
     try {
-      verdict = await auditPublication(deps.verdicts, candidate, signal)
+      verdict = await auditPublication(deps.verdicts, candidate, deadline.signal)
     } catch (failure) {
       deps.log?.error({ err: failure, eventSeq: candidate.eventSeq }, 'receipt audit failed unexpectedly')
       verdict = { verdict: 'error' as const, discrepancies: [], detail: 'internal error', transient: true }
+    } finally {
+      deadline.release()
     }
     const attempt = candidate.attempts + 1
     const retryAt =
