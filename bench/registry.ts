@@ -587,6 +587,22 @@ interface PgCounters {
   walRecords: number
   walBytes: number
   walSyncs: number
+  /** CPU time (user + system, µs) of the run database's backends that are alive now, by pid (/proc/<pid>/stat). */
+  backendCpuMicros: Map<number, number>
+}
+
+/** A process's CPU time (user + system, µs) from /proc/<pid>/stat, or undefined once it has exited. */
+function processCpuMicros(pid: number): number | undefined {
+  let text: string
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return undefined
+  }
+  // Fields after the parenthesised command name (which may hold spaces): state is field 3, utime 14, stime 15,
+  // in clock ticks of USER_HZ (100 per second on every Linux this runs on).
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 1e4
 }
 
 /**
@@ -624,6 +640,15 @@ async function throwawayDatabase(): Promise<{
       const wal = await stats.query<{ wal_records: string; wal_bytes: string; wal_sync: string }>(
         'select wal_records, wal_bytes, wal_sync from pg_stat_wal',
       )
+      // The registry's connections (the server is on this machine: the bench is loopback only).
+      const backends = await stats.query<{ pid: number }>(
+        'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+      )
+      const backendCpuMicros = new Map<number, number>()
+      for (const { pid } of backends.rows) {
+        const micros = processCpuMicros(pid)
+        if (micros !== undefined) backendCpuMicros.set(pid, micros)
+      }
       return {
         commits: Number(db.rows[0]?.xact_commit ?? 0),
         rollbacks: Number(db.rows[0]?.xact_rollback ?? 0),
@@ -633,6 +658,7 @@ async function throwawayDatabase(): Promise<{
         walRecords: Number(wal.rows[0]?.wal_records ?? 0),
         walBytes: Number(wal.rows[0]?.wal_bytes ?? 0),
         walSyncs: Number(wal.rows[0]?.wal_sync ?? 0),
+        backendCpuMicros,
       }
     },
     async drop() {
@@ -656,7 +682,11 @@ function formatPgCounters(before: PgCounters, after: PgCounters, requests: numbe
     })
     .filter((t) => t.inserted + t.updated > 0)
     .map((t) => `${t.table} +${per(t.inserted, 0)}/~${per(t.updated, 0)}`)
+  // A backend started during the phase counts whole; one that exited during it is lost (the pool keeps them).
+  let backendMicros = 0
+  for (const [pid, micros] of after.backendCpuMicros) backendMicros += micros - (before.backendCpuMicros.get(pid) ?? 0)
   return (
+    `backends' CPU ${requests > 0 ? Math.round(backendMicros / requests) : 0} µs, ` +
     `commits ${per(after.commits, before.commits)}, rollbacks ${per(after.rollbacks, before.rollbacks)}; ` +
     `rows inserted/updated: ${rows.join(', ')}; ` +
     `server-wide WAL ${per(after.walRecords, before.walRecords)} records, ` +

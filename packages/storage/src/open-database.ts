@@ -5,6 +5,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import type pg from 'pg'
+import { PgNamedStatements, startupOptions } from './pg-named-statements.js'
 import { NodeSqliteDatabase } from './sqlite-database.js'
 import {
   DEFAULT_WAL_MAX_BYTES,
@@ -27,7 +28,14 @@ export type OpenDatabaseOptions =
       /** WAL size that starts the checkpoint worker (file databases); 0 starts it at once. Default 1 MiB. */
       checkpointWorkerStartBytes?: number
     }
-  | { kind: 'postgres'; url: string; schema?: string; max?: number }
+  | {
+      kind: 'postgres'
+      url: string
+      schema?: string
+      max?: number
+      /** Server settings for every connection (sent at connection start-up as `-c name=value`). */
+      settings?: Readonly<Record<string, string>>
+    }
 
 /** An open database. `close()` releases every connection; safe to call once. */
 export interface Database<T> {
@@ -35,6 +43,11 @@ export interface Database<T> {
   kind: DatabaseKind
   /** PostgreSQL only: the pool, for LISTEN/NOTIFY and other driver-level needs. */
   pool?: pg.Pool
+  /**
+   * PostgreSQL only: the statement texts sent as named prepared statements (pg-named-statements.ts), whether run
+   * through `db` or `pool`. A service adds its hot, fixed texts.
+   */
+  namedStatements?: PgNamedStatements
   /**
    * SQLite only: the connection Kysely uses, for hot paths that run prepared statements directly. It is the
    * same single connection: while a Kysely transaction is open (it spans `await`s), a statement run here would
@@ -125,18 +138,26 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
   }
   // The driver is imported only here, so a service on SQLite never loads it (docs/performance.md "Idle memory").
   const { default: driver } = await import('pg')
+  const startup = startupOptions({
+    ...(options.schema ? { search_path: options.schema } : {}),
+    ...options.settings,
+  })
   const pool = new driver.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     types: numericTypes(driver),
-    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    ...(startup === undefined ? {} : { options: startup }),
   })
+  const namedStatements = new PgNamedStatements()
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {})
   // Nor a checked-out client's: a backend that ends between two statements of a transaction (terminated, server
   // restart) emits on the client with no query to fail. The next statement on it fails with the connection error,
   // and the pool discards a client that is no longer queryable when it is released.
-  pool.on('connect', (client) => client.on('error', () => {}))
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+    namedStatements.attach(client)
+  })
   const db = new Kysely<T>({ dialect: new PostgresDialect({ pool }) })
-  return { db, kind: 'postgres', pool, close: () => db.destroy() }
+  return { db, kind: 'postgres', pool, namedStatements, close: () => db.destroy() }
 }

@@ -1,6 +1,7 @@
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Database, isUniqueViolation, type Migration, migrateToLatest, testDatabaseTargets } from './index.js'
+import { startupOptions } from './pg-named-statements.js'
 
 const migrations: Migration[] = [
   {
@@ -155,5 +156,79 @@ describe('concurrent starters on PostgreSQL', () => {
     } finally {
       await first.close()
     }
+  })
+})
+
+describe('named statements and settings on PostgreSQL', () => {
+  const postgres = testDatabaseTargets().find((t) => t.name === 'postgres')
+  it.runIf(postgres)(
+    'prepares a registered text once per connection and answers as the unnamed text does',
+    async () => {
+      const database = await postgres!.open()
+      try {
+        await migrateToLatest(database, migrations)
+        await database.db.insertInto('item').values({ id: 7, name: 'seven', created_at_ms: 70 }).execute()
+        const text = 'select id, name, created_at_ms from item where id = $1'
+        const unnamed = (await database.db.executeQuery(CompiledQuery.raw(text, [7]))).rows
+        database.namedStatements!.add(text)
+        const client = await database.pool!.connect()
+        try {
+          const prepared = async () =>
+            (
+              await client.query<{ name: string }>(
+                "select name from pg_prepared_statements where statement like 'select id%'",
+              )
+            ).rows
+          expect(await prepared()).toEqual([])
+          // Twice on one connection: prepared by the first execution, reused (not prepared again) by the second.
+          expect((await client.query(text, [7])).rows).toEqual(unnamed)
+          expect((await client.query(text, [8])).rows).toEqual([])
+          expect(await prepared()).toEqual([{ name: database.namedStatements!.nameOf(text) }])
+        } finally {
+          client.release()
+        }
+        // Through Kysely too (its driver calls client.query(text, values)).
+        expect((await database.db.executeQuery(CompiledQuery.raw(text, [7]))).rows).toEqual([
+          { id: 7, name: 'seven', created_at_ms: 70 },
+        ])
+      } finally {
+        await database.close()
+      }
+    },
+  )
+
+  it.runIf(postgres)('applies the settings to every connection', async () => {
+    const { openDatabase } = await import('./open-database.js')
+    const database = await openDatabase<any>({
+      kind: 'postgres',
+      url: process.env.ACDP_TEST_DATABASE_URL!,
+      max: 2,
+      settings: { plan_cache_mode: 'force_custom_plan', application_name: 'acdp-storage-test' },
+    })
+    try {
+      const shown = await Promise.all(
+        [0, 1].map(() =>
+          sql<{ mode: string; app: string }>`select current_setting('plan_cache_mode') as mode,
+            current_setting('application_name') as app, pg_sleep(0.05)`.execute(database.db),
+        ),
+      )
+      expect(shown.map((r) => [r.rows[0]!.mode, r.rows[0]!.app])).toEqual([
+        ['force_custom_plan', 'acdp-storage-test'],
+        ['force_custom_plan', 'acdp-storage-test'],
+      ])
+    } finally {
+      await database.close()
+    }
+  })
+})
+
+describe('startupOptions', () => {
+  it('joins settings as -c pairs and refuses what would need escaping', () => {
+    expect(startupOptions({ search_path: 'acdp_t_1', plan_cache_mode: 'auto' })).toBe(
+      '-c search_path=acdp_t_1 -c plan_cache_mode=auto',
+    )
+    expect(startupOptions({})).toBeUndefined()
+    expect(() => startupOptions({ search_path: 'a b' })).toThrow(TypeError)
+    expect(() => startupOptions({ 'bad name': 'x' })).toThrow(TypeError)
   })
 })

@@ -193,9 +193,8 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>, kind: Dat
         [row.leaf_index, row.ctx_id, row.leaf_json, row.tenant_id, row.visibility, row.agent_id, row.audience_json],
       )
     },
-    // The PostgreSQL group-commit writer's batch statements (pg-publish-writer.ts). Multi-row inserts of the
-    // batch's own rows are compiled once per row count (at most MAX_PG_PUBLISHES_PER_TRANSACTION shapes); rows
-    // whose count is unbounded (side rows, nodes) go through unnest, one text whatever the count.
+    // The PostgreSQL group-commit writer's supersede statements (pg-publish-writer.ts); its other batch
+    // statements are in pg-batch-statements.ts.
     /**
      * Marks each `[target, successor]` pair's target superseded if it is still a head; returns the targets
      * marked. The targets are locked in ctx_id order first, so concurrent batches never lock them in a cycle.
@@ -219,89 +218,6 @@ export function createCompiledStatements(db: Kysely<RegistryDatabase>, kind: Dat
         [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
       )
     },
-    /**
-     * `claimIdempotencyKey` for many records (no two with the same key) in one upsert; returns the keys claimed.
-     * The caller orders the records by key: the rows are locked in that order.
-     */
-    claimIdempotencyKeys(records: readonly IdempotencyRecordTable[]): CompiledQuery {
-      const text = sqlOf(`claim-batch:${records.length}`, () =>
-        db
-          .insertInto('idempotency_record')
-          .values([...records])
-          .onConflict((oc) =>
-            oc
-              .columns(['tenant_id', 'agent_id', 'idempotency_key'])
-              .doUpdateSet((eb) => ({
-                content_hash: eb.ref('excluded.content_hash'),
-                signature_algorithm: eb.ref('excluded.signature_algorithm'),
-                signature_key_id: eb.ref('excluded.signature_key_id'),
-                signature_value: eb.ref('excluded.signature_value'),
-                ctx_id: eb.ref('excluded.ctx_id'),
-                response_json: eb.ref('excluded.response_json'),
-                created_at_ms: eb.ref('excluded.created_at_ms'),
-                expires_at_ms: eb.ref('excluded.expires_at_ms'),
-              }))
-              .where('idempotency_record.expires_at_ms', '<=', (eb) => eb.ref('excluded.created_at_ms')),
-          )
-          .returning(['tenant_id', 'agent_id', 'idempotency_key']),
-      )
-      return CompiledQuery.raw(
-        text,
-        records.flatMap((r) => Object.values(r)),
-      )
-    },
-    /** Takes `count` consecutive leaf indexes (PostgreSQL): returns the new size; the first index is size − count. */
-    incrementLogTreeSizeBy(count: number): CompiledQuery {
-      return CompiledQuery.raw('update log_state set tree_size = tree_size + $1 where id = 1 returning tree_size', [
-        count,
-      ])
-    },
-    insertContexts(rows: ReadonlyArray<Insertable<ContextTable>>): CompiledQuery {
-      const text = sqlOf(`contexts:${rows.length}`, () => db.insertInto('context').values([...rows]))
-      return CompiledQuery.raw(
-        text,
-        rows.flatMap((r) => Object.values(r)),
-      )
-    },
-    insertLogLeaves(rows: readonly LogLeafTable[]): CompiledQuery {
-      const text = sqlOf(`log-leaves:${rows.length}`, () => db.insertInto('log_leaf').values([...rows]))
-      return CompiledQuery.raw(
-        text,
-        rows.flatMap((r) => [
-          r.leaf_index,
-          r.ctx_id,
-          r.leaf_json,
-          r.tenant_id,
-          r.visibility,
-          r.agent_id,
-          r.audience_json,
-        ]),
-      )
-    },
-    insertLogNodes(nodes: ReadonlyArray<{ pos: number; hash: Uint8Array }>): CompiledQuery {
-      return CompiledQuery.raw('insert into log_node (pos, hash) select * from unnest($1::bigint[], $2::bytea[])', [
-        nodes.map((n) => n.pos),
-        nodes.map((n) => n.hash),
-      ])
-    },
-    findLogNodes(positions: readonly number[]): CompiledQuery {
-      return CompiledQuery.raw('select pos, hash from log_node where pos = any($1::bigint[])', [[...positions]])
-    },
-    insertAudienceRows: (rows: ReadonlyArray<{ ctx_id: string; did: string }>) =>
-      CompiledQuery.raw('insert into context_audience (ctx_id, did) select * from unnest($1::text[], $2::text[])', [
-        rows.map((r) => r.ctx_id),
-        rows.map((r) => r.did),
-      ]),
-    insertTagRows: (rows: ReadonlyArray<{ ctx_id: string; tag: string }>) =>
-      CompiledQuery.raw('insert into context_tag (ctx_id, tag) select * from unnest($1::text[], $2::text[])', [
-        rows.map((r) => r.ctx_id),
-        rows.map((r) => r.tag),
-      ]),
-    insertDerivedFromRows: (rows: ReadonlyArray<{ ctx_id: string; source_ctx_id: string }>) =>
-      CompiledQuery.raw(
-        'insert into context_derived_from (ctx_id, source_ctx_id) select * from unnest($1::text[], $2::text[])',
-        [rows.map((r) => r.ctx_id), rows.map((r) => r.source_ctx_id)],
-      ),
     insertAudience: (rows: Array<{ ctx_id: string; did: string }>) =>
       CompiledQuery.raw(
         rowsSql('context_audience', rows),

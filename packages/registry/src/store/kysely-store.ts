@@ -27,6 +27,7 @@ import {
 } from './rows.js'
 import type { IdempotencyRecordTable, RegistryDatabase } from './schema.js'
 import { PgPublishWriter, type PgPublishWriterOptions } from './pg-publish-writer.js'
+import { LOOKUP_SQL, PgReadBatcher } from './pg-read-batcher.js'
 import { SqlitePublishWriter } from './sqlite-publish-writer.js'
 import { SqliteStatements } from './sqlite-statements.js'
 import type { IdempotencyRecord, InsertContextResult, NewContext, RegistryStore } from './store.js'
@@ -71,6 +72,9 @@ export function createKyselyStore(
           ...(options.beforePublishBatchCommit ? { beforeCommit: options.beforePublishBatchCommit } : {}),
         })
       : undefined
+  // PostgreSQL: the publish path's idempotency and revocation lookups, coalesced per event-loop turn.
+  const pgReads = database.kind === 'postgres' ? new PgReadBatcher(db) : undefined
+  database.namedStatements?.add(LOOKUP_SQL)
   /** Rows of a compiled read: straight from node:sqlite on SQLite, through Kysely on PostgreSQL. */
   const readRows = async <Row>(query: CompiledQuery): Promise<Row[]> =>
     sqlite ? sqlite.all<Row>(query) : (await db.executeQuery<Row>(query)).rows
@@ -139,6 +143,7 @@ export function createKyselyStore(
 
     async listKeyRevocations(agentIds) {
       if (agentIds.length === 0) return []
+      if (pgReads) return pgReads.listKeyRevocations(agentIds)
       const rows = await readRows<{ ctx_id: string; agent_id: string; body_text: string }>(
         statements.listKeyRevocations(agentIds),
       )
@@ -206,6 +211,10 @@ export function createKyselyStore(
 
     async findIdempotencyRecord(agentId, idempotencyKey, nowMs, tenantId) {
       // On every keyed publish, before any verification.
+      if (pgReads) {
+        const record = await pgReads.findIdempotencyRecord(tenantId, agentId, idempotencyKey, nowMs)
+        return record === undefined ? undefined : toIdempotencyRecord(record)
+      }
       const [row] = await readRows<Selectable<IdempotencyRecordTable>>(
         statements.findIdempotencyRecord(agentId, idempotencyKey, nowMs, tenantId),
       )

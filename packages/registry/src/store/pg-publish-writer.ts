@@ -34,7 +34,14 @@ import type { Kysely, Transaction } from 'kysely'
 import type { CompiledStatements } from './compiled-statements.js'
 import { LogFrontier } from './log-frontier.js'
 import { logNodePosition } from './log-node-position.js'
-import { fromIdempotencyRecord, toContextRow, toLogLeafRow } from './rows.js'
+import {
+  appendBatchStatement,
+  claimIdempotencyKeysStatement,
+  findLogNodesStatement,
+  insertLogNodesStatement,
+  PG_BATCH_TEXTS,
+} from './pg-batch-statements.js'
+import { fromIdempotencyRecord } from './rows.js'
 import type { RegistryDatabase } from './schema.js'
 import type { IdempotencyRecord, InsertContextResult, NewContext } from './store.js'
 
@@ -84,6 +91,9 @@ export class PgPublishWriter {
     this.#db = database.db
     this.#statements = statements
     this.#options = options
+    for (const text of PG_BATCH_TEXTS) database.namedStatements?.add(text)
+    database.namedStatements?.add(statements.markSupersededBatch([]).sql)
+    database.namedStatements?.add(statements.unmarkSupersededBatch([]).sql)
   }
 
   /** Queues a publish for the next batch; same contract as `RegistryStore.insertContext`. */
@@ -173,6 +183,7 @@ export class PgPublishWriter {
     const s = this.#statements
     return this.#db.transaction().execute(async (tx) => {
       const outcomes: Array<InsertContextResult | undefined> = batch.map(() => undefined)
+      const leafIndexes = new Map<number, number>()
 
       // 1. Predecessors, locked in ctx_id order.
       const superseding = batch.flatMap((p, i) => (p.context.supersedes === null ? [] : [i]))
@@ -192,7 +203,7 @@ export class PgPublishWriter {
       if (claiming.length > 0) {
         const records = claiming.map((i) => fromIdempotencyRecord(batch[i]!.idempotency as IdempotencyRecord))
         const { rows } = await tx.executeQuery<{ tenant_id: string; agent_id: string; idempotency_key: string }>(
-          s.claimIdempotencyKeys(records),
+          claimIdempotencyKeysStatement(records),
         )
         const claimed = new Set(rows.map((r) => JSON.stringify([r.tenant_id, r.agent_id, r.idempotency_key])))
         const undo: Array<[string, string]> = []
@@ -206,54 +217,49 @@ export class PgPublishWriter {
         if (undo.length > 0) await tx.executeQuery(s.unmarkSupersededBatch(undo))
       }
 
-      // 3. One sequencing step for the batch's logged publishes, the last lock taken.
+      // 3–4. One statement: the batch's sequencing step (the last lock taken), the contexts (each with its
+      // receipt), side rows, leaves and, when this writer appended the log's last leaves, the Merkle nodes.
       const written = batch.flatMap((p, i) => (outcomes[i] === undefined ? [i] : []))
       const logged = written.filter((i) => batch[i]!.context.logLeaf !== null)
-      const leafIndexes = new Map<number, number>()
-      let frontier: LogFrontier | undefined
-      if (logged.length > 0) {
-        const { rows } = await tx.executeQuery<{ tree_size: number | string }>(s.incrementLogTreeSizeBy(logged.length))
-        if (rows[0] === undefined) throw new Error('log_state row is missing (migration 0002 not applied?)')
-        const first = Number(rows[0].tree_size) - logged.length
-        logged.forEach((i, k) => leafIndexes.set(i, first + k))
-        frontier = this.#frontier?.size === first ? this.#frontier : await readFrontier(tx, s, first)
-      }
-
-      // 4. Rows: contexts (each with its receipt), side rows, leaves and nodes.
+      let frontier = this.#frontier
       if (written.length > 0) {
-        const contexts = written.map((i) => toContextRow(batch[i]!.context, leafIndexes.get(i) ?? null))
-        await tx.executeQuery(s.insertContexts(contexts))
-        const ctxRows = <T>(pick: (c: NewContext) => readonly string[], row: (ctxId: string, v: string) => T) =>
-          written.flatMap((i) => pick(batch[i]!.context).map((v) => row(batch[i]!.context.ctxId, v)))
-        const audience = ctxRows(
-          (c) => c.audience,
-          (ctx_id, did) => ({ ctx_id, did }),
+        const ordinals = new Map(logged.map((i, k) => [i, k]))
+        const known = logged.length > 0 ? frontier : undefined
+        const planned =
+          known === undefined
+            ? undefined
+            : appendNodes(
+                known,
+                logged.map((i) => batch[i]!.context),
+              )
+        const { rows } = await tx.executeQuery<{ tree_size: number | string | null }>(
+          appendBatchStatement({
+            contexts: written.map((i) => ({ context: batch[i]!.context, logOrdinal: ordinals.get(i) ?? null })),
+            logged: logged.length,
+            nodes: planned?.nodes ?? [],
+            expectedSize: known?.size,
+          }),
         )
-        if (audience.length > 0) await tx.executeQuery(s.insertAudienceRows(audience))
-        const tags = ctxRows(
-          (c) => c.tags,
-          (ctx_id, tag) => ({ ctx_id, tag }),
-        )
-        if (tags.length > 0) await tx.executeQuery(s.insertTagRows(tags))
-        const derived = ctxRows(
-          (c) => c.derivedFrom,
-          (ctx_id, source_ctx_id) => ({ ctx_id, source_ctx_id }),
-        )
-        if (derived.length > 0) await tx.executeQuery(s.insertDerivedFromRows(derived))
-      }
-      if (frontier !== undefined) {
-        const leaves = logged.map((i) => {
-          const { context } = batch[i]!
-          return toLogLeafRow(context, leafIndexes.get(i) as number, context.logLeaf!.leafJson)
-        })
-        await tx.executeQuery(s.insertLogLeaves(leaves))
-        const nodes: Array<{ pos: number; hash: Uint8Array }> = []
-        for (const i of logged) {
-          const { appended, next } = frontier.append(batch[i]!.context.logLeaf!.leafHash)
-          for (const node of appended) nodes.push({ pos: logNodePosition(node.level, node.index), hash: node.hash })
-          frontier = next
+        if (logged.length > 0) {
+          const size = rows[0]?.tree_size
+          if (size === null || size === undefined) {
+            throw new Error('log_state row is missing (migration 0002 not applied?)')
+          }
+          const first = Number(size) - logged.length
+          logged.forEach((i, k) => leafIndexes.set(i, first + k))
+          if (planned !== undefined && known?.size === first) {
+            frontier = planned.next
+          } else {
+            // Another instance appended since this writer's last batch (or this is its first): the nodes go in
+            // now, from the stored edge at the batch's first index.
+            const appended = appendNodes(
+              await readFrontier(tx, first),
+              logged.map((i) => batch[i]!.context),
+            )
+            await tx.executeQuery(insertLogNodesStatement(appended.nodes))
+            frontier = appended.next
+          }
         }
-        await tx.executeQuery(s.insertLogNodes(nodes))
       }
       for (const i of written) {
         const leafIndex = leafIndexes.get(i) ?? null
@@ -273,15 +279,11 @@ export class PgPublishWriter {
 }
 
 /** The right edge of the stored log of `size` leaves (inside the transaction that holds the log_state lock). */
-async function readFrontier(
-  tx: Transaction<RegistryDatabase>,
-  s: CompiledStatements,
-  size: number,
-): Promise<LogFrontier> {
+async function readFrontier(tx: Transaction<RegistryDatabase>, size: number): Promise<LogFrontier> {
   const addresses = LogFrontier.addresses(size)
   if (addresses.length === 0) return LogFrontier.fromNodes(size, [])
   const positions = addresses.map(({ level, index }) => logNodePosition(level, index))
-  const { rows } = await tx.executeQuery<{ pos: number | string; hash: Uint8Array }>(s.findLogNodes(positions))
+  const { rows } = await tx.executeQuery<{ pos: number | string; hash: Uint8Array }>(findLogNodesStatement(positions))
   const byPos = new Map(rows.map((r) => [Number(r.pos), new Uint8Array(r.hash)]))
   return LogFrontier.fromNodes(
     size,
@@ -291,6 +293,21 @@ async function readFrontier(
       return hash
     }),
   )
+}
+
+/** The nodes `contexts`' leaves add to the log whose edge is `frontier`, in order, and the edge after them. */
+function appendNodes(
+  frontier: LogFrontier,
+  contexts: readonly NewContext[],
+): { nodes: Array<{ pos: number; hash: Uint8Array }>; next: LogFrontier } {
+  const nodes: Array<{ pos: number; hash: Uint8Array }> = []
+  let next = frontier
+  for (const context of contexts) {
+    const step = next.append(context.logLeaf!.leafHash)
+    for (const node of step.appended) nodes.push({ pos: logNodePosition(node.level, node.index), hash: node.hash })
+    next = step.next
+  }
+  return { nodes, next }
 }
 
 /**
