@@ -9,18 +9,11 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Lineage } from '../api/types.js'
 import { fitView, panView, type View, zoomView } from '../graph-view.js'
+import { shortDid } from '../short-did.js'
 import { layoutLineage, NODE_HEIGHT, NODE_WIDTH, type PlacedEdge } from '../lineage-layout.js'
 import { type NodeResult, VERDICT_SYMBOL } from '../verify/node-verdict.js'
 
 const MAX_HEIGHT = 560
-
-/** `did:key:z6MkhaXg…4vH2` — enough to tell agents apart; the full DID is in the tooltip. */
-export function shortAgent(did: string): string {
-  if (did.length <= 28) return did
-  const method = /^did:[a-z0-9]+:/.exec(did)?.[0] ?? ''
-  const rest = did.slice(method.length)
-  return `${method}${rest.slice(0, 8)}…${rest.slice(-4)}`
-}
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text
@@ -138,7 +131,7 @@ export function LineageGraph({
             node === null
               ? 'external parent'
               : `${node.contextType ?? 'context'}${node.version === null ? '' : ` · v${node.version}`}${status}`
-          const second = node === null ? clip(id, 30) : shortAgent(node.agentId)
+          const second = node === null ? clip(id, 30) : shortDid(node.agentId)
           const third =
             node === null
               ? 'outside this run'
