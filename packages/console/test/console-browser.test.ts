@@ -413,6 +413,12 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     expect(await viewBox()).not.toBe(fitted)
     await page.getByRole('button', { name: 'Fit' }).click()
     expect(await viewBox()).toBe(fitted)
+    // The keyboard twin: from a focused node, an arrow pans and Fit restores.
+    await page.locator(`g.node[data-ctx-id="${revised.ctxId}"]`).focus()
+    await page.keyboard.press('ArrowRight')
+    expect(await viewBox()).not.toBe(fitted)
+    await page.getByRole('button', { name: 'Fit' }).click()
+    expect(await viewBox()).toBe(fitted)
 
     // One context tampered in transit (a lying registry or proxy); the others as served.
     const tampered = published[0]!
@@ -446,6 +452,9 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
       )
       expect(await seriousViolations(page)).toEqual([])
       await page.screenshot({ path: join(SCREENSHOTS, 'run-verified.png'), fullPage: true })
+      // The layout library and the verification run under the strict CSP (nothing but TypeBox's eval probe refused).
+      const violations = (await page.evaluate('window.__cspViolations')) as string[]
+      expect(violations.filter((v) => !v.endsWith(' eval'))).toEqual([])
     } finally {
       await page.unroute(isTampered)
     }

@@ -3,23 +3,24 @@
  * the publishing agent's short name (the full DID in its tooltip), its step, and — once "Verify this run" has
  * verified it — its title, with the verdict symbol in the corner (verdict text in the tooltip). `derived_from` edges
  * are solid, supersession edges (one version of a lineage to the next) dashed. Pan by dragging the background, zoom
- * with the buttons (or Ctrl + wheel), Fit to see everything. Every node is a focusable button: Tab moves through
+ * with the buttons (or Ctrl + wheel), or from a focused node with the arrow keys and + / -; Fit to see everything. Every node is a focusable button: Tab moves through
  * contexts in publication order, Enter or Space opens the inspector.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Lineage } from '../api/types.js'
 import { fitView, panView, type View, zoomView } from '../graph-view.js'
+import { shortDid } from '../short-did.js'
 import { layoutLineage, NODE_HEIGHT, NODE_WIDTH, type PlacedEdge } from '../lineage-layout.js'
 import { type NodeResult, VERDICT_SYMBOL } from '../verify/node-verdict.js'
 
 const MAX_HEIGHT = 560
-
-/** `did:key:z6MkhaXg…4vH2` — enough to tell agents apart; the full DID is in the tooltip. */
-export function shortAgent(did: string): string {
-  if (did.length <= 28) return did
-  const method = /^did:[a-z0-9]+:/.exec(did)?.[0] ?? ''
-  const rest = did.slice(method.length)
-  return `${method}${rest.slice(0, 8)}…${rest.slice(-4)}`
+/** Drawing units moved per arrow key press (the view moves opposite to a drag, so an arrow "drags" the other way). */
+const KEY_PAN_PX = 60
+const PAN_KEYS: Record<string, [number, number]> = {
+  ArrowLeft: [1, 0],
+  ArrowRight: [-1, 0],
+  ArrowUp: [0, 1],
+  ArrowDown: [0, -1],
 }
 
 function clip(text: string, max: number): string {
@@ -108,6 +109,17 @@ export function LineageGraph({
         }}
         onPointerUp={() => (drag.current = undefined)}
         onPointerCancel={() => (drag.current = undefined)}
+        onKeyDown={(event: KeyboardEvent) => {
+          // From any focused node: arrows pan, + and - zoom (the keyboard twin of drag and Ctrl + wheel).
+          const step = PAN_KEYS[event.key]
+          if (step !== undefined) {
+            event.preventDefault()
+            change(panView(view, step[0] * KEY_PAN_PX, step[1] * KEY_PAN_PX, view.width))
+          } else if (event.key === '+' || event.key === '=' || event.key === '-') {
+            event.preventDefault()
+            change(zoomView(view, event.key === '-' ? 0.8 : 1.25))
+          }
+        }}
         onWheel={(event: WheelEvent) => {
           // Plain wheel scrolls the page as usual; Ctrl + wheel (and pinch) zooms the drawing.
           if (!event.ctrlKey) return
@@ -138,7 +150,7 @@ export function LineageGraph({
             node === null
               ? 'external parent'
               : `${node.contextType ?? 'context'}${node.version === null ? '' : ` · v${node.version}`}${status}`
-          const second = node === null ? clip(id, 30) : shortAgent(node.agentId)
+          const second = node === null ? clip(id, 30) : shortDid(node.agentId)
           const third =
             node === null
               ? 'outside this run'
