@@ -253,6 +253,8 @@ export function createRecorder(framework: Framework, config: RecorderConfig): Re
       producerFor(step) // a missing key is a set-up mistake: say so now, in both policies
       counters.accepted += 1
       const bestEffort = settings.failurePolicy === 'best-effort'
+      // One bound for the whole record, the wait for room in the queue included.
+      const deadline = performance.now() + settings.publishDeadlineMs
       if (!(await waitForRoom(bestEffort ? settings.maxBlockMs : settings.publishDeadlineMs))) {
         counters.dropped += bestEffort ? 1 : 0
         counters.failed += bestEffort ? 0 : 1
@@ -263,7 +265,6 @@ export function createRecorder(framework: Framework, config: RecorderConfig): Re
       queued += 1
       sequence += 1
       const id = `${prefix}-${sequence}`
-      const deadline = performance.now() + settings.publishDeadlineMs
       let resolveCtx!: (ctxId: string | undefined) => void
       const ctxId = new Promise<string | undefined>((resolve) => (resolveCtx = resolve))
       const handle: RecordHandle = { id, kind: step.kind, name: step.name, ctxId }
