@@ -23,6 +23,9 @@ type StreamPart = StreamResult['stream'] extends ReadableStream<infer Part> ? Pa
 /** The provider-options / provider-metadata namespace the middleware reads and writes. */
 export const ACDP_PROVIDER_KEY = 'acdp'
 
+/** Tool calls a middleware remembers (awaiting their result, or recorded), oldest forgotten first. */
+const MAX_TRACKED_TOOL_CALLS = 10_000
+
 /** Options of {@link acdpMiddleware}. */
 export interface AcdpMiddlewareOptions {
   /** The agent this model speaks for: names its steps and selects its key in `keys`. Default the model id. */
@@ -45,6 +48,12 @@ export function acdpMiddleware(recorder: Recorder, options: AcdpMiddlewareOption
   // toolCallId → the model call that asked for it, until its result has been recorded.
   const callers = new Map<string, { handle: RecordHandle; agent: string }>()
   const recordedResults = new Map<string, RecordHandle>()
+
+  // Both maps are bounded: a tool call whose result never comes back (the loop stopped) must not be kept forever.
+  const remember = <V>(map: Map<string, V>, key: string, value: V) => {
+    map.set(key, value)
+    if (map.size > MAX_TRACKED_TOOL_CALLS) map.delete(map.keys().next().value as string)
+  }
 
   const agentOf = (modelId: string) => options.agent ?? modelId
   const role = options.role === undefined ? {} : { role: options.role }
@@ -74,7 +83,7 @@ export function acdpMiddleware(recorder: Recorder, options: AcdpMiddlewareOption
         })
         callers.delete(part.toolCallId)
         if (handle !== undefined) {
-          recordedResults.set(part.toolCallId, handle)
+          remember(recordedResults, part.toolCallId, handle)
           handles.push(handle)
         }
       }
@@ -111,7 +120,7 @@ export function acdpMiddleware(recorder: Recorder, options: AcdpMiddlewareOption
       details: { model_id: modelId, finish_reason: toJson(finishReason) },
     })
     if (handle !== undefined) {
-      for (const call of content.toolCalls) callers.set(call.toolCallId, { handle, agent })
+      for (const call of content.toolCalls) remember(callers, call.toolCallId, { handle, agent })
     }
     return handle
   }

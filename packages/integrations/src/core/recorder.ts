@@ -71,7 +71,7 @@ export interface Recorder {
   /** Flushes, then POST /runs/:id/complete (needs `run.controlPlane`). */
   completeRun(status?: RunOutcome, result?: unknown): Promise<void>
   stats(): RecorderStats
-  /** Steps published so far, in the order they were recorded. */
+  /** Steps published so far, in the order they were recorded (the most recent 10,000 records). */
   published(): PublishedStep[]
 }
 
@@ -80,8 +80,15 @@ interface Entry {
   step: StepInput
   sequence: number
   settled: Promise<void>
+  done: boolean
   result?: PublishedStep
 }
+
+/**
+ * Settled records kept for `published()` and for resolving local ids: a long-lived agent records without end, so
+ * the oldest settled ones are forgotten (a handle held by the caller still resolves its ctx_id).
+ */
+const MAX_RETAINED = 10_000
 
 /** Creates the recorder an adapter publishes through. @throws TypeError for a configuration mistake. */
 export function createRecorder(framework: Framework, config: RecorderConfig): Recorder {
@@ -162,7 +169,10 @@ export function createRecorder(framework: Framework, config: RecorderConfig): Re
       refs.map(async (ref): Promise<string[]> => {
         if (typeof ref === 'string' && !entries.has(ref)) return ref.startsWith('acdp://') ? [ref] : []
         const entry = entries.get(typeof ref === 'string' ? ref : ref.id)
-        if (entry === undefined) return []
+        if (entry === undefined) {
+          const ctxId = typeof ref === 'string' ? undefined : await ref.ctxId
+          return ctxId === undefined ? [] : [ctxId]
+        }
         const ctxId = await entry.handle.ctxId
         if (ctxId !== undefined) return [ctxId]
         return depth < 64 ? resolveParents(entry.step.derivedFrom ?? [], depth + 1) : []
@@ -230,6 +240,10 @@ export function createRecorder(framework: Framework, config: RecorderConfig): Re
     return failure
   }
 
+  const forgetOldest = () => {
+    while (order.length > MAX_RETAINED && order[0]!.done) entries.delete(order.shift()!.handle.id)
+  }
+
   const recorder: Recorder = {
     framework,
     runId,
@@ -239,6 +253,8 @@ export function createRecorder(framework: Framework, config: RecorderConfig): Re
       producerFor(step) // a missing key is a set-up mistake: say so now, in both policies
       counters.accepted += 1
       const bestEffort = settings.failurePolicy === 'best-effort'
+      // One bound for the whole record, the wait for room in the queue included.
+      const deadline = performance.now() + settings.publishDeadlineMs
       if (!(await waitForRoom(bestEffort ? settings.maxBlockMs : settings.publishDeadlineMs))) {
         counters.dropped += bestEffort ? 1 : 0
         counters.failed += bestEffort ? 0 : 1
@@ -249,11 +265,10 @@ export function createRecorder(framework: Framework, config: RecorderConfig): Re
       queued += 1
       sequence += 1
       const id = `${prefix}-${sequence}`
-      const deadline = performance.now() + settings.publishDeadlineMs
       let resolveCtx!: (ctxId: string | undefined) => void
       const ctxId = new Promise<string | undefined>((resolve) => (resolveCtx = resolve))
       const handle: RecordHandle = { id, kind: step.kind, name: step.name, ctxId }
-      const entry: Entry = { handle, step, sequence, settled: Promise.resolve() }
+      const entry: Entry = { handle, step, sequence, settled: Promise.resolve(), done: false }
       entries.set(id, entry)
       order.push(entry)
       let failure: RecordingError | undefined
@@ -268,7 +283,11 @@ export function createRecorder(framework: Framework, config: RecorderConfig): Re
           resolveCtx(undefined)
         },
       )
-      void entry.settled.finally(releaseRoom)
+      void entry.settled.finally(() => {
+        entry.done = true
+        releaseRoom()
+        forgetOldest()
+      })
       if (bestEffort) return handle
       await entry.settled
       if (failure !== undefined) throw failure
@@ -278,11 +297,11 @@ export function createRecorder(framework: Framework, config: RecorderConfig): Re
       return typeof ref === 'string' ? entries.get(ref)?.handle : entries.has(ref.id) ? ref : undefined
     },
     async flush() {
-      // Entries recorded while flushing are waited for too.
-      for (let seen = 0; seen < order.length;) {
-        const batch = order.slice(seen)
-        seen = order.length
-        await Promise.all(batch.map((entry) => entry.settled))
+      // Records added while flushing are waited for too; settled ones may be forgotten meanwhile.
+      for (;;) {
+        const pending = order.filter((entry) => !entry.done).map((entry) => entry.settled)
+        if (pending.length === 0) return
+        await Promise.all(pending)
       }
     },
     async startRun(inputs) {
