@@ -186,6 +186,11 @@ export interface ControlPlaneConfig {
     readonly readinessDbTimeoutMs: number
     /** READINESS_CACHE_MS, default 1000: how long a database check verdict is reused. */
     readonly readinessCacheMs: number
+    /**
+     * MEMORY_RELEASE_ON_IDLE, default true: the bin runs one memory-reducing collection when the process turns
+     * idle after its resident set grew (idle-memory-release.ts).
+     */
+    readonly memoryReleaseOnIdle: boolean
   }
 }
 
@@ -485,6 +490,7 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
       shutdownDrainDelayMs: read.integer('SHUTDOWN_DRAIN_DELAY_MS', 0, 0, 600_000),
       readinessDbTimeoutMs: read.integer('READINESS_DB_TIMEOUT_MS', 1000, 10, 60_000),
       readinessCacheMs: read.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
+      memoryReleaseOnIdle: read.boolean('MEMORY_RELEASE_ON_IDLE', true),
     },
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
  * `acdp-control-plane`: loads the configuration from the environment, migrates, listens, and shuts down
- * gracefully on SIGTERM/SIGINT (exit 0 when the shutdown completed in time, 1 otherwise). Nothing else.
+ * gracefully on SIGTERM/SIGINT (exit 0 when the shutdown completed in time, 1 otherwise), and gives memory back
+ * when the process turns idle after load (idle-memory-release.ts).
  */
 import { ConfigError, loadConfig } from './config.js'
+import { DEFAULT_IDLE_MEMORY_RELEASE, startIdleMemoryRelease } from './idle-memory-release.js'
 import { startControlPlane } from './start.js'
 
 async function main(): Promise<void> {
@@ -19,8 +21,12 @@ async function main(): Promise<void> {
   }
   const running = await startControlPlane(config, { readEnvironment: () => process.env })
   running.app.log.info({ url: running.url, database: config.database.kind }, 'control plane listening')
+  const memoryRelease = config.lifecycle.memoryReleaseOnIdle
+    ? startIdleMemoryRelease(DEFAULT_IDLE_MEMORY_RELEASE)
+    : undefined
   const stop = (signal: NodeJS.Signals) => {
     running.app.log.info({ signal }, 'shutting down')
+    memoryRelease?.stop()
     running.close().then(
       (completed) => process.exit(completed ? 0 : 1),
       () => process.exit(1),
