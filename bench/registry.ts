@@ -35,7 +35,8 @@
  * checkpoint and the loader's roots. BENCH_DATABASE_URL=<postgres://…> runs the registry on PostgreSQL instead:
  * a throwaway database created on that server for the run (dropped at the end; BENCH_PG_POOL sets the pool,
  * default the registry's), and each phase also prints PostgreSQL's own counters per request (commits, rows
- * written per table, WAL bytes and fsyncs) from pg_stat_database / pg_stat_user_tables / pg_stat_wal.
+ * written per table, WAL bytes and fsyncs) from pg_stat_database / pg_stat_user_tables / pg_stat_wal, and the CPU
+ * time of the run database's backends (from /proc/<pid>/stat: the server must be on this machine).
  * Runs against the built packages; the npm
  * script builds protocol, storage and registry first.
  */

@@ -9,13 +9,16 @@
  *
  *   1. mark the predecessors superseded (one statement, rows locked in ctx_id order), dropping the publishes
  *      whose target is no longer a head (`already_superseded`);
- *   2. claim the idempotency keys (one multi-row upsert, rows locked in key order), dropping the publishes
- *      whose key is live (`idempotency_key`) and undoing their step-1 update exactly;
- *   3. take the batch's leaf indexes with one `log_state` update (the lock is taken last, after every row
- *      lock the batch needs, so two instances' batches never wait on each other in a cycle);
- *   4. insert the contexts, their side rows, leaves and Merkle nodes (multi-row inserts; the nodes come from the
- *      log's right edge, read once per batch — or not at all when this writer appended the last leaves);
+ *   2. claim the idempotency keys (one upsert, rows locked in key order), dropping the publishes whose key is
+ *      live (`idempotency_key`) and undoing their step-1 update exactly;
+ *   3–4. ONE statement (pg-batch-statements.ts): take the batch's leaf indexes with one `log_state` update (the
+ *      lock taken last, after every row lock the batch needs, so two instances' batches never wait on each other
+ *      in a cycle) and insert the contexts, their side rows, leaves and — when this writer appended the last
+ *      leaves and so knows the log's right edge — the Merkle nodes; otherwise the nodes follow from the stored
+ *      edge, read once at the batch's first index;
  *   5. COMMIT, then answer every publish of the batch.
+ *
+ * Every statement here is one fixed text whatever the batch's size, sent as a named prepared statement.
  *
  * A conflict fails only its own publish: it is decided by the statements' RETURNING rows, never by an error, so
  * the rest of the batch commits. Two publishes of one batch that would decide each other's conflict (the same
