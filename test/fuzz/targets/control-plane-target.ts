@@ -416,6 +416,12 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
       headers: user,
     },
     {
+      route: 'GET /receipt-audit/summary',
+      method: 'GET',
+      path: '/receipt-audit/summary?runs=5',
+      headers: user,
+    },
+    {
       route: 'POST /receipt-audit/verdicts/:eventId/ack',
       method: 'POST',
       path: '/receipt-audit/verdicts/1/ack',
