@@ -15,6 +15,7 @@ import { RegistriesPage } from './pages/registries.js'
 import { RunDetailPage } from './pages/run-detail.js'
 import { RunsPage } from './pages/runs.js'
 import { SignInPage } from './pages/sign-in.js'
+import { TrustPage } from './pages/trust.js'
 import { WebhooksPage } from './pages/webhooks.js'
 import { href, type Route, useRoute } from './router.js'
 import { clearStoredKey, loadStoredKey, storeKey } from './session.js'
@@ -27,6 +28,7 @@ const PAGES = [
   { page: 'registries', label: 'Registries' },
   { page: 'agents', label: 'Agents' },
   { page: 'webhooks', label: 'Webhooks' },
+  { page: 'trust', label: 'Trust' },
 ] as const
 
 interface SignedIn {
@@ -146,6 +148,8 @@ function Page({ route }: { route: Route }) {
       return <AgentsPage />
     case 'webhooks':
       return <WebhooksPage />
+    case 'trust':
+      return <TrustPage />
     default:
       return (
         <>
