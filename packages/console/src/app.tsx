@@ -14,6 +14,7 @@ import { EventsPage } from './pages/events.js'
 import { RegistriesPage } from './pages/registries.js'
 import { RunDetailPage } from './pages/run-detail.js'
 import { RunsPage } from './pages/runs.js'
+import { SecurityPage } from './pages/security.js'
 import { SignInPage } from './pages/sign-in.js'
 import { TrustPage } from './pages/trust.js'
 import { WebhooksPage } from './pages/webhooks.js'
@@ -29,6 +30,7 @@ const PAGES = [
   { page: 'agents', label: 'Agents' },
   { page: 'webhooks', label: 'Webhooks' },
   { page: 'trust', label: 'Trust' },
+  { page: 'security', label: 'Security' },
 ] as const
 
 interface SignedIn {
@@ -150,6 +152,8 @@ function Page({ route }: { route: Route }) {
       return <WebhooksPage />
     case 'trust':
       return <TrustPage />
+    case 'security':
+      return <SecurityPage />
     default:
       return (
         <>

@@ -7,7 +7,7 @@
  *
  * Skips with one printed line when /usr/bin/chromium is absent. Loopback only; every wait is bounded.
  */
-import { randomUUID } from 'node:crypto'
+import { generateKeyPairSync, randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +15,7 @@ import { createProducer, createProducerKey, type Producer } from '@acdp/protocol
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningDevStack, startDevStack } from '../../cli/src/dev/dev-stack.js'
+import { createTestAgent, issueToken } from '../../control-plane/test/support/agent-keys.js'
 import { boundHeaders } from '../../control-plane/test/support/signed-delivery.js'
 import {
   CHROMIUM,
@@ -29,6 +30,10 @@ import {
 const hasChromium = existsSync(CHROMIUM)
 if (!hasChromium) console.warn(`[trust-security-browser] skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`)
 const WAIT_MS = 15_000
+/** A non-admin key of the same tenant (the Security page's refusals). */
+const OPERATOR_KEY = 'operator-key-0123456789abcdef'
+/** An agent whose key is pinned and who is issued (then revoked) a token. */
+const agent = createTestAgent('console-security')
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API bodies are untyped JSON in tests
 type Json = any
@@ -76,6 +81,16 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
         RECEIPT_AUDIT_ENABLED: 'true',
         RECEIPT_AUDIT_SCHEDULE: 'false',
         RECEIPT_AUDIT_SETTLE_MS: '0',
+        // Token issuance under an EdDSA key (published in the JWKS), one pinned agent, one operator key.
+        TOKEN_ISSUANCE_ENABLED: 'true',
+        JWT_SIGNING_ALG: 'EdDSA',
+        JWT_SECRET: '',
+        JWT_KID: 'console-k1',
+        JWT_PRIVATE_KEY_PEM: generateKeyPairSync('ed25519')
+          .privateKey.export({ format: 'pem', type: 'pkcs8' })
+          .toString(),
+        CONTROL_PLANE_PINNED_KEYS: agent.pinnedEntry(),
+        AUTH_API_KEYS: OPERATOR_KEY,
       },
     })
     base = stack.controlPlaneUrl
@@ -219,10 +234,74 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
     expect(pageErrors).toEqual([])
   })
 
+  it('the security page shows the caller, the JWKS, the pinned keys and the revocation feed as served', async () => {
+    const token = await issueToken(stack.controlPlane.app, agent)
+    const revoked = await fetch(`${base}/auth/token/revoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ token, reason: 'admin_revoke' }),
+    })
+    expect(await revoked.json()).toEqual({ revoked: true })
+    const session = await api('/session')
+    const jwks = await api('/.well-known/jwks.json')
+    const pinned = await api('/admin/pinned-keys')
+    const feed = await api('/auth/revocations?limit=50')
+    expect(jwks.keys.map((k: Json) => k.kid)).toEqual(['console-k1'])
+    expect(pinned.data.map((k: Json) => k.did)).toEqual([agent.did])
+    expect(feed.entries.map((e: Json) => e.sub)).toEqual([agent.did])
+
+    await goto('#/security')
+    expect(await page.textContent('main h1')).toBe('Security')
+    await page.locator('[data-revoked-jti]').first().waitFor({ timeout: WAIT_MS })
+    expect(await page.textContent('[data-caller=tenant]')).toBe(session.tenantId)
+    expect(await page.textContent('[data-caller=role]')).toBe('admin')
+    const attribute = (selector: string, name: string) =>
+      page.locator(selector).evaluateAll((all, n) => all.map((el) => el.getAttribute(n)), name)
+    expect(await attribute('[data-jwk-kid]', 'data-jwk-kid')).toEqual(jwks.keys.map((k: Json) => k.kid))
+    expect(await attribute('[data-pinned-did]', 'data-pinned-did')).toEqual(pinned.data.map((k: Json) => k.did))
+    expect(await attribute('[data-revoked-jti]', 'data-revoked-jti')).toEqual(feed.entries.map((e: Json) => e.jti))
+    // The token itself appears nowhere on the page.
+    expect(await page.content()).not.toContain(token)
+    expect(await seriousViolations(page)).toEqual([])
+    expect(await unlabelledControls(page)).toBe(0)
+    await page.screenshot({ path: join(SCREENSHOTS, 'security.png'), fullPage: true })
+  })
+
+  it('signed in as an operator, the security page says which reads need an admin', async () => {
+    const operator = await browser.newPage()
+    try {
+      await operator.goto(`${base}/console/#/security`)
+      await operator.fill('#api-key', OPERATOR_KEY)
+      await operator.keyboard.press('Enter')
+      await operator.waitForSelector('[data-caller=role]', { timeout: WAIT_MS })
+      expect(await operator.textContent('[data-caller=role]')).toBe('operator')
+      await operator.getByText('The revocation feed needs an admin key').waitFor({ timeout: WAIT_MS })
+      await operator.getByText('The pinned keys are listed to admins').waitFor({ timeout: WAIT_MS })
+      expect(await operator.locator('[data-revoked-jti], [data-pinned-did]').count()).toBe(0)
+      expect(await seriousViolations(operator)).toEqual([])
+    } finally {
+      await operator.close()
+    }
+  })
+
+  it('the header with the two new pages keeps Sign out on its line at 1280 px', async () => {
+    await goto('#/security')
+    const middle = async (selector: string) => {
+      const box = (await page.locator(selector).first().boundingBox())!
+      return box.y + box.height / 2
+    }
+    expect(Math.abs((await middle('.topbar button:text("Sign out")')) - (await middle('.topbar .brand')))).toBeLessThan(
+      8,
+    )
+  })
+
   it('no horizontal overflow at 390 px', async () => {
     await page.setViewportSize({ width: 390, height: 844 })
     try {
-      for (const [name, hash] of [['trust', '#/trust']] as const) {
+      for (const [name, hash] of [
+        ['trust', '#/trust'],
+        ['security', '#/security'],
+      ] as const) {
         await goto(hash)
         const overflow = await horizontalOverflow(page)
         expect(overflow.scrollWidth, `${hash}: ${overflow.wide.join(' | ')}`).toBeLessThanOrEqual(overflow.clientWidth)

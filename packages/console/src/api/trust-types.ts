@@ -62,3 +62,13 @@ export interface Jwks {
 export interface WitnessHeadState extends Omit<WitnessState, 'checkpoints'> {
   checkpoints: Array<WitnessCheckpoint & { consistencyOk: boolean | null }>
 }
+
+/** GET /admin/pinned-keys (admin): the pinned agent keys in force, public material only. */
+export interface PinnedKeyView {
+  did: string
+  algorithm: 'ed25519' | 'ecdsa-p256'
+  publicKey: string
+  validFrom: number | null
+  validUntil: number | null
+  validNow: boolean
+}
