@@ -14,7 +14,9 @@ import { EventsPage } from './pages/events.js'
 import { RegistriesPage } from './pages/registries.js'
 import { RunDetailPage } from './pages/run-detail.js'
 import { RunsPage } from './pages/runs.js'
+import { SecurityPage } from './pages/security.js'
 import { SignInPage } from './pages/sign-in.js'
+import { TrustPage } from './pages/trust.js'
 import { WebhooksPage } from './pages/webhooks.js'
 import { href, type Route, useRoute } from './router.js'
 import { clearStoredKey, loadStoredKey, storeKey } from './session.js'
@@ -27,6 +29,8 @@ const PAGES = [
   { page: 'registries', label: 'Registries' },
   { page: 'agents', label: 'Agents' },
   { page: 'webhooks', label: 'Webhooks' },
+  { page: 'trust', label: 'Trust' },
+  { page: 'security', label: 'Security' },
 ] as const
 
 interface SignedIn {
@@ -146,6 +150,10 @@ function Page({ route }: { route: Route }) {
       return <AgentsPage />
     case 'webhooks':
       return <WebhooksPage />
+    case 'trust':
+      return <TrustPage />
+    case 'security':
+      return <SecurityPage />
     default:
       return (
         <>

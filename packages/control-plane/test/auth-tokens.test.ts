@@ -633,6 +633,23 @@ describe.each(testDatabaseTargets())('agent tokens on $name', (target) => {
       expect(forbidden.statusCode).toBe(403)
       const res = await t.app.inject({ method: 'POST', url: '/admin/pinned-keys/reload', headers: bearer(ADMIN_KEY) })
       expect(res.json()).toEqual({ ok: true, count: 2 })
+      // The listing follows the swap: both keys, public material only, windows open.
+      const listed = await t.app.inject({ method: 'GET', url: '/admin/pinned-keys', headers: bearer(ADMIN_KEY) })
+      expect(listed.statusCode).toBe(200)
+      expect(listed.json()).toEqual({
+        data: [alice, unpinned].map((agent) => ({
+          did: agent.did,
+          algorithm: 'ed25519',
+          publicKey: agent.pinnedEntry().slice(agent.did.length + 1),
+          validFrom: null,
+          validUntil: null,
+          validNow: true,
+        })),
+        total: 2,
+      })
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/admin/pinned-keys', headers: bearer(USER_KEY) })).statusCode,
+      ).toBe(403)
       await issueToken(t.app, unpinned)
       live = 'did:web:x.test=not-base64!'
       const bad = await t.app.inject({ method: 'POST', url: '/admin/pinned-keys/reload', headers: bearer(ADMIN_KEY) })

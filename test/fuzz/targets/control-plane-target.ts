@@ -367,6 +367,7 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
     },
     { route: 'GET /auth/revocations', method: 'GET', path: '/auth/revocations?since=0&limit=10', headers: admin },
     { route: 'GET /.well-known/jwks.json', method: 'GET', path: '/.well-known/jwks.json', headers: {} },
+    { route: 'GET /admin/pinned-keys', method: 'GET', path: '/admin/pinned-keys', headers: admin },
     { route: 'POST /admin/pinned-keys/reload', method: 'POST', path: '/admin/pinned-keys/reload', headers: admin },
     { route: 'GET /runs', method: 'GET', path: '/runs?limit=1', headers: bearer(heldToken) },
     {
@@ -413,6 +414,12 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
       route: 'GET /receipt-audit/verdicts',
       method: 'GET',
       path: '/receipt-audit/verdicts?verdict=discrepancy&acknowledged=false&limit=10',
+      headers: user,
+    },
+    {
+      route: 'GET /receipt-audit/summary',
+      method: 'GET',
+      path: '/receipt-audit/summary?runs=5',
       headers: user,
     },
     {

@@ -99,10 +99,13 @@ export interface PinnedKeyDirectory {
   find(did: string, nowSeconds: number): PinnedKey | undefined
   replace(keys: readonly PinnedKey[]): void
   count(): number
+  /** Every pinned key, in the variable's order (public material only: GET /admin/pinned-keys). */
+  list(): readonly PinnedKey[]
 }
 
 export function createPinnedKeyDirectory(initial: readonly PinnedKey[]): PinnedKeyDirectory {
   let byDid = index(initial)
+  let all: readonly PinnedKey[] = [...initial]
   let size = initial.length
   return {
     find(did, nowSeconds) {
@@ -117,9 +120,11 @@ export function createPinnedKeyDirectory(initial: readonly PinnedKey[]): PinnedK
     replace(keys) {
       // One assignment each: a concurrent lookup sees either the old or the new directory, never a mix.
       byDid = index(keys)
+      all = [...keys]
       size = keys.length
     },
     count: () => size,
+    list: () => all,
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * Token authentication routes (product spec "Auth endpoints"): the agent challenge/token exchange (public, per-IP
- * throttled), introspection and revocation (key/JWT), the revocation feed and the pinned-key reload (admin), and the
+ * throttled), introspection and revocation (key/JWT), the revocation feed, the pinned keys and their reload (admin), and the
  * JWKS document (public, cacheable).
  */
 import { RevocationFeedPage, TOKEN_REVOKE_REASONS, type TokenRevokeReason } from '@acdp/protocol'
@@ -61,6 +61,15 @@ const IntrospectionShape = Type.Object(
   },
   { description: 'canonical claims when active; only { active: false } otherwise' },
 )
+const UnixSeconds = Type.Union([Type.Integer(), Type.Null()], { description: 'unix seconds; null = open' })
+const PinnedKeyShape = Type.Object({
+  did: Type.String(),
+  algorithm: Type.Union([Type.Literal('ed25519'), Type.Literal('ecdsa-p256')]),
+  publicKey: Type.String({ description: 'the public key, standard base64 (as configured)' }),
+  validFrom: UnixSeconds,
+  validUntil: UnixSeconds,
+  validNow: Type.Boolean({ description: 'the window holds at the time of the request' }),
+})
 const JwksShape = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) })
 
 const FeedQuery = Type.Object(
@@ -198,6 +207,32 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
     async (_request, reply) => {
       void reply.header('cache-control', 'public, max-age=300')
       return tokens.signer?.jwks() ?? { keys: [] }
+    },
+  )
+
+  app.get(
+    '/admin/pinned-keys',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        summary: 'The pinned agent keys in force (admin; public keys only)',
+        tags: ['auth'],
+        response: { 200: Type.Object({ data: Type.Array(PinnedKeyShape), total: Type.Integer() }) },
+      },
+    },
+    async () => {
+      const nowSeconds = Math.floor(deps.clock().getTime() / 1000)
+      const data = tokens.pinned.list().map((key) => ({
+        did: key.did,
+        algorithm: key.algorithm,
+        publicKey: Buffer.from(key.publicKey).toString('base64'),
+        validFrom: key.validFrom ?? null,
+        validUntil: key.validUntil ?? null,
+        validNow:
+          (key.validFrom === undefined || nowSeconds >= key.validFrom) &&
+          (key.validUntil === undefined || nowSeconds < key.validUntil),
+      }))
+      return { data, total: data.length }
     },
   )
 

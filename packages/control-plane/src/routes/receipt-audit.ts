@@ -1,7 +1,8 @@
 /**
  * Receipt-audit verdicts (RFC-ACDP-0010 §8 run by the control plane over what it ingested; docs/control-plane/
- * api.md "Receipt audit"): the tenant's verdict list, filterable (a `discrepancy` is a trust alert), and
- * acknowledgement of a discrepancy (admin). Runs carry their summary in GET /runs/:runId `trust`.
+ * api.md "Receipt audit"): the tenant's verdict list, filterable (a `discrepancy` is a trust alert), the totals
+ * per registry and per run (the console's trust page, one request), and acknowledgement of a discrepancy (admin).
+ * Runs carry their summary in GET /runs/:runId `trust`.
  */
 import { Type } from 'typebox'
 import { RECEIPT_VERDICTS, type ReceiptVerdict } from '../store/receipt-audit-store.js'
@@ -38,6 +39,30 @@ const ListQuery = Type.Object(
   },
   { additionalProperties: false },
 )
+
+const Count = (description: string) => Type.Integer({ minimum: 0, description })
+const CountsShape = {
+  published: Count('context_published events held'),
+  audited: Count('of those, publications with a verdict (errors included)'),
+  verified: Count('verdict verified'),
+  verifiedHistorical: Count('verdict verified_historical (a retired receipt key)'),
+  structural: Count('verdict structural'),
+  noReceipt: Count('verdict no_receipt'),
+  discrepancies: Count('verdict discrepancy'),
+  errors: Count('verdict error (environmental, never a trust flag)'),
+}
+export const SummaryShape = Type.Object({
+  registries: Type.Array(
+    Type.Object({
+      registryAuthority: Type.String(),
+      ...CountsShape,
+      openDiscrepancies: Count('discrepancies not acknowledged'),
+    }),
+  ),
+  runs: Type.Array(Type.Object({ runId: Type.String(), ...CountsShape }), {
+    description: 'the most recently audited runs, newest first',
+  }),
+})
 
 const EventParams = Type.Object({ eventId: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }) })
 
@@ -77,6 +102,25 @@ export const receiptAuditRoutes: RoutePlugin = async (app, { deps, receiptAudit 
         data: records.map(toVerdictView),
         nextBefore: records.length === limit && last !== undefined ? String(last.eventSeq) : null,
       }
+    },
+  )
+
+  app.get(
+    '/receipt-audit/summary',
+    {
+      schema: {
+        tags: ['receipt-audit'],
+        summary: 'Receipt-audit totals per registry and per recently audited run (the trust page, in one request)',
+        querystring: Type.Object(
+          { runs: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'runs listed (default 20)' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: SummaryShape },
+      },
+    },
+    async (request) => {
+      const { runs } = request.query as { runs?: number }
+      return receiptAudit.store.summary(request.tenantId, runs ?? 20)
     },
   )
 

@@ -16,6 +16,7 @@ import { type Kysely, sql } from 'kysely'
 import type { StoredEvent } from './schema.js'
 import type { StoreTransaction } from './store.js'
 import type { ReceiptAuditTables } from './receipt-audit-schema.js'
+import { type AuditSummary, readAuditSummary } from './receipt-audit-summary.js'
 
 /** The verdicts, as stored and served. */
 export const RECEIPT_VERDICTS = [
@@ -135,6 +136,8 @@ export interface ReceiptAuditStore {
   ): Promise<AuditRecord[]>
   /** Acknowledges a discrepancy (the first acknowledgement is kept); undefined when there is no such discrepancy. */
   acknowledge(tenantId: string, eventSeq: number, by: string, now: number): Promise<AuditRecord | undefined>
+  /** Totals per registry and for the `runLimit` most recently audited runs (receipt-audit-summary.ts). */
+  summary(tenantId: string, runLimit: number): Promise<AuditSummary>
 }
 
 type Db = Kysely<ReceiptAuditTables>
@@ -358,6 +361,10 @@ export function createReceiptAuditStore<T>(database: { db: Kysely<T>; kind: Data
         .where('verdict', '=', 'discrepancy')
         .executeTakeFirst()
       return row === undefined ? undefined : toRecord(row)
+    },
+
+    summary(tenantId, runLimit) {
+      return readAuditSummary(db, tenantId, runLimit)
     },
   }
 }
