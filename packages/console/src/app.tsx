@@ -9,6 +9,7 @@ import type { Session } from './api/types.js'
 import { ContextLookup } from './components/context-lookup.js'
 import { AgentsPage } from './pages/agents.js'
 import { ContextPage } from './pages/context.js'
+import { ContextsSearchPage } from './pages/contexts-search.js'
 import { DashboardPage } from './pages/dashboard.js'
 import { EventsPage } from './pages/events.js'
 import { RegistriesPage } from './pages/registries.js'
@@ -27,6 +28,7 @@ const PAGES = [
   { page: 'registries', label: 'Registries' },
   { page: 'agents', label: 'Agents' },
   { page: 'webhooks', label: 'Webhooks' },
+  { page: 'contexts', label: 'Contexts' },
 ] as const
 
 interface SignedIn {
@@ -74,7 +76,9 @@ export function App() {
 function Shell({ signedIn, route, onSignOut }: { signedIn: SignedIn; route: Route; onSignOut(): void }) {
   const context = useMemo(() => ({ client: signedIn.client, session: signedIn.session }), [signedIn])
   const current =
-    PAGES.find((p) => p.page === route.page)?.label ?? (route.page === 'contexts' ? 'Context' : 'Not found')
+    route.page === 'contexts' && route.params[0] !== undefined
+      ? 'Context'
+      : (PAGES.find((p) => p.page === route.page)?.label ?? 'Not found')
   useEffect(() => {
     document.title = `${current} · ACDP console`
   }, [current])
@@ -131,10 +135,7 @@ function Page({ route }: { route: Route }) {
       )
     case 'contexts':
       return route.params[0] === undefined ? (
-        <>
-          <h1>Context</h1>
-          <p>Enter a ctx_id in the lookup box in the header, or follow a context link anywhere in the console.</p>
-        </>
+        <ContextsSearchPage query={route.query} />
       ) : (
         <ContextPage key={route.params[0]} ctxId={route.params[0]} />
       )
