@@ -86,6 +86,29 @@ describe('control plane context search against the dev registry', () => {
     expect(forged.body.registries[0].error.code).toBe('invalid_cursor')
   })
 
+  it("relays a lineage's versions and its head with the head receipt, and refuses a malformed lineage id", async () => {
+    const producer = createProducer({ registryUrl: stack.registryUrl, key: createProducerKey() })
+    const v1 = await producer.publish({ type: 'analysis', title: 'lineage v1' })
+    const v2 = await producer.publish({ type: 'analysis', title: 'lineage v2' }, { supersedes: v1.ctxId })
+    const lineageId = v1.response.lineage_id
+    const response = await fetch(
+      `${stack.controlPlaneUrl}/registries/${DEV_REGISTRY_AUTHORITY}/lineages/${encodeURIComponent(lineageId)}`,
+      { headers: { authorization: `Bearer ${stack.secrets.control_plane_api_key}` } },
+    )
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as Json
+    expect(body.versions.map((v: Json) => [v.body.ctx_id, v.registry_state.status])).toEqual([
+      [v1.ctxId, 'superseded'],
+      [v2.ctxId, 'active'],
+    ])
+    expect(body.current.body.ctx_id).toBe(v2.ctxId)
+    expect(body.current.lineage_head_receipt).toMatchObject({ lineage_id: lineageId, head_ctx_id: v2.ctxId })
+    const malformed = await fetch(`${stack.controlPlaneUrl}/registries/${DEV_REGISTRY_AUTHORITY}/lineages/lin:x`, {
+      headers: { authorization: `Bearer ${stack.secrets.control_plane_api_key}` },
+    })
+    expect(malformed.status).toBe(400)
+  })
+
   it('refuses a cursor without its registry, an unknown registry, an unknown parameter and no credential', async () => {
     const orphan = await search('q=x&cursor=abc')
     expect(orphan.status).toBe(400)

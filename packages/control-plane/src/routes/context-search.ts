@@ -1,11 +1,12 @@
 /**
- * GET /contexts/search: the enrolled registries' keyword search, fanned out and relayed per registry
+ * GET /contexts/search and GET /registries/:authority/lineages/:lineageId (services/lineage-relay.ts): the enrolled registries' keyword search, fanned out and relayed per registry
  * (services/context-search.ts), key/JWT, one `context.retrieve` quota unit per search. Fastify matches this
  * static path before the federation proxy's `/contexts/*` (a ctx_id is never the bare word `search`).
  */
 import { Type } from 'typebox'
 import { ControlPlaneError } from '../errors.js'
 import { SEARCH_FILTERS, searchEnrolledRegistries } from '../services/context-search.js'
+import { relayLineage } from '../services/lineage-relay.js'
 import type { RoutePlugin } from './route-context.js'
 
 const Text = Type.String({ minLength: 1, maxLength: 2048 })
@@ -31,7 +32,7 @@ const RegistryPage = Type.Object({
   ]),
 })
 
-export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, gates }) => {
+export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, gates, enrollments }) => {
   app.get(
     '/contexts/search',
     {
@@ -60,6 +61,46 @@ export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, 
       return searchEnrolledRegistries(
         { outbound: federation.outbound, timeoutMs: federation.timeoutMs, store: deps.store, log: request.log },
         { tenantId: request.tenantId, filters, registry: query['registry'], cursor: query['cursor'] },
+      )
+    },
+  )
+
+  app.get(
+    '/registries/:authority/lineages/:lineageId',
+    {
+      schema: {
+        tags: ['registries'],
+        summary: "A lineage's versions and its current head (with its head receipt), relayed unverified",
+        description:
+          "The registry's `GET /lineages/{id}` (version ascending) and `GET /lineages/{id}/current`; `current` is " +
+          'null when the registry has no current version. Quota `context.retrieve`.',
+        params: Type.Object({
+          authority: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:-]+$' }),
+          lineageId: Type.String({ minLength: 1, maxLength: 100 }),
+        }),
+        response: {
+          200: Type.Object({
+            authority: Type.String(),
+            versions: Type.Array(Type.Unknown()),
+            current: Type.Unknown(),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const principal = request.principal
+      if (principal === undefined) throw new ControlPlaneError('UNAUTHORIZED', 'a valid bearer credential is required')
+      const { authority, lineageId } = request.params as { authority: string; lineageId: string }
+      await gates.quotas.consume({
+        action: 'context.retrieve',
+        tenantId: request.tenantId,
+        agentDid: principal.subject,
+      })
+      return relayLineage(
+        { outbound: federation.outbound, timeoutMs: federation.timeoutMs, enrollments, log: request.log },
+        request.tenantId,
+        authority,
+        lineageId,
       )
     },
   )
