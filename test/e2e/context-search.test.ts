@@ -90,7 +90,7 @@ describe('control plane context search against the dev registry', () => {
     const producer = createProducer({ registryUrl: stack.registryUrl, key: createProducerKey() })
     const v1 = await producer.publish({ type: 'analysis', title: 'lineage v1' })
     const v2 = await producer.publish({ type: 'analysis', title: 'lineage v2' }, { supersedes: v1.ctxId })
-    const lineageId = v1.response.lineage_id
+    const lineageId = String((v1.response as Json).lineage_id)
     const response = await fetch(
       `${stack.controlPlaneUrl}/registries/${DEV_REGISTRY_AUTHORITY}/lineages/${encodeURIComponent(lineageId)}`,
       { headers: { authorization: `Bearer ${stack.secrets.control_plane_api_key}` } },
