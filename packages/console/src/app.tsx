@@ -12,6 +12,7 @@ import { ContextPage } from './pages/context.js'
 import { ContextsSearchPage } from './pages/contexts-search.js'
 import { DashboardPage } from './pages/dashboard.js'
 import { EventsPage } from './pages/events.js'
+import { LineagePage } from './pages/lineage.js'
 import { RegistriesPage } from './pages/registries.js'
 import { RunDetailPage } from './pages/run-detail.js'
 import { RunsPage } from './pages/runs.js'
@@ -78,7 +79,9 @@ function Shell({ signedIn, route, onSignOut }: { signedIn: SignedIn; route: Rout
   const current =
     route.page === 'contexts' && route.params[0] !== undefined
       ? 'Context'
-      : (PAGES.find((p) => p.page === route.page)?.label ?? 'Not found')
+      : route.page === 'lineages'
+        ? 'Lineage'
+        : (PAGES.find((p) => p.page === route.page)?.label ?? 'Not found')
   useEffect(() => {
     document.title = `${current} · ACDP console`
   }, [current])
@@ -138,6 +141,15 @@ function Page({ route }: { route: Route }) {
         <ContextsSearchPage query={route.query} />
       ) : (
         <ContextPage key={route.params[0]} ctxId={route.params[0]} />
+      )
+    case 'lineages':
+      return route.params[0] === undefined ? (
+        <>
+          <h1>Lineage</h1>
+          <p>Open a lineage from a context page: &quot;Every version of this lineage&quot;.</p>
+        </>
+      ) : (
+        <LineagePage key={route.params[0]} lineageId={route.params[0]} registry={route.query.get('registry')} />
       )
     case 'events':
       return <EventsPage query={route.query} />

@@ -1,12 +1,14 @@
 /**
  * The console's exploration pages in headless Chromium against the dev stack (both services on loopback sockets):
- * the Contexts search finds a context published during the test and opens its context page; the pages carry no
+ * the Contexts search finds a context published during the test and opens its context page; the lineage explorer
+ * shows a supersession, a retraction and a republish, the current version and its verified head receipt; the pages carry no
  * serious axe-core violation and do not scroll sideways at 390 px. Screenshots go to docs/console/.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createProducer, createProducerKey, type Producer, type ProducerKey } from '@acdp/protocol'
+import { randomUUID } from 'node:crypto'
+import { createProducer, createProducerKey, type Producer, type ProducerKey, signLifecycleEvent } from '@acdp/protocol'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningDevStack, startDevStack } from '../../cli/src/dev/dev-stack.js'
@@ -93,6 +95,69 @@ describe.skipIf(!hasChromium)('console exploration pages in headless Chromium', 
     await page.waitForSelector(`.inspector[data-ctx-id="${found.ctxId}"] [data-subject=body][data-mark=verified]`, {
       timeout: WAIT_MS,
     })
+  })
+
+  /** A producer-signed lifecycle event (RFC-ACDP-0013 §5) posted to the registry. */
+  const lifecycle = async (ctxId: string, action: 'retract' | 'republish', reason?: string) => {
+    const event = signLifecycleEvent(
+      {
+        event_id: randomUUID(),
+        ctx_id: ctxId,
+        event_type: action === 'retract' ? 'retracted' : 'republished',
+        occurred_at: new Date().toISOString(),
+        actor: key.did,
+        ...(reason === undefined ? {} : { reason }),
+      },
+      { algorithm: key.algorithm, keyId: key.keyId, privateKey: key.privateKey },
+    )
+    const response = await fetch(`${stack.registryUrl}/contexts/${encodeURIComponent(ctxId)}/${action}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/acdp+json' },
+      body: JSON.stringify({ event }),
+    })
+    expect(response.status, await response.text()).toBe(200)
+  }
+
+  it('the lineage explorer shows a supersession, a retraction and a republish, and verifies the head receipt', async () => {
+    const v1 = await producer.publish({ type: 'analysis', title: 'forecast, first cut' })
+    const v2 = await producer.publish({ type: 'analysis', title: 'forecast, revised' }, { supersedes: v1.ctxId })
+    await lifecycle(v2.ctxId, 'retract', 'input series was wrong')
+    await lifecycle(v2.ctxId, 'republish')
+    const lineageId = String((v1.response as { lineage_id?: unknown }).lineage_id)
+    // Reached from the context page.
+    await goto(`#/contexts/${encodeURIComponent(v1.ctxId)}`)
+    const link = page.locator(`a[data-lineage-link="${lineageId}"]`)
+    await link.waitFor({ timeout: WAIT_MS })
+    await link.click()
+    await expect.poll(() => page.textContent('main h1'), { timeout: WAIT_MS }).toBe('Lineage')
+    await page.waitForSelector(`[data-current="${v2.ctxId}"]`, { timeout: WAIT_MS })
+    expect(await page.getAttribute('tr[data-version="1"]', 'data-status')).toBe('superseded')
+    expect(await page.getAttribute('tr[data-version="2"]', 'data-status')).toBe('active')
+    expect(await page.textContent('tr[data-version="2"]')).toContain('(current)')
+    const kinds = await page
+      .locator('.lineage-history li')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')))
+    expect(kinds).toEqual(['published', 'superseded', 'retracted', 'republished'])
+    expect(await page.textContent('.lineage-history li[data-kind=retracted]')).toContain('input series was wrong')
+    // The head receipt, checked in the browser against the registry's relayed DID document.
+    await page.waitForSelector('.head-receipt[data-head-mark=verified]', { timeout: WAIT_MS })
+    expect(await seriousViolations(page)).toEqual([])
+    await page.screenshot({ path: join(SCREENSHOTS, 'lineage.png'), fullPage: true })
+    narrow.push(['lineage', new URL(page.url()).hash])
+    // A head receipt altered in transit is not verified.
+    const isCurrent = (url: URL) => url.pathname.startsWith('/registries/') && url.pathname.includes('/lineages/')
+    await page.route(isCurrent, async (route) => {
+      const answer = await route.fetch()
+      const body = (await answer.json()) as { current: { lineage_head_receipt: { head_version: number } } }
+      body.current.lineage_head_receipt.head_version = 7
+      await route.fulfill({ response: answer, body: JSON.stringify(body) })
+    })
+    try {
+      await page.reload()
+      await page.waitForSelector('.head-receipt[data-head-mark=failed]', { timeout: WAIT_MS })
+    } finally {
+      await page.unroute(isCurrent)
+    }
   })
 
   it('no exploration page scrolls sideways at 390 px, and none has a serious axe violation', async () => {
