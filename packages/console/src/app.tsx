@@ -13,6 +13,8 @@ import { ContextsSearchPage } from './pages/contexts-search.js'
 import { DashboardPage } from './pages/dashboard.js'
 import { EventsPage } from './pages/events.js'
 import { LineagePage } from './pages/lineage.js'
+import { ObservabilityPage } from './pages/observability.js'
+import { SettingsPage } from './pages/settings.js'
 import { RegistriesPage } from './pages/registries.js'
 import { RunDetailPage } from './pages/run-detail.js'
 import { RunsPage } from './pages/runs.js'
@@ -30,6 +32,8 @@ const PAGES = [
   { page: 'agents', label: 'Agents' },
   { page: 'webhooks', label: 'Webhooks' },
   { page: 'contexts', label: 'Contexts' },
+  { page: 'observability', label: 'Observability' },
+  { page: 'settings', label: 'Settings' },
 ] as const
 
 interface SignedIn {
@@ -159,6 +163,10 @@ function Page({ route }: { route: Route }) {
       return <AgentsPage />
     case 'webhooks':
       return <WebhooksPage />
+    case 'observability':
+      return <ObservabilityPage />
+    case 'settings':
+      return <SettingsPage />
     default:
       return (
         <>

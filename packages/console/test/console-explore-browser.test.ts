@@ -160,6 +160,31 @@ describe.skipIf(!hasChromium)('console exploration pages in headless Chromium', 
     }
   })
 
+  it('the observability page shows the probes, the registry and the metrics; settings show the connection and a snippet', async () => {
+    await goto('#/observability')
+    await page.waitForSelector('[data-probe=readyz][data-ok=true]', { timeout: WAIT_MS })
+    expect(await page.getAttribute('[data-probe=healthz]', 'data-ok')).toBe('true')
+    await page.waitForSelector('[data-registry=localhost][data-reach=reachable]', { timeout: WAIT_MS })
+    // The page's figure is the one /metrics exposes (ingest only rises, so it is read after the page).
+    const shown = Number((await page.textContent('[data-metric=acdp_events_ingested_total]'))!.replace(/,/g, ''))
+    expect(shown).toBeGreaterThan(0)
+    expect(await page.getAttribute('a[href="/metrics"]', 'href')).toBe('/metrics')
+    expect(await seriousViolations(page)).toEqual([])
+    await page.screenshot({ path: join(SCREENSHOTS, 'observability.png'), fullPage: true })
+    narrow.push(['observability', '#/observability'])
+    await goto('#/settings')
+    await page.waitForSelector('[data-enrolled=localhost]', { timeout: WAIT_MS })
+    expect(await page.textContent('[data-setting=control-plane]')).toBe(stack.controlPlaneUrl)
+    expect(await page.textContent('[data-setting=tenant]')).toBe('default')
+    expect(await page.getAttribute('pre[data-snippet]', 'data-snippet')).toBe(stack.registryUrl)
+    expect(await page.textContent('pre[data-snippet]')).toContain(`registryUrl: ${JSON.stringify(stack.registryUrl)}`)
+    // The API key is never on the page.
+    expect(await page.textContent('body')).not.toContain(stack.secrets.control_plane_api_key)
+    expect(await seriousViolations(page)).toEqual([])
+    await page.screenshot({ path: join(SCREENSHOTS, 'settings.png'), fullPage: true })
+    narrow.push(['settings', '#/settings'])
+  })
+
   it('no exploration page scrolls sideways at 390 px, and none has a serious axe violation', async () => {
     await page.setViewportSize({ width: 390, height: 844 })
     try {
