@@ -1,7 +1,7 @@
 /**
  * The few figures the observability page shows, read from the control plane's own `GET /metrics` (Prometheus
  * text exposition format 0.0.4): each metric's samples summed over their labels, optionally only those whose
- * labels contain a given pair. Histogram series (`_bucket`, `_sum`, `_count`) keep their suffixed names.
+ * labels contain a given pair. A metric declared by `# TYPE` without samples sums to 0. Histogram series (`_bucket`, `_sum`, `_count`) keep their suffixed names.
  */
 
 export interface Sample {
@@ -16,6 +16,9 @@ const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g
 export function parsePrometheusText(text: string): Sample[] {
   const samples: Sample[] = []
   for (const line of text.split('\n')) {
+    // A declared metric with no sample yet (a labelled counter never incremented) counts as 0, not as absent.
+    const declared = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) /.exec(line)
+    if (declared !== null) samples.push({ name: declared[1]!, labels: {}, value: 0 })
     if (line === '' || line.startsWith('#')) continue
     const match = SAMPLE.exec(line)
     if (match === null) continue
