@@ -9,8 +9,12 @@ import type { Session } from './api/types.js'
 import { ContextLookup } from './components/context-lookup.js'
 import { AgentsPage } from './pages/agents.js'
 import { ContextPage } from './pages/context.js'
+import { ContextsSearchPage } from './pages/contexts-search.js'
 import { DashboardPage } from './pages/dashboard.js'
 import { EventsPage } from './pages/events.js'
+import { LineagePage } from './pages/lineage.js'
+import { ObservabilityPage } from './pages/observability.js'
+import { SettingsPage } from './pages/settings.js'
 import { RegistriesPage } from './pages/registries.js'
 import { RunDetailPage } from './pages/run-detail.js'
 import { RunsPage } from './pages/runs.js'
@@ -31,6 +35,9 @@ const PAGES = [
   { page: 'webhooks', label: 'Webhooks' },
   { page: 'trust', label: 'Trust' },
   { page: 'security', label: 'Security' },
+  { page: 'contexts', label: 'Contexts' },
+  { page: 'observability', label: 'Observability' },
+  { page: 'settings', label: 'Settings' },
 ] as const
 
 interface SignedIn {
@@ -78,7 +85,11 @@ export function App() {
 function Shell({ signedIn, route, onSignOut }: { signedIn: SignedIn; route: Route; onSignOut(): void }) {
   const context = useMemo(() => ({ client: signedIn.client, session: signedIn.session }), [signedIn])
   const current =
-    PAGES.find((p) => p.page === route.page)?.label ?? (route.page === 'contexts' ? 'Context' : 'Not found')
+    route.page === 'contexts' && route.params[0] !== undefined
+      ? 'Context'
+      : route.page === 'lineages'
+        ? 'Lineage'
+        : (PAGES.find((p) => p.page === route.page)?.label ?? 'Not found')
   useEffect(() => {
     document.title = `${current} · ACDP console`
   }, [current])
@@ -135,12 +146,18 @@ function Page({ route }: { route: Route }) {
       )
     case 'contexts':
       return route.params[0] === undefined ? (
-        <>
-          <h1>Context</h1>
-          <p>Enter a ctx_id in the lookup box in the header, or follow a context link anywhere in the console.</p>
-        </>
+        <ContextsSearchPage query={route.query} />
       ) : (
         <ContextPage key={route.params[0]} ctxId={route.params[0]} />
+      )
+    case 'lineages':
+      return route.params[0] === undefined ? (
+        <>
+          <h1>Lineage</h1>
+          <p>Open a lineage from a context page: &quot;Every version of this lineage&quot;.</p>
+        </>
+      ) : (
+        <LineagePage key={route.params[0]} lineageId={route.params[0]} registry={route.query.get('registry')} />
       )
     case 'events':
       return <EventsPage query={route.query} />
@@ -154,6 +171,10 @@ function Page({ route }: { route: Route }) {
       return <TrustPage />
     case 'security':
       return <SecurityPage />
+    case 'observability':
+      return <ObservabilityPage />
+    case 'settings':
+      return <SettingsPage />
     default:
       return (
         <>

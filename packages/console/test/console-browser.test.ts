@@ -688,7 +688,7 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.evaluate('document.activeElement && document.activeElement.blur()')
     await page.keyboard.press('Tab')
     const visited: string[] = []
-    for (let i = 0; i < 11; i++) {
+    for (let i = 0; i < 14; i++) {
       await page.keyboard.press('Tab')
       visited.push(
         String(
@@ -698,7 +698,7 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
         ),
       )
     }
-    expect(visited.slice(0, 8)).toEqual([
+    expect(visited.slice(0, 11)).toEqual([
       'Dashboard',
       'Runs',
       'Events',
@@ -707,11 +707,14 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
       'Webhooks',
       'Trust',
       'Security',
+      'Contexts',
+      'Observability',
+      'Settings',
     ])
     // Then the header's lookup box and its button, then Sign out.
-    expect(visited.slice(8)).toEqual(['', 'Open', 'Sign out'])
+    expect(visited.slice(11)).toEqual(['', 'Open', 'Sign out'])
     // Follow the Runs link with the keyboard alone.
-    for (let i = 0; i < 9; i++) await page.keyboard.press('Shift+Tab')
+    for (let i = 0; i < 12; i++) await page.keyboard.press('Shift+Tab')
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Runs')
     await page.keyboard.press('Enter')
     // Polled from the test side: in-page polling of a string would need eval, which the console's CSP refuses.

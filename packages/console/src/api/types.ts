@@ -231,3 +231,32 @@ export interface WitnessState {
   alert: WitnessAlert | null
   checkpoints: WitnessCheckpoint[]
 }
+
+/** One match summary as a registry sends it (RFC-ACDP-0005 §2.2, acdp-search-response.schema.json). */
+export interface SearchMatch {
+  ctx_id: string
+  lineage_id: string
+  type: string
+  agent_id: string
+  title: string
+  created_at: string
+  status: string
+  summary?: string
+  domain?: string
+  visibility?: string
+}
+
+/** One registry's entry of GET /contexts/search (routes/context-search.ts RegistryPage). */
+export interface RegistrySearchPage {
+  authority: string
+  outcome: 'ok' | 'error'
+  /** As the registry sent them: read as {@link SearchMatch}, shown as text only. */
+  matches: unknown[]
+  next_cursor: string | null
+  total_estimate: number | null
+  error: { code: string; message: string; status: number | null } | null
+}
+
+export interface ContextSearchAnswer {
+  registries: RegistrySearchPage[]
+}

@@ -7,6 +7,7 @@ import { consoleRoutes } from './console.js'
 import { authRoutes } from './auth.js'
 import { capabilityRoutes } from './capabilities.js'
 import { contextRoutes } from './contexts.js'
+import { contextSearchRoutes } from './context-search.js'
 import { dashboardRoutes } from './dashboard.js'
 import { registerDomainPackRoutes } from './domain-packs.js'
 import { eventRoutes } from './events.js'
@@ -69,4 +70,5 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   capabilityRoutes,
   routingRoutes,
   registryTrustRoutes,
+  contextSearchRoutes,
 ]

@@ -1,0 +1,107 @@
+/**
+ * GET /contexts/search and GET /registries/:authority/lineages/:lineageId (services/lineage-relay.ts): the enrolled registries' keyword search, fanned out and relayed per registry
+ * (services/context-search.ts), key/JWT, one `context.retrieve` quota unit per search. Fastify matches this
+ * static path before the federation proxy's `/contexts/*` (a ctx_id is never the bare word `search`).
+ */
+import { Type } from 'typebox'
+import { ControlPlaneError } from '../errors.js'
+import { SEARCH_FILTERS, searchEnrolledRegistries } from '../services/context-search.js'
+import { relayLineage } from '../services/lineage-relay.js'
+import type { RoutePlugin } from './route-context.js'
+
+const Text = Type.String({ minLength: 1, maxLength: 2048 })
+
+const Query = Type.Object(
+  {
+    ...Object.fromEntries(SEARCH_FILTERS.map((name) => [name, Type.Optional(Text)])),
+    registry: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:-]+$' })),
+    cursor: Type.Optional(Text),
+  },
+  { additionalProperties: false },
+)
+
+const RegistryPage = Type.Object({
+  authority: Type.String(),
+  outcome: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
+  matches: Type.Array(Type.Unknown(), { description: "The registry's match summaries, as it sent them" }),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  total_estimate: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.Union([
+    Type.Object({ code: Type.String(), message: Type.String(), status: Type.Union([Type.Integer(), Type.Null()]) }),
+    Type.Null(),
+  ]),
+})
+
+export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, gates, enrollments }) => {
+  app.get(
+    '/contexts/search',
+    {
+      schema: {
+        tags: ['federation'],
+        summary: "Search the tenant's enrolled registries (RFC-ACDP-0005 filters), one page per registry",
+        description:
+          'Each enabled enrollment with a base URL is asked `GET /contexts/search` with the same filters; its ' +
+          'matches, next_cursor and total_estimate come back unmerged in its own entry. To page one registry, ' +
+          'repeat the search with `registry=<authority>&cursor=<its next_cursor>` (the cursor is relayed verbatim). ' +
+          'A registry that fails has outcome `error` and does not fail the search.',
+        querystring: Query,
+        response: { 200: Type.Object({ registries: Type.Array(RegistryPage) }) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal
+      if (principal === undefined) throw new ControlPlaneError('UNAUTHORIZED', 'a valid bearer credential is required')
+      const query = request.query as Record<string, string | undefined>
+      await gates.quotas.consume({
+        action: 'context.retrieve',
+        tenantId: request.tenantId,
+        agentDid: principal.subject,
+      })
+      const filters = Object.fromEntries(SEARCH_FILTERS.map((name) => [name, query[name]]))
+      return searchEnrolledRegistries(
+        { outbound: federation.outbound, timeoutMs: federation.timeoutMs, store: deps.store, log: request.log },
+        { tenantId: request.tenantId, filters, registry: query['registry'], cursor: query['cursor'] },
+      )
+    },
+  )
+
+  app.get(
+    '/registries/:authority/lineages/:lineageId',
+    {
+      schema: {
+        tags: ['registries'],
+        summary: "A lineage's versions and its current head (with its head receipt), relayed unverified",
+        description:
+          "The registry's `GET /lineages/{id}` (version ascending) and `GET /lineages/{id}/current`; `current` is " +
+          'null when the registry has no current version. Quota `context.retrieve`.',
+        params: Type.Object({
+          authority: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:-]+$' }),
+          lineageId: Type.String({ minLength: 1, maxLength: 100 }),
+        }),
+        response: {
+          200: Type.Object({
+            authority: Type.String(),
+            versions: Type.Array(Type.Unknown()),
+            current: Type.Unknown(),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const principal = request.principal
+      if (principal === undefined) throw new ControlPlaneError('UNAUTHORIZED', 'a valid bearer credential is required')
+      const { authority, lineageId } = request.params as { authority: string; lineageId: string }
+      await gates.quotas.consume({
+        action: 'context.retrieve',
+        tenantId: request.tenantId,
+        agentDid: principal.subject,
+      })
+      return relayLineage(
+        { outbound: federation.outbound, timeoutMs: federation.timeoutMs, enrollments, log: request.log },
+        request.tenantId,
+        authority,
+        lineageId,
+      )
+    },
+  )
+}
