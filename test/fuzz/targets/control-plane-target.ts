@@ -464,6 +464,17 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
       path: `/registries/${RELAYED}/capabilities`,
       headers: user,
     },
+    // Keyword search fanned out to the enrolled registries: each registry's answer (here their 404s) comes back in
+    // its own entry, so the search itself succeeds.
+    { route: 'GET /contexts/search', method: 'GET', path: '/contexts/search?q=fuzz&limit=5', headers: user },
+    {
+      route: 'GET /registries/:authority/lineages/:lineageId',
+      method: 'GET',
+      path: `/registries/${RELAYED}/lineages/${encodeURIComponent('lin:sha256:' + 'ab'.repeat(32))}`,
+      headers: user,
+      // The relayed registry holds no lineage: the seed reaches the relay and its answer, the registry's 404.
+      expectStatus: 404,
+    },
     {
       route: 'GET /registries/:authority/did-document',
       method: 'GET',
