@@ -115,11 +115,15 @@ async function lowMemoryNotification(): Promise<void> {
   const inspector = await import('node:inspector')
   const session: Session = new inspector.Session()
   session.connect()
-  try {
-    await new Promise<void>((resolve, reject) => {
-      session.post('HeapProfiler.collectGarbage', (error) => (error ? reject(error) : resolve()))
+  await new Promise<void>((resolve, reject) => {
+    session.post('HeapProfiler.collectGarbage', (error) => {
+      // Not from inside the callback (nor a microtask of it): V8's heap-profiler agent still holds its lock there,
+      // and disconnecting would wait on it forever (measured: the process hung).
+      setImmediate(() => {
+        session.disconnect()
+        if (error) reject(error)
+        else resolve()
+      })
     })
-  } finally {
-    session.disconnect()
-  }
+  })
 }
