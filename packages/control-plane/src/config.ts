@@ -188,7 +188,7 @@ export interface ControlPlaneConfig {
     readonly readinessCacheMs: number
     /**
      * MEMORY_RELEASE_ON_IDLE, default true: the bin runs one memory-reducing collection when the process turns
-     * idle after its resident set grew (idle-memory-release.ts).
+     * idle after its resident set grew (@acdp/service-kit, memory/idle-memory-release.ts).
      */
     readonly memoryReleaseOnIdle: boolean
   }

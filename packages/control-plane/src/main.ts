@@ -2,10 +2,10 @@
 /**
  * `acdp-control-plane`: loads the configuration from the environment, migrates, listens, and shuts down
  * gracefully on SIGTERM/SIGINT (exit 0 when the shutdown completed in time, 1 otherwise), and gives memory back
- * when the process turns idle after load (idle-memory-release.ts).
+ * when the process turns idle after load (@acdp/service-kit, memory/idle-memory-release.ts).
  */
 import { ConfigError, loadConfig } from './config.js'
-import { DEFAULT_IDLE_MEMORY_RELEASE, startIdleMemoryRelease } from './idle-memory-release.js'
+import { DEFAULT_IDLE_MEMORY_RELEASE, startIdleMemoryRelease } from '@acdp/service-kit'
 import { startControlPlane } from './start.js'
 
 async function main(): Promise<void> {

@@ -65,6 +65,15 @@ describe('loading', () => {
     expect(config.auth.did_methods).toEqual(['did:web', 'did:key'])
   })
 
+  it('releases memory on idle by default; the environment turns it off', () => {
+    expect(resolveConfig(base).registry.memory_release_on_idle).toBe(true)
+    const config = loadConfig({
+      path: tomlFile('[registry]\nauthority = "reg.example.org"\n'),
+      env: { ACDP_REGISTRY_REGISTRY__MEMORY_RELEASE_ON_IDLE: 'false' },
+    })
+    expect(config.registry.memory_release_on_idle).toBe(false)
+  })
+
   it('reads the file named by ACDP_REGISTRY_CONFIG', () => {
     const path = tomlFile('[registry]\nauthority = "named.example.org"\n')
     expect(loadConfig({ env: { ACDP_REGISTRY_CONFIG: path } }).registry.authority).toBe('named.example.org')

@@ -58,6 +58,9 @@ const RegistrySection = Type.Object(
     access_log: Type.Union([Type.Literal('all'), Type.Literal('errors'), Type.Literal('off')], {
       description: 'one info line per request (all), only for status >= 400 (errors), or none (off)',
     }),
+    memory_release_on_idle: Bool(
+      'the acdp-registry bin runs one memory-reducing collection when it turns idle after its resident set grew',
+    ),
     tls: Type.Object(
       {
         enabled: Bool('serve HTTPS directly'),
@@ -304,6 +307,7 @@ export const DEFAULT_CONFIG: Omit<RegistryConfig, 'registry'> & {
     trusted_origins: [],
     log_level: 'info',
     access_log: 'all',
+    memory_release_on_idle: true,
     tls: { enabled: false, cert_path: '', key_path: '' },
     cors: { allowed_origins: [] },
   },

@@ -10,3 +10,10 @@ export {
   type ParserError,
 } from './http/client-error.js'
 export { type HttpObservation, observeEveryResponse } from './metrics/http-metrics-hook.js'
+export {
+  DEFAULT_IDLE_MEMORY_RELEASE,
+  type IdleMemoryRelease,
+  type IdleMemoryReleaseOptions,
+  type IdleMemoryReleaseProbes,
+  startIdleMemoryRelease,
+} from './memory/idle-memory-release.js'
