@@ -38,4 +38,5 @@ export {
 export { verifyEd25519 } from './signature/ed25519.js'
 // Wire constants the console needs (plain strings: no schema compiler is pulled in by them).
 export { CTX_ID_PATTERN } from './wire/common.js'
+export type { RevocationFeedEntry, RevocationFeedPage } from './wire/revocation-feed.js'
 export { WEBHOOK_EVENT_HEADER_NAMES, type WebhookEventType } from './wire/webhook-events.js'

@@ -4,7 +4,7 @@
  */
 import type { WitnessCheckpoint, WitnessState } from './types.js'
 
-export type { RevocationFeedPage, RevocationFeedEntry } from '@acdp/protocol'
+export type { RevocationFeedPage, RevocationFeedEntry } from '@acdp/protocol/verify'
 
 /** Verdict counts of a set of publications (GET /receipt-audit/summary). */
 export interface AuditCounts {

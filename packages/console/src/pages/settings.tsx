@@ -7,9 +7,12 @@ import type { Enrollment, ListOf } from '../api/types.js'
 import { ErrorPanel, Loading, Section } from '../components/ui.js'
 import { useApi, useConsole } from '../use-api.js'
 
+/** The SDK the snippet imports (shown to the user; the console itself imports only @acdp/protocol/verify). */
+const SDK_PACKAGE = '@acdp/protocol'
+
 function snippet(registryUrl: string): string {
   return [
-    "import { createProducer, createProducerKey } from '@acdp/protocol'",
+    `import { createProducer, createProducerKey } from '${SDK_PACKAGE}'`,
     '',
     '// A did:key identity; keep it (e.g. with `acdp keys`) to publish later versions under the same agent.',
     `const producer = createProducer({ registryUrl: ${JSON.stringify(registryUrl)}, key: createProducerKey() })`,
