@@ -178,7 +178,9 @@ describe('the built acdp CLI against a stack it started', () => {
   })
 
   it('acdp keygen + acdp publish reach a running acdp watch through the webhook (all exit 0)', async () => {
-    const watch = spawn(NODE, [BIN, 'watch', '--count', '1', '--json'], {
+    // Watching the run, not the whole tenant: earlier tests' reads emit context_retrieved events whose webhooks
+    // may still be arriving, and one of them would otherwise be the first line.
+    const watch = spawn(NODE, [BIN, 'watch', '--run', 'cli-e2e-run', '--count', '1', '--json'], {
       cwd: ROOT,
       env: { ...process.env, ...env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
