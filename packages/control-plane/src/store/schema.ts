@@ -159,7 +159,7 @@ export interface RunActivityTable {
   run_count: number
 }
 
-/** Every table of the core control plane schema. C2's tables are typed in their own files (`withTables`). */
+/** Every table of the core control plane schema. Feature tables (webhooks, witness, …) are typed in their own files (`withTables`). */
 export interface ControlPlaneTables {
   context_events: ContextEventsTable
   runs: RunsTable

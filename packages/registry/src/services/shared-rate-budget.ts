@@ -1,6 +1,7 @@
 /**
- * A rate budget shared by every instance on one PostgreSQL (`rate_limit.backend = "postgres"`; registry digest
- * B6): the sum of what all instances admit stays within one budget.
+ * A rate budget shared by every instance on one PostgreSQL (`rate_limit.backend = "postgres"`): per-process
+ * buckets would let N instances behind a balancer admit N times the configured rate, so the sum of what all
+ * instances admit stays within one budget.
  *
  * A per-process memory bucket of the same size stays in front as a pre-filter. It is charged only for what the
  * shared bucket admitted (or charged), so it never holds fewer tokens than the shared one and refusing on it
