@@ -19,7 +19,7 @@ import {
   horizontalOverflow,
   SCREENSHOTS,
   seriousViolations,
-} from './browser-support.js'
+} from './support/browser.js'
 
 const WAIT_MS = 15_000
 

@@ -10,6 +10,7 @@ import { promisify } from 'node:util'
 import type { Page } from 'playwright-core'
 
 export const CHROMIUM = '/usr/bin/chromium'
+export const hasChromium = existsSync(CHROMIUM)
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
 export const SCREENSHOTS = fileURLToPath(new URL('../../../../docs/console/', import.meta.url))
 const CONSOLE_DIR = fileURLToPath(new URL('../../', import.meta.url))
