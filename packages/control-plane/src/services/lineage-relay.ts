@@ -8,6 +8,7 @@
 import { isProtocolError } from '@acdp/protocol'
 import { ControlPlaneError } from '../errors.js'
 import type { ContextSearchDeps } from './context-search.js'
+import { enrolledBaseUrl } from './enrolled-base-url.js'
 import type { EnrollmentDirectory } from './enrollment-directory.js'
 
 /** `lin:sha256:<64 lowercase hex>` (RFC-ACDP-0004 §3). */
@@ -37,19 +38,14 @@ export async function relayLineage(
 ): Promise<RelayedLineage> {
   if (!LINEAGE_ID.test(lineageId)) throw new ControlPlaneError('VALIDATION_ERROR', 'lineageId must be lin:sha256:<hex>')
   const key = authority.toLowerCase()
-  const enrollment = await deps.enrollments.get(key)
-  if (
-    enrollment === undefined ||
-    enrollment.tenantId !== tenantId ||
-    !enrollment.enabled ||
-    enrollment.baseUrl === null
-  ) {
+  const baseUrl = await enrolledBaseUrl(deps.enrollments, tenantId, key)
+  if (baseUrl === undefined) {
     throw new ControlPlaneError(
       'REGISTRY_NOT_FOUND',
       'no enabled enrolled registry with a base URL serves this authority',
     )
   }
-  const base = `${enrollment.baseUrl.replace(/\/+$/, '')}/lineages/${encodeURIComponent(lineageId)}`
+  const base = `${baseUrl.replace(/\/+$/, '')}/lineages/${encodeURIComponent(lineageId)}`
   const [versions, current] = await Promise.all([read(deps, key, base), read(deps, key, `${base}/current`)])
   if (versions.status === 404) throw new ControlPlaneError('REGISTRY_NOT_FOUND', 'the registry knows no such lineage')
   if (versions.status !== 200 || !Array.isArray(versions.body)) {

@@ -12,6 +12,7 @@
  */
 import { didWebToUrl } from '@acdp/protocol'
 import { ControlPlaneError } from '../errors.js'
+import { enrolledBaseUrl } from './enrolled-base-url.js'
 import type { EnrollmentDirectory } from './enrollment-directory.js'
 import { WitnessFetchFailure, type WitnessRegistryClient } from './witness-registry-client.js'
 
@@ -54,19 +55,14 @@ export function createRegistryTrust(deps: {
 
   async function enrolled(tenantId: string, authority: string): Promise<{ baseUrl: string }> {
     const key = authority.toLowerCase()
-    const enrollment = await deps.enrollments.get(key)
-    if (
-      enrollment === undefined ||
-      enrollment.tenantId !== tenantId ||
-      !enrollment.enabled ||
-      enrollment.baseUrl === null
-    ) {
+    const baseUrl = await enrolledBaseUrl(deps.enrollments, tenantId, key)
+    if (baseUrl === undefined) {
       throw new ControlPlaneError(
         'REGISTRY_NOT_FOUND',
         'no enabled enrolled registry with a base URL serves this authority',
       )
     }
-    return { baseUrl: enrollment.baseUrl }
+    return { baseUrl }
   }
 
   async function upstream<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
