@@ -18,6 +18,7 @@ import { isIP } from 'node:net'
 import { isProtocolError, type OutboundClient } from '@acdp/protocol'
 import { ControlPlaneError } from '../errors.js'
 import type { EnrollmentDirectory } from './enrollment-directory.js'
+import { enrolledBaseUrl } from './enrolled-base-url.js'
 
 /** `acdp://<authority>/<id>`; authority per the product spec, id a lowercase UUID v4 (RFC-ACDP-0001 §5.5). */
 const CTX_ID =
@@ -92,16 +93,11 @@ export async function proxyContext(deps: FederationDeps, tenantId: string, rawCt
 
 async function forward(deps: FederationDeps, tenantId: string, rawCtxId: string): Promise<ProxiedResponse> {
   const { ctxId, authority } = parseProxiedCtxId(rawCtxId)
-  const enrollment = await deps.enrollments.get(authority)
-  if (
-    enrollment === undefined ||
-    enrollment.tenantId !== tenantId ||
-    !enrollment.enabled ||
-    enrollment.baseUrl === null
-  ) {
+  const baseUrl = await enrolledBaseUrl(deps.enrollments, tenantId, authority)
+  if (baseUrl === undefined) {
     throw new ControlPlaneError('REGISTRY_NOT_FOUND', 'no enrolled registry serves this authority')
   }
-  const url = `${enrollment.baseUrl.replace(/\/+$/, '')}/contexts/${encodeURIComponent(ctxId)}`
+  const url = `${baseUrl.replace(/\/+$/, '')}/contexts/${encodeURIComponent(ctxId)}`
   let response
   try {
     response = await deps.outbound.request(url, {
