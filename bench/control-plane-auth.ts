@@ -1,6 +1,6 @@
 /**
  * Control plane token-auth benchmark (`npm run bench:control-plane-auth`, also run by bench/control-plane.ts as
- * its `auth` phase; figures in docs/performance.md "### Token auth and federation").
+ * its `auth` phase; figures in docs/performance/journal.md "Token auth and federation").
  *
  * The control plane runs in a CHILD process on SQLite (a temp dir) with HS256 token issuance, pinned keys for
  * the bench agents, and its SSRF-safe outbound client trusting a throwaway test CA for one loopback name. This

@@ -1,5 +1,5 @@
 /**
- * Control plane load benchmark (`npm run bench:control-plane`; figures in docs/performance.md "## Control plane").
+ * Control plane load benchmark (`npm run bench:control-plane`; figures in docs/performance/control-plane.md; how it works: docs/performance/journal.md "Control plane").
  *
  * The control plane runs in a CHILD process on a loopback port (production config: HMAC secret, API key, sealed
  * secrets), driven from this process:

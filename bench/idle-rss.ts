@@ -1,5 +1,5 @@
 /**
- * Idle memory of the real bins (`npm run bench:idle-rss`; see docs/performance.md "Idle memory (RSS)").
+ * Idle memory of the real bins (`npm run bench:idle-rss`; see docs/performance/journal.md "Idle memory (RSS)").
  *
  * Starts each service from the built tree as its own process on a free loopback port with a fresh data directory
  * (registry and control plane on SQLite, and both on PostgreSQL when BENCH_DATABASE_URL is set),

@@ -1,5 +1,5 @@
 /**
- * Parts of a `GET /log/proof` request timed in isolation, on a real-shaped store (docs/performance.md "Proofs over
+ * Parts of a `GET /log/proof` request timed in isolation, on a real-shaped store (docs/performance/journal.md "Proofs over
  * HTTP at 1M: per-request cost (session 5)"): `npm run bench:log-proof-parts`.
  *
  * Bulk-loads BENCH_LOG_LEAVES (default 1,000,000) leaves (log-bulk-load.ts) into a migrated registry SQLite file,

@@ -1,5 +1,5 @@
 /**
- * Transparency-log proof generation time, in-process (`npm run bench:log-proofs`; docs/performance.md
+ * Transparency-log proof generation time, in-process (`npm run bench:log-proofs`; docs/performance/journal.md
  * "Proofs at 10,000,000 leaves (session 4)").
  *
  * For each size in BENCH_LOG_SIZES (default `1000000,10000000`): bulk-loads a scratch registry SQLite file

@@ -3,7 +3,7 @@
  *
  * The load average says how many runnable threads this guest had; it cannot see the host. On the shared VM these
  * benches run on, the registry's CPU time per trust-on publish was 580–663 µs in session 5 and 355–367 µs in
- * session 6 on nearly the same code at similar load averages (docs/performance.md, "Issue 9's targets, session
+ * session 6 on nearly the same code at similar load averages (docs/performance/journal.md, "Issue 9's targets, session
  * 6"): a vCPU whose host core is shared with other guests does less per second of CPU time. The guest sees only
  * part of that, as steal time (the host ran something else while this guest wanted the vCPU), so every phase
  * prints it beside its rates; a host sharing a core's caches or its sibling hyperthread shows no steal at all.

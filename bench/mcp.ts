@@ -1,5 +1,5 @@
 /**
- * MCP tool-call latency (`npm run bench:mcp`; figures in docs/performance.md "MCP server"). A registry on SQLite
+ * MCP tool-call latency (`npm run bench:mcp`; figures in docs/performance/tools.md "MCP server: tool-call latency"). A registry on SQLite
  * (receipts and log on, publish rate limit off) runs in this process on a loopback port; the BUILT `acdp mcp` is
  * started twice as its own process — over stdio (the SDK's StdioClientTransport spawns it) and with --http on a
  * free loopback port — and driven with the MCP SDK's own Client. Measured per call, sequentially (one call in

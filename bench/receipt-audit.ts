@@ -1,5 +1,5 @@
 /**
- * Receipt-audit benchmark (`npm run bench:receipt-audit`; figures in docs/performance.md "Control plane: receipt
+ * Receipt-audit benchmark (`npm run bench:receipt-audit`; figures in docs/performance/journal.md "Control plane: receipt
  * audit").
  *
  * In one process: a registry of this repository (receipts on, SQLite file) on loopback, and a control plane

@@ -1,5 +1,5 @@
 /**
- * Registry bearer-auth benchmark (`npm run bench:registry-auth`; figures in docs/performance.md). In-process
+ * Registry bearer-auth benchmark (`npm run bench:registry-auth`; figures in docs/performance/journal.md "Bearer authentication (2026-11-24)"). In-process
  * through `app.inject` (no sockets), so it measures the registry's own handling cost of:
  *
  *   1. token issuance: POST /auth/challenge → sign → POST /auth/token (did:key agents, HS256), one client and

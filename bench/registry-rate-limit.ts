@@ -1,5 +1,5 @@
 /**
- * Shared rate-limit backend benchmark (`npm run bench:registry-rate-limit`; figures in docs/performance.md): what
+ * Shared rate-limit backend benchmark (`npm run bench:registry-rate-limit`; figures in docs/performance/journal.md "Shared rate-limit backend"): what
  * `rate_limit.backend = "postgres"` adds to a rate-limited request. POST /auth/challenge through `app.inject` on a
  * registry with PostgreSQL storage, once with memory budgets and once with shared ones (per-IP, global and
  * per-agent challenge: three bucket statements per request), interleaved A B B A. Budgets are far above the load,

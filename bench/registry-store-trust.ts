@@ -1,6 +1,6 @@
 /**
  * What the trust layer costs the registry's SQLite store per publish, without HTTP, signatures or a load
- * generator (docs/performance.md, "Registry trust layer, session 4"): the main-thread CPU of `insertContext` and
+ * generator (docs/performance/journal.md, "Registry trust layer, session 4"): the main-thread CPU of `insertContext` and
  * the WAL bytes it writes, for publishes without the trust layer, with a receipt only, and with a receipt and a
  * log leaf, in group-commit batches of the given sizes (the closed-loop bench commits ≈ 5–6 publishes per
  * transaction at 16 connections, the fixed 1,000/s phase ≈ 2).

@@ -1,5 +1,5 @@
 /**
- * Registry load benchmark (`npm run bench:registry`; see docs/performance.md "## Registry").
+ * Registry load benchmark (`npm run bench:registry`; see docs/performance/registry.md; how it works: docs/performance/journal.md "Registry").
  *
  * Starts a registry on embedded SQLite (a temp dir) in a CHILD process on a loopback port, then drives it from
  * this process (autocannon for the closed-loop phases):

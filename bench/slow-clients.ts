@@ -1,5 +1,5 @@
 /**
- * Slow-client resilience (`npm run test:slow-clients`; docs/performance.md "## Reliability"). Runs each
+ * Slow-client resilience (`npm run test:slow-clients`; docs/performance/journal.md "Reliability"). Runs each
  * service as its real, built bin on SQLite in a temporary directory, on loopback, and attacks it for
  * SLOW_SECONDS (default 60) while a normal client probes GET /healthz every 50 ms:
  *

@@ -1,6 +1,6 @@
 /**
  * Does a worker_threads pool pay for a publish's hashing and signature verification? (`npm run
- * bench:verify-offload`; see docs/performance.md, journal "Signature verification in a worker pool".)
+ * bench:verify-offload`; see docs/performance/journal.md "Signature verification in a worker pool".)
  *
  * The registry's main thread caps one instance's publish rate, so the question is how much main-thread CPU each
  * publish spends on the steps a pool could take over, and what handing them over costs instead. Two variants,

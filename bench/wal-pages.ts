@@ -1,5 +1,5 @@
 /**
- * Which B-trees a publish writes to the WAL (docs/performance.md, "WAL pages per publish (session 5)").
+ * Which B-trees a publish writes to the WAL (docs/performance/journal.md, "WAL pages per publish (session 5)").
  *
  * Publishes N synthetic contexts through the real store (`insertContext`, the SQLite group-commit writer) with
  * the trust layer off and with receipt + transparency log, in group-commit batches of the given sizes, with the

@@ -1,5 +1,5 @@
 /**
- * SQLite WAL soak (`npm run bench:wal-soak`; see docs/performance.md "SQLite WAL bound").
+ * SQLite WAL soak (`npm run bench:wal-soak`; see docs/performance/journal.md "SQLite WAL bound").
  *
  * Opens a file database through @acdp/storage exactly as the services do (serving connection without
  * auto-checkpoint, checkpoint worker with the WAL threshold), then for BENCH_SECONDS:

@@ -1,5 +1,5 @@
 /**
- * Witness benchmark (`npm run bench:witness`; figures in docs/performance.md "## Control plane: log witness").
+ * Witness benchmark (`npm run bench:witness`; figures in docs/performance/journal.md "Control plane: log witness").
  *
  * One control plane instance (a CHILD process, production config, SQLite file, cosigning on) witnesses
  * BENCH_WITNESS_REGISTRIES simulated honest registries (default 1,000), each polled every

@@ -139,7 +139,7 @@ describe('architecture', () => {
     expect(offenders(dirs, forbid)).toEqual([])
   })
 
-  // An idle instance must not hold libraries it may never use (docs/performance.md "Idle memory (RSS)"): the
+  // An idle instance must not hold libraries it may never use (docs/performance/journal.md "Idle memory (RSS)"): the
   // PostgreSQL driver on SQLite, jose without tokens. Their modules import them on first use (`await import`).
   it('the services and storage import pg and jose lazily (type imports only at the top)', () => {
     const eager = /^import (?!type )[^'"]*? from '(?:pg|jose)'/m
@@ -148,7 +148,7 @@ describe('architecture', () => {
     expect(files.filter((file) => eager.test(readFileSync(join(ROOT, file), 'utf8')))).toEqual([])
   })
 
-  // The same for what only some requests need (docs/performance.md "Idle memory (RSS)", Session 4): TypeBox's
+  // The same for what only some requests need (docs/performance/journal.md "Idle memory (RSS)", Session 4): TypeBox's
   // compiler and value modules (the registry compiles its configuration schema at startup anyway, so it is
   // exempt), @noble/curves and Fastify's serializer compiler are loaded with `require` on first use; the protocol's
   // *.browser.ts twins import them statically, a bundle has no other way.

@@ -1,5 +1,5 @@
 /**
- * HTTP fuzzing of both services over real loopback sockets (docs/performance.md "## Reliability").
+ * HTTP fuzzing of both services over real loopback sockets (docs/performance/journal.md "Reliability").
  * FUZZ_REQUESTS sets the total request count (default 2,000 here; `npm run fuzz:ci` sends 20,000 and `npm run fuzz`
  * 1,000,000), split between the targets: both services on SQLite, and on PostgreSQL too when
  * ACDP_TEST_DATABASE_URL is set. FUZZ_SEED sets the run seed (fixed by default; `random` draws one,

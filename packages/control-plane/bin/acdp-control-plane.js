@@ -33,7 +33,7 @@ if (!(Number(found.split('.')[0]) >= REQUIRED_MAJOR)) {
   process.exit(4)
 }
 
-// Idle memory (docs/performance.md "Idle memory (RSS)"): startup allocates a lot that all survives, so V8 grows
+// Idle memory (docs/performance/journal.md "Idle memory (RSS)"): startup allocates a lot that all survives, so V8 grows
 // its young generation to the 16 MiB semi-space maximum and keeps it committed (32 MB resident) while the service
 // idles. The service process therefore runs with a 2 MiB semi-space, a V8 heap flag that only takes effect when
 // given at start: the launcher re-executes Node.js with it in the same process (same PID, so systemd, containers

@@ -1,6 +1,6 @@
 /**
  * TypeBox's compiler and value modules (`typebox/compile`, `typebox/value`, with Fastify's TypeBox validator
- * compiler over them), loaded on first use instead of at startup (docs/performance.md "Idle memory (RSS)"):
+ * compiler over them), loaded on first use instead of at startup (docs/performance/journal.md "Idle memory (RSS)"):
  * together ≈ 3.5 MB of heap that an idle instance never touches, since route validators are compiled on each
  * route's first request (http/lazy-schema-compilers.ts) and DOMAIN_PACKS files are the only other thing validated.
  * Both uses are synchronous, so the modules are loaded with `require`, which loads an ES module synchronously on

@@ -1,6 +1,6 @@
 /**
  * The `jose` library, imported on first use. Token issuance and verification are off unless configured, and an
- * idle instance without them should not hold jose's ≈ 1.5 MB of loaded code (docs/performance.md "Idle memory").
+ * idle instance without them should not hold jose's ≈ 1.5 MB of loaded code (docs/performance/journal.md "Idle memory").
  * The first JWT this instance signs or checks pays the import once; every later call gets the same module.
  */
 type JoseModule = typeof import('jose')

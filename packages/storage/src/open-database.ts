@@ -136,7 +136,7 @@ export async function openDatabase<T>(options: OpenDatabaseOptions): Promise<Dat
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
     throw new TypeError(`invalid PostgreSQL schema name: ${options.schema}`)
   }
-  // The driver is imported only here, so a service on SQLite never loads it (docs/performance.md "Idle memory").
+  // The driver is imported only here, so a service on SQLite never loads it (docs/performance/journal.md "Idle memory").
   const { default: driver } = await import('pg')
   const startup = startupOptions({
     ...(options.schema ? { search_path: options.schema } : {}),

@@ -71,7 +71,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       }
     }
     // 16 MiB of page cache keeps hot index pages in memory. Larger is slower here: SQLite walks its page cache
-    // on every commit, and 64 MiB cost ≈ 200 µs of main-thread CPU per publish (docs/performance.md).
+    // on every commit, and 64 MiB cost ≈ 200 µs of main-thread CPU per publish (docs/performance/journal.md).
     this.raw.exec('PRAGMA cache_size = -16384')
     this.raw.exec('PRAGMA temp_store = MEMORY')
   }

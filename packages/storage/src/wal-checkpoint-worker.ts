@@ -15,7 +15,7 @@
  * frame that existed when it started, but the writer appends more while it copies and fsyncs, so the WAL is never
  * fully backfilled at the moment a writer starts a transaction — the only moment SQLite rewinds it. The file then
  * grows to the TRUNCATE threshold, and that TRUNCATE copies and truncates a large file while holding every writer
- * (≈ 50–80 ms at 1,000 publishes/s, docs/performance.md). So, right after a PASSIVE, once the WAL holds more than
+ * (≈ 50–80 ms at 1,000 publishes/s, docs/performance/journal.md). So, right after a PASSIVE, once the WAL holds more than
  * `restartThresholdBytes` of frames, the thread runs a RESTART checkpoint: it takes the writer lock, copies only
  * what was appended since the PASSIVE (milliseconds of writes), fsyncs, and waits briefly (`restartWaitMs`) for
  * readers to leave the WAL, so the next writer rewinds it. The file stays near that small size and no TRUNCATE is

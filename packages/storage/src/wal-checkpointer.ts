@@ -141,7 +141,7 @@ export interface WalCheckpointer {
  * burst that grew the file does not keep it large. Half the TRUNCATE threshold: the trim is an `ftruncate` in the
  * writer's COMMIT, on the serving thread (2–13 ms measured), and the file regrows into fresh blocks after it; at
  * 1,000 registry publishes/s the file holds 20–30 MiB between rewinds, so a quarter (16 MiB) made every rewind
- * pay it (≈ 4 times a second, docs/performance.md "Checkpoint holds and the p99 at 1,000/s").
+ * pay it (≈ 4 times a second, docs/performance/journal.md "Checkpoint holds and the p99 at 1,000/s").
  */
 export function journalSizeLimit(walMaxBytes: number): number {
   return Math.max(1024 * 1024, Math.floor(walMaxBytes / 2))
@@ -153,7 +153,7 @@ export function journalSizeLimit(walMaxBytes: number): number {
  * of writes (≈ 12–22 MiB per tick at 1,000 trust-layer publishes/s, so the file then holds 20–35 MiB, around
  * `journal_size_limit`), and RESTARTs run on almost every tick (≈ 4/s, each a short hold under the writer lock,
  * kept off the serving thread's event loop by the writer gate). Larger fractions were measured and did not lower
- * the publish p99 (docs/performance.md).
+ * the publish p99 (docs/performance/journal.md).
  */
 export function defaultRestartThreshold(walMaxBytes: number): number {
   return Math.max(256 * 1024, Math.floor(walMaxBytes / 16))

@@ -2,7 +2,7 @@
  * A short-lived, bounded cache of dashboard overviews (GET /dashboard/overview), keyed by (tenant, window).
  *
  * Why: an overview is seven aggregate queries; on PostgreSQL each takes a pooled connection, so a dashboard polled
- * by many clients queues behind itself (docs/performance.md "Dashboard"). Within DASHBOARD_CACHE_MS the same
+ * by many clients queues behind itself (docs/performance/journal.md "Dashboard with its cache off at 500,000 events"). Within DASHBOARD_CACHE_MS the same
  * tenant and window are computed once and shared, and concurrent misses share one computation (single flight).
  *
  * Correctness: the tenant id is part of the key, so one tenant is never served another's numbers; an entry is

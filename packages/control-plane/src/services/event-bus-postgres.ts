@@ -65,7 +65,7 @@ export async function createPostgresEventBus(options: PostgresEventBusOptions): 
   const connectListener =
     options.connectListener ??
     (async () => {
-      // Imported here: an instance on SQLite never loads the PostgreSQL driver (docs/performance.md "Idle memory").
+      // Imported here: an instance on SQLite never loads the PostgreSQL driver (docs/performance/journal.md "Idle memory").
       const { default: driver } = await import('pg')
       const client = new driver.Client(options.pool.options)
       await client.connect()

@@ -449,7 +449,7 @@ export class SseHub {
     // on a VM), and on a starved CPU a round takes longer, so flushes space out and fan-out keeps at most half of
     // the loop. A stream waits at most one round plus one spacing for a frame (frames appended during a round
     // reach the streams it has not written yet); spacing by twice the round kept the loop share at a third but
-    // put p99 at 2.5-3 rounds (docs/performance.md, SSE fan-out journal).
+    // put p99 at 2.5-3 rounds (docs/performance/journal.md "SSE fan-out: 10,000 subscribers").
     const spacing = Math.max(this.#flushIntervalMs, this.#lastFlushDurationMs)
     const wait = this.#lastFlushAt + spacing - performance.now()
     if (wait <= 0) setImmediate(() => this.#flush())
@@ -473,7 +473,7 @@ export class SseHub {
    * A round writes to at most FLUSH_SLICE_CLIENTS clients per event-loop turn and continues in the next turn
    * (setImmediate: the loop polls sockets in between), so fanning an event out to thousands of streams never
    * holds the loop for more than one slice: other requests (a health probe, an ingest) are served between
-   * slices instead of waiting for the whole round (docs/performance.md "Slow clients"). A client's frames are
+   * slices instead of waiting for the whole round (docs/performance/journal.md "Slow clients"). A client's frames are
    * written in the order they were queued whichever slice reaches it; events arriving during a round go out to
    * the synced streams this round has not reached yet, and to the others in the next round.
    */

@@ -14,7 +14,7 @@
  *
  * One batch is in flight at a time per store; events arriving meanwhile form the next batch, so batches grow
  * with load and a lone event waits only for the current event-loop turn. Store ids therefore increase in
- * commit order on one instance. Several batches in flight were measured on PostgreSQL (docs/performance.md,
+ * commit order on one instance. Several batches in flight were measured on PostgreSQL (docs/performance/journal.md,
  * "Control-plane ingest on PostgreSQL: batches in flight") and ingested less: most of the process's CPU per
  * event is a per-batch cost, so smaller concurrent batches cost more CPU per event, and they queued on the
  * shared registry and rollup rows.

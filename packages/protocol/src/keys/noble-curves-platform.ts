@@ -1,5 +1,5 @@
 /**
- * @noble/curves on Node, loaded on first use rather than at import (docs/performance.md "Idle memory (RSS)"):
+ * @noble/curves on Node, loaded on first use rather than at import (docs/performance/journal.md "Idle memory (RSS)"):
  * ≈ 1.5 MB of heap for curve arithmetic that Node's crypto does not offer (point validation, P-256 compression,
  * deterministic ECDSA signing) and that a service needs only when it checks, converts or makes such a key, never
  * just to start. Callers are synchronous, so the modules are loaded with `require`, which loads an ES module

@@ -143,7 +143,7 @@ let undiciLoading: Promise<Undici> | undefined
 /**
  * undici (≈ 1.2 MB of module source, ≈ 1.7 MB of resident memory once loaded) is imported on the first outbound
  * request rather than at startup, so a service that has not called out yet (an idle one) does not carry it
- * (docs/performance.md "Idle memory (RSS)"). Loaded once per process.
+ * (docs/performance/journal.md "Idle memory (RSS)"). Loaded once per process.
  */
 function loadUndici(): Promise<Undici> {
   undiciLoading ??= import('undici')

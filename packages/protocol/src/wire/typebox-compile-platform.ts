@@ -1,6 +1,6 @@
 /**
  * TypeBox's schema compiler on Node, loaded on the first schema compiled rather than at import
- * (docs/performance.md "Idle memory (RSS)"): `typebox/compile` brings `typebox/value` with it (≈ 3 MB of heap),
+ * (docs/performance/journal.md "Idle memory (RSS)"): `typebox/compile` brings `typebox/value` with it (≈ 3 MB of heap),
  * and a service that only starts, or only serves routes that never parse a closed wire shape, never needs it.
  * A validator is compiled synchronously where it is first used, so the module is loaded with `require`, which
  * loads an ES module synchronously on Node 24 (same module instance as an `import` of it). A browser bundle swaps

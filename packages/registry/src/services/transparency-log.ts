@@ -44,7 +44,7 @@ const CHECKPOINT_CACHE_ENTRIES = 4096
  * trees the upper levels and the most recently used parts of the lower ones. At 1M leaves its resident three
  * quarters hold every level ≥ 1 (32 MiB held levels ≥ 2), so an inclusion proof reads at most its level-0
  * sibling from storage: 142–153 instead of 160–169 µs of registry CPU per proof over HTTP, consistency 96–100
- * instead of 115–152 µs (docs/performance.md, session 5). Only a log that large fills it.
+ * instead of 115–152 µs (docs/performance/journal.md, session 5). Only a log that large fills it.
  */
 const NODE_CACHE_BYTES = 64 * 2 ** 20
 /**

@@ -187,7 +187,7 @@ const NODE_RANGE_SQL = 'select pos, hash from log_node where pos between ? and ?
 /**
  * `listNodes` scans a position range when it holds at most this many rows per node wanted (level 0: ≈ 2, the leaf
  * hashes and the parents between them), else probes keys: on node:sqlite a probe costs ≈ 1.6 µs and a scanned
- * row ≈ 1 µs (1,000,000 leaves, docs/performance.md "WAL pages per publish (session 5)").
+ * row ≈ 1 µs (1,000,000 leaves, docs/performance/journal.md "WAL pages per publish (session 5)").
  */
 const RANGE_READ_FACTOR = 3
 /**

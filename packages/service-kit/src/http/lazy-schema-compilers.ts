@@ -1,5 +1,5 @@
 /**
- * Route schemas compiled on a route's first request instead of at startup (docs/performance.md "Idle memory").
+ * Route schemas compiled on a route's first request instead of at startup (docs/performance/journal.md "Idle memory").
  *
  * Fastify compiles a validator for every request part and a serializer for every response status of every route
  * when the app starts. Each is generated code (TypeBox `Compile`, fast-json-stringify), and an idle instance

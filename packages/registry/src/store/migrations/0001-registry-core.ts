@@ -3,7 +3,7 @@
  * meaning of every column. Portable DDL: text, integer and bigint only.
  *
  * Every B-tree is written on every publish, so the schema keeps only the ones a query or a constraint needs
- * (measured in docs/performance.md "## Registry"):
+ * (measured in docs/performance/registry.md; how it works: docs/performance/journal.md "Registry"):
  * - the side tables are clustered on their (ctx_id, value) primary key (SQLite `WITHOUT ROWID`): one B-tree
  *   each instead of a rowid table plus a primary-key index, and all rows of one context land on one page. The
  *   search's `EXISTS` probes bind both columns; no query looks rows up by value alone, so there is no value index;

@@ -8,7 +8,7 @@
  * - `context_tenant_created (tenant_id, created_at_ms, ctx_id)`: search and the admin listing walk one tenant's
  *   contexts in result order without visiting other tenants' rows. It replaces `context_created
  *   (created_at_ms, ctx_id)`, which no query uses any more (each names its tenant): an extra B-tree on every
- *   publish cost ≈ 10 % registry CPU per publish in an A/B (docs/performance.md).
+ *   publish cost ≈ 10 % registry CPU per publish in an A/B (docs/performance/journal.md).
  * - `idempotency_record` is keyed by (tenant_id, agent_id, idempotency_key): an agent's key in one tenant neither
  *   replays nor blocks a publish in another. A primary key cannot be altered in SQLite, so the table is rebuilt
  *   (its rows live at most `limits.idempotency_key_ttl_seconds`, a few days); both dialects take the same path.

@@ -1,5 +1,5 @@
 /**
- * 0007: fewer B-tree pages written per publish (docs/performance.md, "WAL pages per publish (session 5)"). Each
+ * 0007: fewer B-tree pages written per publish (docs/performance/journal.md, "WAL pages per publish (session 5)"). Each
  * B-tree page a commit dirties is one more page in SQLite's WAL; at one publish per transaction a logged
  * publish wrote ≈ 21.6 pages (≈ 87 KiB), which paces the WAL checkpoints.
  *

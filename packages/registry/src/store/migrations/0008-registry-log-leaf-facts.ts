@@ -3,7 +3,7 @@
  * only to a reader of the same tenant who may retrieve its context (services/transparency-log.ts); reading those
  * facts through a join cost every inclusion proof two random descents into `context` (its ctx_id key, then the
  * row) and one into `log_node`: 19–24 µs per lookup at 1,000,000 leaves with a context row each, 7–8 µs from the
- * leaf row alone (bench/log-proof-parts.ts; docs/performance.md, session 5).
+ * leaf row alone (bench/log-proof-parts.ts; docs/performance/journal.md, session 5).
  *
  * - `log_leaf.tenant_id`, `visibility`, `agent_id`, `audience_json`: copies of the context's columns, written by
  *   the same publish transaction as the leaf. A context's tenant, visibility, agent and audience never change
