@@ -630,11 +630,15 @@ export class SseHub {
       const held = client.pending
       client.pending = null
       // Events released before the last read committed before it, so that read delivered the ones at or below
-      // `through`; late ones it did not read were removed from `held` only when it did.
+      // `through`; late ones it did not read were removed from `held` only when it did. The ones at or below the
+      // client's position were delivered before it resumed: by another instance that had released them when this
+      // one had not (`through` below Last-Event-ID), as #dispatch assumes for live ones. Written again they would
+      // repeat, with an `id:` below the stream's last one.
       if (held) {
+        const position = Math.max(through, Number(client.lastEventId))
         for (const { event, late } of held.values()) {
           if (late) this.#enqueueLate(client, event)
-          else if (Number(event.id) > through) this.#enqueue(client, this.#frame(formatEventFrame(event)), event.id)
+          else if (Number(event.id) > position) this.#enqueue(client, this.#frame(formatEventFrame(event)), event.id)
         }
       }
       this.#trySync(client)
