@@ -32,6 +32,11 @@ import type { ControlPlaneStore, StoreTransaction } from './store/store.js'
  */
 export interface WebhookOutbox {
   enqueue(tx: StoreTransaction, event: StoredEvent): Promise<void>
+  /**
+   * False only when `enqueue` would certainly write nothing for an event of `eventType` (the tenant's cached
+   * subscriptions match none): the ingest then writes the event without a transaction hook. Absent: true.
+   */
+  mayEnqueue?(tenantId: string, eventType: string): boolean
 }
 
 /** Injected dependencies of {@link buildApp}. */

@@ -441,6 +441,31 @@ describe.each(testDatabaseTargets())('ingest on $name', (target) => {
       expect(seen).toEqual([{ visibleInTx: 1, type: 'context_published', tenantId: 'default' }])
     })
 
+    it('an outbox that says it would write nothing gets no hook: the event is stored and published without it', async () => {
+      const asked: string[] = []
+      let enqueued = 0
+      t = await openTestApp(
+        target,
+        {},
+        {
+          webhookOutbox: {
+            mayEnqueue(tenantId, eventType) {
+              asked.push(`${tenantId} ${eventType}`)
+              return false
+            },
+            async enqueue() {
+              enqueued += 1
+            },
+          },
+        },
+      )
+      expect((await t.app.inject(signedDelivery(publishedEvent()))).statusCode).toBe(204)
+      expect(asked).toEqual(['default context_published'])
+      expect(enqueued).toBe(0)
+      expect(await eventCount(t)).toBe(1)
+      expect(t.published).toHaveLength(1)
+    })
+
     it('a failing outbox aborts the ingest: 500, nothing stored, nothing published, and a retry succeeds', async () => {
       let fail = true
       t = await openTestApp(

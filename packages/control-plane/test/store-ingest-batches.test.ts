@@ -6,6 +6,8 @@
 import { type Database, openDatabase, testDatabaseTargets, testDatabaseUrl } from '@acdp/storage'
 import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type pg from 'pg'
+import { EventWriter } from '../src/store/event-writer.js'
 import { createKyselyStore } from '../src/store/kysely-store.js'
 import type { ControlPlaneTables } from '../src/store/schema.js'
 import type { ControlPlaneStore, NewEvent, StoreTransaction } from '../src/store/store.js'
@@ -221,6 +223,86 @@ describe.each(testDatabaseTargets())('ingest batches on $name', (target) => {
     const { expected, actual } = await countersAgainstEvents(database.db)
     expect(actual).toEqual(expected)
   })
+
+  it('a batch without hooks holding one already-stored event (no repeat within it): that one is a duplicate, the rest stored once, counters exact', async () => {
+    const first = event()
+    const firstId = await store.recordEvent(first)
+    expect(typeof firstId).toBe('number')
+    const others = Array.from({ length: 6 }, () => event())
+    const ids = await Promise.all([
+      store.recordEvent(others[0] as NewEvent),
+      store.recordEvent({ ...first }),
+      ...others.slice(1).map((e) => store.recordEvent(e)),
+    ])
+    expect(ids[1]).toBeUndefined()
+    const stored = ids.filter((id) => id !== undefined)
+    expect(stored).toHaveLength(6)
+    expect(new Set([firstId, ...stored]).size).toBe(7)
+    const rows = await database.db.selectFrom('context_events').select('id').execute()
+    expect(rows.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual(
+      [firstId as number, ...(stored as number[])].sort((a, b) => a - b),
+    )
+    const { expected, actual } = await countersAgainstEvents(database.db)
+    expect(actual).toEqual(expected)
+  })
+
+  it.runIf(target.name === 'postgres')(
+    'a batch without hooks is one statement on its own (no connection checked out for a transaction); with a hook it is a transaction',
+    async () => {
+      const pool = database.pool as pg.Pool
+      const calls = { query: 0, connect: 0 }
+      const counting = {
+        query: (...args: Parameters<pg.Pool['query']>) => {
+          calls.query += 1
+          return (pool.query as (...a: unknown[]) => unknown)(...args)
+        },
+        connect: () => {
+          calls.connect += 1
+          return pool.connect()
+        },
+      } as unknown as pg.Pool
+      const writer = new EventWriter(database.db, 'postgres', counting)
+      const hookless = await Promise.all(Array.from({ length: 10 }, () => writer.record(event(), undefined)))
+      expect(hookless.every((id) => typeof id === 'number')).toBe(true)
+      expect(calls).toEqual({ query: 1, connect: 0 })
+      const hooked = await Promise.all([writer.record(event(), undefined), writer.record(event(), async () => {})])
+      expect(hooked.every((id) => typeof id === 'number')).toBe(true)
+      expect(calls).toEqual({ query: 1, connect: 1 })
+      const { expected, actual } = await countersAgainstEvents(database.db)
+      expect(actual).toEqual(expected)
+    },
+  )
+
+  it.runIf(target.name === 'postgres')(
+    'two batches without hooks in flight at once with the same events: each event stored once, acknowledged once, counters exact',
+    async () => {
+      const pool = database.pool as pg.Pool
+      const left = new EventWriter(database.db, 'postgres', pool)
+      const right = new EventWriter(database.db, 'postgres', pool)
+      const acknowledged: number[] = []
+      for (let turn = 0; turn < 5; turn++) {
+        const events = Array.from({ length: 20 }, () => event())
+        // The right writer gets the same events (in reverse; each statement sorts its rows by key): its batch
+        // meets the left one's uncommitted rows on every key.
+        const ids = await Promise.all([
+          ...events.map((e) => left.record(e, undefined)),
+          ...[...events].reverse().map((e) => right.record({ ...e }, undefined)),
+        ])
+        const leftIds = ids.slice(0, 20)
+        const rightIds = ids.slice(20).reverse()
+        leftIds.forEach((id, index) => {
+          // Exactly one of the two deliveries of each event is acknowledged as stored.
+          expect([id, rightIds[index]].filter((x) => x !== undefined)).toHaveLength(1)
+        })
+        acknowledged.push(...(ids.filter((id) => id !== undefined) as number[]))
+      }
+      expect(acknowledged).toHaveLength(100)
+      const rows = await database.db.selectFrom('context_events').select('id').execute()
+      expect(rows.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual([...acknowledged].sort((a, b) => a - b))
+      const { expected, actual } = await countersAgainstEvents(database.db)
+      expect(actual).toEqual(expected)
+    },
+  )
 
   it.runIf(target.name === 'postgres')(
     'two store instances on one database: concurrent batches keep counters exact and store each event once',

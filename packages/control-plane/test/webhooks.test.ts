@@ -49,7 +49,7 @@ import { createKyselyStore } from '../src/store/kysely-store.js'
 import { migration0100Webhooks } from '../src/store/migrations/0100_webhooks.js'
 import { CONTROL_PLANE_MIGRATIONS, MIGRATION_TABLE } from '../src/store/migrations/index.js'
 import type { ControlPlaneTables, StoredEvent } from '../src/store/schema.js'
-import type { ControlPlaneStore, NewEvent } from '../src/store/store.js'
+import type { ControlPlaneStore, NewEvent, StoreTransaction } from '../src/store/store.js'
 import { buildPublishEvent } from './support/new-event.js'
 import { createWebhookStore, type WebhookStore } from '../src/store/webhook-store.js'
 
@@ -134,9 +134,13 @@ interface Harness {
   webhookStore: WebhookStore
   bus: EventBus
   cache: SubscriptionCache
+  outbox: ReturnType<typeof createWebhookOutbox>
   metrics: ReturnType<typeof createMetrics>
   subscriptionDeps: WebhookSubscriptionDeps
-  /** Commits an event with the outbox hook inside its transaction, then publishes it (as the ingest does). */
+  /**
+   * Commits an event with the outbox hook inside its transaction (none when the outbox says it would write
+   * nothing), then publishes it: as the ingest does.
+   */
   ingest(tenantId: string, overrides?: Partial<NewEvent>): Promise<StoredEvent>
   dispatcher(settings?: Partial<WebhookDeliverySettings>, client?: OutboundClient): WebhookDispatcher
   counter(status: string): Promise<number>
@@ -173,16 +177,21 @@ async function openHarness(
     webhookStore,
     bus,
     cache,
+    outbox,
     metrics,
     subscriptionDeps,
     async ingest(tenantId, overrides) {
       const event = newEvent(tenantId, overrides)
       let stored: StoredEvent | undefined
-      const id = await store.recordEvent(event, async (tx, eventId) => {
-        stored = toStoredEvent(eventId, event, {})
-        await outbox.enqueue(tx, stored)
-      })
-      if (id === undefined || stored === undefined) throw new Error('duplicate event in test')
+      const hook = outbox.mayEnqueue(tenantId, event.type)
+        ? async (tx: StoreTransaction, eventId: number) => {
+            stored = toStoredEvent(eventId, event, {})
+            await outbox.enqueue(tx, stored)
+          }
+        : undefined
+      const id = await store.recordEvent(event, hook)
+      if (id === undefined) throw new Error('duplicate event in test')
+      stored ??= toStoredEvent(id, event, {})
       bus.publish(busEventFromStored(stored))
       return stored
     },
@@ -499,6 +508,27 @@ describe.each(testDatabaseTargets())('webhook delivery on $name', (target) => {
     // The cache said "none"; creating a subscription invalidates it through the bus.
     await createSubscription(harness.subscriptionDeps, 'tenant-a', { url: receiver.url })
     await harness.ingest('tenant-a')
+    expect(await statuses(harness)).toEqual(['pending'])
+  })
+
+  it('says it may enqueue unless the cached subscriptions match none of the event type; a change re-opens it', async () => {
+    const harness = await openTargetHarness(target)
+    const receiver = await startReceiver(() => 200)
+    // Not cached yet: the hook must run (it reads the subscriptions inside the ingest transaction).
+    expect(harness.outbox.mayEnqueue('tenant-a', 'context_published')).toBe(true)
+    await harness.ingest('tenant-a')
+    expect(harness.outbox.mayEnqueue('tenant-a', 'context_published')).toBe(false)
+    await createSubscription(harness.subscriptionDeps, 'tenant-a', {
+      url: receiver.url,
+      events: ['context_retracted'],
+    })
+    expect(harness.outbox.mayEnqueue('tenant-a', 'context_published')).toBe(true)
+    await harness.ingest('tenant-a')
+    // Cached again: one subscription, for retractions only.
+    expect(harness.outbox.mayEnqueue('tenant-a', 'context_published')).toBe(false)
+    expect(harness.outbox.mayEnqueue('tenant-a', 'context_retracted')).toBe(true)
+    expect(harness.outbox.mayEnqueue('tenant-b', 'context_published')).toBe(true)
+    await harness.ingest('tenant-a', { type: 'context_retracted', isPublish: false })
     expect(await statuses(harness)).toEqual(['pending'])
   })
 })

@@ -14,7 +14,7 @@ import type { ControlPlaneDeps } from '../deps.js'
 import { ControlPlaneError } from '../errors.js'
 import { formatTimestamp } from '../http/wire-time.js'
 import type { StoredEvent } from '../store/schema.js'
-import type { NewEvent } from '../store/store.js'
+import type { NewEvent, StoreTransaction } from '../store/store.js'
 import {
   authorityOfCtxId,
   CONTEXT_PUBLISHED,
@@ -191,10 +191,18 @@ export async function recordEvent(ctx: IngestContext, input: AuthenticatedEvent)
   }
 
   let stored: StoredEvent | undefined
-  const id = await deps.store.recordEvent(newEvent, async (tx, newId) => {
-    stored = toStoredEvent(newId, newEvent, payload)
-    await deps.webhookOutbox?.enqueue(tx, stored)
-  })
+  const outbox = deps.webhookOutbox
+  // No hook when the outbox would write nothing: a batch of hookless events commits as one statement without an
+  // explicit transaction (store/event-writer.ts). The outbox decides from the subscription cache its hook would
+  // read a moment later (a subscription change reaches that cache through the bus either way, never atomically).
+  const hook =
+    outbox === undefined || outbox.mayEnqueue?.(newEvent.tenantId, type) === false
+      ? undefined
+      : async (tx: StoreTransaction, newId: number) => {
+          stored = toStoredEvent(newId, newEvent, payload)
+          await outbox.enqueue(tx, stored)
+        }
+  const id = await deps.store.recordEvent(newEvent, hook)
   if (id === undefined) return { status: 'duplicate' }
   stored ??= toStoredEvent(id, newEvent, payload)
   deps.metrics.recordEventIngested(type)

@@ -86,6 +86,11 @@ export function formatDeliveryBody(deliveryId: string, event: StoredEvent, data:
 /** The ingest's in-transaction hook (deps.ts `WebhookOutbox`). */
 export interface WebhookOutbox {
   enqueue(tx: StoreTransaction, event: StoredEvent): Promise<void>
+  /**
+   * False only when `enqueue` would certainly write nothing for an event of `eventType` (the tenant's cached
+   * subscriptions match none): the ingest then writes the event without a transaction hook.
+   */
+  mayEnqueue(tenantId: string, eventType: string): boolean
 }
 
 /**
@@ -98,11 +103,17 @@ export function createWebhookOutbox(options: {
   random: (size: number) => Uint8Array
   clock: () => Date
 }): WebhookOutbox {
+  const matches = (subscription: { events: readonly string[] }, eventType: string) =>
+    subscription.events.length === 0 || subscription.events.includes(eventType)
   return {
+    mayEnqueue(tenantId, eventType) {
+      const cached = options.cache.peek(tenantId)
+      return cached === undefined || cached.some((subscription) => matches(subscription, eventType))
+    },
     async enqueue(tx, event) {
       const subscriptions = await options.cache.get(event.tenantId, tx)
       if (subscriptions.length === 0) return
-      const matching = subscriptions.filter((s) => s.events.length === 0 || s.events.includes(event.type))
+      const matching = subscriptions.filter((s) => matches(s, event.type))
       if (matching.length === 0) return
       const data = busEventFromStored(event).data
       const now = options.clock().getTime()

@@ -192,6 +192,8 @@ export interface SubscriptionCache {
   get(tenantId: string, tx?: StoreTransaction): Promise<readonly SubscriptionRecord[]>
   /** True when the tenant is known (cached) to have at least one active subscription. */
   hasCachedSubscriptions(tenantId: string): boolean
+  /** The tenant's active subscriptions when cached and fresh (what `get` would answer without a read), else undefined. */
+  peek(tenantId: string): readonly SubscriptionRecord[] | undefined
   /** Forgets a tenant (`'*'`: every tenant). */
   invalidate(tenantId: string): void
   /** Stops listening to the bus. */
@@ -244,6 +246,10 @@ export function createSubscriptionCache(options: {
     },
     hasCachedSubscriptions(tenantId) {
       return (entries.get(tenantId)?.records.length ?? 0) > 0
+    },
+    peek(tenantId) {
+      const entry = entries.get(tenantId)
+      return entry && options.now() - entry.loadedAt < ttlMs ? entry.records : undefined
     },
     invalidate,
     close: stopListening,

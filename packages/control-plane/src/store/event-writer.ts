@@ -11,6 +11,8 @@
  * one multi-row upsert per counter table with the batch's increments pre-aggregated per key (keys sorted, so
  * concurrent writers on other instances lock rows in the same order). If anything in a batch fails, the batch is
  * rolled back and each event is retried alone, so one bad event (a failing hook) never fails its neighbours.
+ * On PostgreSQL a batch is one statement (store/pg-event-batch.ts), and a batch none of whose events has a hook
+ * is that statement alone, without BEGIN/COMMIT: one statement is atomic, so this is the same guarantee.
  *
  * One batch is in flight at a time per store; events arriving meanwhile form the next batch, so batches grow
  * with load and a lone event waits only for the current event-loop turn. Store ids therefore increase in
@@ -22,7 +24,14 @@
 import type { DatabaseKind } from '@acdp/storage'
 import { Kysely, PostgresDialect, type QueryCreator, sql } from 'kysely'
 import type pg from 'pg'
-import { EVENT_BATCH_SQL, EVENT_BATCH_STATEMENT, type EventBatchRows, eventBatchParams } from './pg-event-batch.js'
+import {
+  EVENT_BATCH_DUPLICATE_SQLSTATE,
+  EVENT_BATCH_SQL,
+  EVENT_BATCH_STATEMENT,
+  type EventBatchResult,
+  type EventBatchRows,
+  eventBatchParams,
+} from './pg-event-batch.js'
 import type { ControlPlaneTables } from './schema.js'
 import { type NewEvent, type StoreTransaction, UNKNOWN_SCENARIO } from './store.js'
 
@@ -137,9 +146,15 @@ export class EventWriter {
   }
 
   /**
-   * PostgreSQL: the batch as one prepared statement (store/pg-event-batch.ts) in a transaction with the events'
-   * hooks. Undefined (rolled back, nothing written) when an event was a duplicate of a stored one: the
-   * statement's projections counted it, so the caller writes the batch the general way.
+   * PostgreSQL: the batch as one prepared statement (store/pg-event-batch.ts). Undefined (nothing written) when
+   * an event was a duplicate of a stored one: the statement's projections counted it, so it aborts itself and the
+   * caller writes the batch the general way.
+   *
+   * A batch without hooks is the statement alone, committed on its own (autocommit): one round trip instead of
+   * BEGIN, statement, COMMIT, and no transaction left idle between them while this process is busy. One statement
+   * is atomic and, with synchronous_commit as configured for every other write, durable when it returns, so each
+   * event still commits with all its projections or not at all before it is acknowledged. A batch with hooks
+   * runs them in a transaction with the statement.
    */
   async #writeStatementBatch(pool: pg.Pool, batch: Pending[]): Promise<Array<number | undefined> | undefined> {
     // Event rows in dedup-key order, projections folded in batch order (as the general path does).
@@ -154,6 +169,25 @@ export class EventWriter {
       activity: activityRows(events),
       didMethods: didMethodRows(events),
     }
+    const statement = {
+      name: EVENT_BATCH_STATEMENT,
+      text: EVENT_BATCH_SQL,
+      values: eventBatchParams(UNKNOWN_SCENARIO, rows),
+      rowMode: 'array' as const,
+    }
+    const idsOf = (result: pg.QueryResult<EventBatchResult>): Array<number | undefined> => {
+      const [, ids, tenantIds, dedupKeys] = result.rows[0] as EventBatchResult
+      const idByKey = new Map(ids.map((id, index) => [keyOf(tenantIds[index]!, dedupKeys[index]!), Number(id)]))
+      return batch.map((item) => idByKey.get(keyOf(item.event.tenantId, item.event.dedupKey)))
+    }
+    if (batch.every((item) => item.hook === undefined)) {
+      try {
+        return idsOf(await pool.query<EventBatchResult>(statement))
+      } catch (error) {
+        if (isDuplicateAbort(error)) return undefined
+        throw error
+      }
+    }
     const client = await pool.connect()
     try {
       await client.query('BEGIN')
@@ -164,18 +198,14 @@ export class EventWriter {
     // A connection that cannot even roll back is discarded, not handed to the next batch.
     let isBroken = false
     try {
-      const result = await client.query<[number, string, string]>({
-        name: EVENT_BATCH_STATEMENT,
-        text: EVENT_BATCH_SQL,
-        values: eventBatchParams(UNKNOWN_SCENARIO, rows),
-        rowMode: 'array',
-      })
-      if (result.rows.length !== batch.length) {
+      let ids: Array<number | undefined>
+      try {
+        ids = idsOf(await client.query<EventBatchResult>(statement))
+      } catch (error) {
+        if (!isDuplicateAbort(error)) throw error
         await client.query('ROLLBACK')
         return undefined
       }
-      const idByKey = new Map(result.rows.map(([id, tenantId, dedupKey]) => [keyOf(tenantId, dedupKey), Number(id)]))
-      const ids = batch.map((item) => idByKey.get(keyOf(item.event.tenantId, item.event.dedupKey)))
       const tx = this.#connectionDb(client)
       for (let index = 0; index < batch.length; index++) {
         const hook = (batch[index] as Pending).hook
@@ -252,6 +282,10 @@ async function applyWrites(
 }
 
 const keyOf = (tenantId: string, dedupKey: string) => `${tenantId}\u0000${dedupKey}`
+
+/** The batch statement refused itself because an event was already stored (see pg-event-batch.ts). */
+const isDuplicateAbort = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === EVENT_BATCH_DUPLICATE_SQLSTATE
 const lifecycleKey = (event: NewEvent) => `${event.tenantId}\u0000${event.ctxId ?? ''}`
 const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 

@@ -10,8 +10,10 @@
  *
  * The projections are computed by the caller from the whole batch, i.e. on the assumption that no event is a
  * duplicate of a stored one. The statement returns the ids of the rows it inserted; when that is fewer than the
- * batch (a duplicate), the caller rolls the transaction back and writes the batch the general way, which counts
- * only inserted events. Duplicates are redeliveries: rare, and correct either way.
+ * batch (a duplicate), the statement itself fails (EVENT_BATCH_DUPLICATE_SQLSTATE), so nothing of it is written
+ * even when it runs on its own, without BEGIN/COMMIT (autocommit: one statement is atomic), and the caller writes
+ * the batch the general way, which counts only inserted events. Duplicates are redeliveries: rare, and correct
+ * either way.
  *
  * Execution order: `ins` runs first (the final SELECT reads it), the projection statements after it in the
  * order written here (PostgreSQL runs unreferenced data-modifying CTEs in order at the end of the statement),
@@ -196,14 +198,26 @@ function buildSql(): string {
     conflict: 'ON CONFLICT (tenant_id, dedup_key) DO NOTHING RETURNING id, tenant_id, dedup_key',
   })
   const projections = PROJECTIONS.map((shape, index) => `w${index} AS (${insert(shape)})`)
-  return `WITH ins AS (${ins}), ${projections.join(', ')} SELECT id, tenant_id, dedup_key FROM ins`
+  // One aggregate row, so the check runs even when nothing was inserted; a division by zero aborts the whole
+  // statement (every CTE with it) when an event was a duplicate. `$2` is the events' tenant_id column.
+  return (
+    `WITH ins AS (${ins}), ${projections.join(', ')} ` +
+    `SELECT 1 / (count(*) = cardinality($2::text[]))::int AS complete, ` +
+    `array_agg(id) AS ids, array_agg(tenant_id) AS tenant_ids, array_agg(dedup_key) AS dedup_keys FROM ins`
+  )
 }
 
 /** The statement's text (one for every batch). */
 export const EVENT_BATCH_SQL = buildSql()
 
 /** A stable name for the prepared statement, per text. */
-export const EVENT_BATCH_STATEMENT = 'acdp_cp_event_batch_v1'
+export const EVENT_BATCH_STATEMENT = 'acdp_cp_event_batch_v2'
+
+/** The SQLSTATE the statement aborts with when an event of the batch was already stored (division_by_zero). */
+export const EVENT_BATCH_DUPLICATE_SQLSTATE = '22012'
+
+/** The statement's one row: the check, then the inserted rows' ids, tenants and dedup keys (same order). */
+export type EventBatchResult = [number, string[], string[], string[]]
 
 /** The statement's parameters for `rows`: UNKNOWN_SCENARIO, then each table's column arrays. */
 export function eventBatchParams(unknownScenario: string, rows: EventBatchRows): unknown[] {
