@@ -27,3 +27,4 @@ export {
   type FeedSource,
 } from './revocation/feed-polling.js'
 export { cappedExponentialMs, jitterFraction } from './backoff/exponential-backoff.js'
+export { cutFeedRows, type FeedRows, feedPageOf } from './revocation/feed-page.js'
