@@ -17,3 +17,14 @@ export {
   type IdleMemoryReleaseProbes,
   startIdleMemoryRelease,
 } from './memory/idle-memory-release.js'
+export {
+  createFeedPolling,
+  FEED_PAGE_LIMIT,
+  type FeedPage,
+  type FeedPolling,
+  type FeedPollingOptions,
+  type FeedPollResult,
+  type FeedSource,
+} from './revocation/feed-polling.js'
+export { cappedExponentialMs, jitterFraction } from './backoff/exponential-backoff.js'
+export { cutFeedRows, type FeedRows, feedPageOf } from './revocation/feed-page.js'

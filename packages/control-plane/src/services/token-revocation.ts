@@ -3,10 +3,11 @@
  * introspection of anything that does not verify is just `{ active: false }`, a revocation always answers 200).
  */
 import type { RevocationFeedPage, TokenRevokeReason } from '@acdp/protocol'
+import { cutFeedRows, feedPageOf } from '@acdp/service-kit'
 import type { Principal } from '../auth/credentials.js'
 import type { JwtVerifier } from '../auth/jwt-verifier.js'
 import { ControlPlaneError } from '../errors.js'
-import type { AuthStore, RevocationRecord } from '../store/auth-store.js'
+import type { AuthStore } from '../store/auth-store.js'
 import type { RevocationList } from './revocation-list.js'
 
 export interface TokenAdminDeps {
@@ -90,8 +91,8 @@ export async function revokeToken(
 /**
  * One page of the revocation feed: entries with revoked_at_ms > `since`, oldest first.
  *
- * A page never ends in the middle of a millisecond (entries sharing the last millisecond are all on this page or
- * all on the next), so a poller resuming at `next_cursor` with `>` misses nothing. When one millisecond holds more
+ * A page never ends in the middle of a millisecond (the kit's cutFeedRows: entries sharing the last millisecond are
+ * all on this page or all on the next), so a poller resuming at `next_cursor` with `>` misses nothing. When one millisecond holds more
  * than `limit` entries they are returned together, up to `hardCap`. `next_cursor` is the last entry's millisecond
  * when more entries may follow, else null.
  */
@@ -101,30 +102,22 @@ export async function readRevocationFeed(
   limit: number,
 ): Promise<RevocationFeedPage> {
   const hardCap = limit * 10
-  const rows = await deps.authStore.listRevocationsAfter(since, limit + 1)
-  let page: RevocationRecord[] = rows.slice(0, limit)
-  let hasMore = rows.length > limit
-  if (hasMore) {
-    const boundary = rows[limit]?.revokedAtMs
-    const last = page[page.length - 1]?.revokedAtMs
-    if (boundary === last) {
-      const trimmed = page.filter((row) => row.revokedAtMs !== boundary)
-      if (trimmed.length > 0) page = trimmed
-      else {
-        // The whole page is one millisecond: return all of it (bounded) so the cursor can move past it.
-        const sameMs = await deps.authStore.listRevocationsAfter(since, hardCap + 1)
-        page = sameMs.filter((row) => row.revokedAtMs === boundary).slice(0, hardCap)
-        hasMore = sameMs.length > page.length
-      }
-    }
-  }
-  const entries = page.map((row) => ({
+  const cut = await cutFeedRows(
+    await deps.authStore.listRevocationsAfter(since, limit + 1),
+    limit,
+    (row) => row.revokedAtMs,
+    async (boundary) => {
+      const sameMs = await deps.authStore.listRevocationsAfter(since, hardCap + 1)
+      const rows = sameMs.filter((row) => row.revokedAtMs === boundary).slice(0, hardCap)
+      return { rows, hasMore: sameMs.length > rows.length }
+    },
+  )
+  const entries = cut.rows.map((row) => ({
     jti: row.jti,
     sub: row.sub,
     iss: row.iss,
     exp: row.exp,
     revoked_at_ms: row.revokedAtMs,
   }))
-  const lastMs = entries[entries.length - 1]?.revoked_at_ms
-  return { entries, next_cursor: hasMore && lastMs !== undefined ? lastMs : null }
+  return feedPageOf(entries, cut.hasMore)
 }

@@ -23,6 +23,7 @@
  * X-ACDP-Event-Id under the next attempt number; deduping on that id makes it exactly once in effect.
  */
 import { isProtocolError, type OutboundClient, signTimestampedWebhook, signWebhookBody } from '@acdp/protocol'
+import { cappedExponentialMs, jitterFraction } from '@acdp/service-kit'
 import type { ControlPlaneMetrics } from '../metrics.js'
 import type { StoredEvent } from '../store/schema.js'
 import type { StoreTransaction } from '../store/store.js'
@@ -184,10 +185,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const claimToken = (): string => Buffer.from(options.random(12)).toString('base64url')
 
   const backoffMs = (attempt: number): number => {
-    const full = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(attempt - 1, 40))
-    const [a = 0, b = 0] = options.random(2)
-    const fraction = ((a << 8) | b) / 65536
-    return Math.round(full * (0.5 + fraction / 2))
+    const full = cappedExponentialMs(settings.retryBaseMs, attempt - 1, settings.retryMaxMs)
+    return Math.round(full * (0.5 + jitterFraction(options.random) / 2))
   }
 
   const scheduleRetry = (

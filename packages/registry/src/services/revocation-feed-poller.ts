@@ -11,7 +11,10 @@
  * anyway). Several pages are read per tick until the feed says it is done.
  */
 import { type OutboundClient, parseJsonStrict, type RevocationFeedEntry } from '@acdp/protocol'
+import { createFeedPolling, type FeedPolling, type FeedPollResult } from '@acdp/service-kit'
 import type { PeerRevocation, RevocationFeedStore } from '../store/revocation-feed-store.js'
+
+export type { FeedPollResult }
 
 export interface RevocationFeedConfig {
   issuer: string
@@ -32,29 +35,57 @@ export class RevocationFeedPageError extends Error {
   override readonly name = 'RevocationFeedPageError'
 }
 
-const PAGE_LIMIT = 200
 const MAX_PAGES_PER_POLL = 50
-const FEED_TIMEOUT_MS = 15_000
-const FEED_MAX_BYTES = 1024 * 1024
 const MAX_JTI_CHARS = 256
 const MAX_SUB_CHARS = 4096
 
-export interface FeedPollResult {
-  /** Entries newly recorded as revoked. */
-  applied: number
-  /** The cursor after the poll (unix ms). */
-  cursorMs: number
-}
-
+/** The registry's side of the kit's feed polling: its cursor store, its page check, its peer revocations. */
 export class RevocationFeedPoller {
-  readonly #deps: RevocationFeedPollerDeps
-  readonly #feeds: readonly RevocationFeedConfig[]
-  readonly #timers: NodeJS.Timeout[] = []
-  readonly #running = new Map<string, Promise<FeedPollResult>>()
+  readonly #polling: FeedPolling<RevocationFeedConfig>
 
   constructor(deps: RevocationFeedPollerDeps, feeds: readonly RevocationFeedConfig[]) {
-    this.#deps = deps
-    this.#feeds = feeds
+    const { store, clock } = deps
+    this.#polling = createFeedPolling<RevocationFeedConfig, RevocationFeedEntry>({
+      feeds,
+      source: (feed) => ({
+        key: feed.feed_url,
+        url: feed.feed_url,
+        bearerToken: feed.admin_token,
+        pollSeconds: feed.poll_seconds,
+      }),
+      maxPages: MAX_PAGES_PER_POLL,
+      outbound: deps.outbound,
+      now: () => clock().getTime(),
+      readCursor: (feed) => store.getFeedCursor(feed.feed_url),
+      writeCursor: (feed, cursorMs, nowMs) => store.setFeedCursor(feed.feed_url, feed.issuer, cursorMs, nowMs),
+      readPage: (response, sinceMs) => {
+        if (response.status !== 200) throw new RevocationFeedPageError(`the feed answered HTTP ${response.status}`)
+        return parseFeedPage(new TextDecoder().decode(response.body), sinceMs)
+      },
+      applyPage: async (feed, entries, sinceMs, nowMs) => {
+        let lastMs = sinceMs
+        const revocations: PeerRevocation[] = []
+        for (const entry of entries) {
+          lastMs = Math.max(lastMs, entry.revoked_at_ms)
+          // A peer speaks only for its own tokens; an expired token is refused anyway.
+          if (entry.iss !== feed.issuer || entry.exp * 1000 < nowMs) continue
+          revocations.push({
+            issuer: feed.issuer,
+            jti: entry.jti,
+            subject: entry.sub,
+            revokedAtMs: entry.revoked_at_ms,
+            expiresAtMs: entry.exp * 1000,
+          })
+        }
+        return { applied: await store.applyPeerRevocations(revocations), lastMs }
+      },
+      onPollFailed: (feed, error) => {
+        deps.log.warn(
+          { issuer: feed.issuer, feed_url: feed.feed_url, err: error instanceof Error ? error.message : String(error) },
+          'revocation feed poll failed; its cursor stays',
+        )
+      },
+    })
   }
 
   /**
@@ -63,89 +94,17 @@ export class RevocationFeedPoller {
    * @throws RevocationFeedPageError (bad page) or the outbound client's error; what applied before stays applied.
    */
   poll(feed: RevocationFeedConfig): Promise<FeedPollResult> {
-    let running = this.#running.get(feed.feed_url)
-    if (running === undefined) {
-      running = this.#pollPages(feed).finally(() => this.#running.delete(feed.feed_url))
-      this.#running.set(feed.feed_url, running)
-    }
-    return running
+    return this.#polling.poll(feed)
   }
 
   /** Polls every feed now and then every `poll_seconds`; failures are logged, never thrown. */
   start(): void {
-    for (const feed of this.#feeds) {
-      const tick = (): void => {
-        this.poll(feed).catch((error: unknown) => {
-          this.#deps.log.warn(
-            {
-              issuer: feed.issuer,
-              feed_url: feed.feed_url,
-              err: error instanceof Error ? error.message : String(error),
-            },
-            'revocation feed poll failed; its cursor stays',
-          )
-        })
-      }
-      tick()
-      const timer = setInterval(tick, feed.poll_seconds * 1000)
-      timer.unref()
-      this.#timers.push(timer)
-    }
+    this.#polling.start()
   }
 
   /** Stops the timers and waits for polls in flight. */
-  async stop(): Promise<void> {
-    for (const timer of this.#timers) clearInterval(timer)
-    this.#timers.length = 0
-    await Promise.allSettled([...this.#running.values()])
-  }
-
-  async #pollPages(feed: RevocationFeedConfig): Promise<FeedPollResult> {
-    const { store, clock } = this.#deps
-    let cursorMs = (await store.getFeedCursor(feed.feed_url)) ?? 0
-    let applied = 0
-    for (let page = 0; page < MAX_PAGES_PER_POLL; page += 1) {
-      const { entries, nextCursor } = await this.#fetchPage(feed, cursorMs)
-      const nowMs = clock().getTime()
-      let lastMs = cursorMs
-      const revocations: PeerRevocation[] = []
-      for (const entry of entries) {
-        lastMs = Math.max(lastMs, entry.revoked_at_ms)
-        if (entry.iss !== feed.issuer || entry.exp * 1000 < nowMs) continue
-        revocations.push({
-          issuer: feed.issuer,
-          jti: entry.jti,
-          subject: entry.sub,
-          revokedAtMs: entry.revoked_at_ms,
-          expiresAtMs: entry.exp * 1000,
-        })
-      }
-      applied += await store.applyPeerRevocations(revocations)
-      // The page applied whole: only now may the cursor move.
-      const nextMs = Math.max(lastMs, nextCursor ?? 0)
-      if (nextMs <= cursorMs) break
-      cursorMs = nextMs
-      await store.setFeedCursor(feed.feed_url, feed.issuer, cursorMs, nowMs)
-      if (nextCursor === null) break
-    }
-    return { applied, cursorMs }
-  }
-
-  async #fetchPage(
-    feed: RevocationFeedConfig,
-    sinceMs: number,
-  ): Promise<{ entries: RevocationFeedEntry[]; nextCursor: number | null }> {
-    const url = new URL(feed.feed_url)
-    url.searchParams.set('since', String(sinceMs))
-    url.searchParams.set('limit', String(PAGE_LIMIT))
-    const response = await this.#deps.outbound.request(url, {
-      headers: { authorization: `Bearer ${feed.admin_token}`, accept: 'application/json' },
-      maxRedirects: 0,
-      totalTimeoutMs: FEED_TIMEOUT_MS,
-      maxBodyBytes: FEED_MAX_BYTES,
-    })
-    if (response.status !== 200) throw new RevocationFeedPageError(`the feed answered HTTP ${response.status}`)
-    return parseFeedPage(new TextDecoder().decode(response.body), sinceMs)
+  stop(): Promise<void> {
+    return this.#polling.stop()
   }
 }
 

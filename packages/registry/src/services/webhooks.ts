@@ -7,6 +7,7 @@
  * graceful drain on close. Events are lost on restart by design (no outbox), as the product spec describes.
  */
 import { setTimeout as sleepTimer } from 'node:timers/promises'
+import { cappedExponentialMs, jitterFraction } from '@acdp/service-kit'
 import {
   isProtocolError,
   type OutboundClient,
@@ -146,7 +147,7 @@ export async function assertWebhookConfigAllowed(config: WebhookConfig, client: 
  * not retry in lockstep. A receiver's `Retry-After` (seconds) lengthens the delay up to the cap, never shortens it.
  */
 export function computeWebhookBackoffMs(retry: number, jitter: number, retryAfterSeconds?: number): number {
-  const nominal = Math.min(WEBHOOK_BACKOFF_CAP_MS, WEBHOOK_BACKOFF_INITIAL_MS * 2 ** Math.min(retry, 30))
+  const nominal = cappedExponentialMs(WEBHOOK_BACKOFF_INITIAL_MS, retry, WEBHOOK_BACKOFF_CAP_MS)
   let delay = Math.min(WEBHOOK_BACKOFF_CAP_MS, nominal * (1 + 0.2 * jitter))
   if (retryAfterSeconds !== undefined)
     delay = Math.max(delay, Math.min(WEBHOOK_BACKOFF_CAP_MS, retryAfterSeconds * 1000))
@@ -211,12 +212,7 @@ class QueueingDispatcher implements WebhookDispatcher {
   ) {
     this.concurrency = Math.max(1, deps.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY)
     this.sleep = deps.sleep ?? ((ms, signal) => sleepTimer(ms, undefined, { signal }))
-    this.jitter =
-      deps.jitter ??
-      (() => {
-        const b = deps.random(2)
-        return (b[0]! * 256 + b[1]!) / 65536
-      })
+    this.jitter = deps.jitter ?? (() => jitterFraction(deps.random))
   }
 
   emit(event: RegistryWebhookEventFields, options: { tenantId?: string } = {}): string | undefined {
