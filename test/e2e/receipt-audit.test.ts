@@ -25,7 +25,7 @@ import {
 } from '@acdp/protocol'
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { resolveConfig } from '../../packages/registry/src/config.js'
+import { resolveConfig } from '../../packages/registry/src/core/config.js'
 import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
 import {
   ADMIN_KEY,

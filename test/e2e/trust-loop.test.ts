@@ -40,7 +40,7 @@ import { loadConfig as loadControlPlaneConfig } from '../../packages/control-pla
 import type { ControlPlaneDeps } from '../../packages/control-plane/src/deps.js'
 import { type RunningControlPlane, startControlPlane } from '../../packages/control-plane/src/start.js'
 import { createTestPki, type TestPki } from '../../packages/protocol/test/support/test-ca.js'
-import { resolveConfig } from '../../packages/registry/src/config.js'
+import { resolveConfig } from '../../packages/registry/src/core/config.js'
 import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
 import { eventually as waitFor } from '../support/eventually.js'
 import { portOf, routedOutbound, startTlsTerminator } from '../support/loopback-tls.js'

@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { resolveConfig } from '../../packages/registry/src/config.js'
+import { resolveConfig } from '../../packages/registry/src/core/config.js'
 import { type RunningRegistry, startRegistry } from '../../packages/registry/src/start.js'
 import { TEST_WEBHOOK_SECRET, type TestApp } from '../../packages/control-plane/test/support/test-app.js'
 import type { WebhookRelay } from './webhook-relay.js'

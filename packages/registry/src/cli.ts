@@ -6,11 +6,11 @@
  */
 import { formatLogId } from '@acdp/protocol'
 import type { FastifyInstance } from 'fastify'
-import { ConfigError, loadConfig, type RegistryConfig } from './config.js'
-import { registryDidOf } from './services/capabilities.js'
-import { runLogSelfCheck } from './services/log-self-check.js'
-import { loadReceiptKeyring } from './services/receipt-keyring.js'
-import type { PinnedKeyEntry } from './services/pinned-keys.js'
+import { ConfigError, loadConfig, type RegistryConfig } from './core/config.js'
+import { registryDidOf } from './discovery/capabilities.js'
+import { runLogSelfCheck } from './log/log-self-check.js'
+import { loadReceiptKeyring } from './receipts/receipt-keyring.js'
+import type { PinnedKeyEntry } from './auth/pinned-keys.js'
 import { type RunningRegistry, startRegistry } from './start.js'
 import { openRegistryStore } from './store/open-store.js'
 

@@ -20,7 +20,7 @@ export {
   type RegistryConfigInput,
   RegistryConfigSchema,
   resolveConfig,
-} from './config.js'
+} from './core/config.js'
 export {
   allowedDidMethods,
   type CrossRegistryResolver,
@@ -30,7 +30,7 @@ export {
   type KeyResolver,
   type ReaderAuthenticator,
   type RegistryDeps,
-} from './deps.js'
+} from './core/deps.js'
 export {
   ACDP_MEDIA_TYPE,
   INTERNAL_ERROR_MESSAGE,
@@ -39,21 +39,21 @@ export {
   type RegistryCode,
   RegistryError,
   renderErrorEnvelope,
-} from './errors.js'
-export { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './services/capabilities.js'
-export { contextLocation, parseCtxIdPath } from './services/context-id.js'
-export { loadReceiptKeyring, type ReceiptKeyring } from './services/receipt-keyring.js'
-export { TransparencyLog, type TransparencyLogOptions } from './services/transparency-log.js'
+} from './core/errors.js'
+export { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './discovery/capabilities.js'
+export { contextLocation, parseCtxIdPath } from './core/context-id.js'
+export { loadReceiptKeyring, type ReceiptKeyring } from './receipts/receipt-keyring.js'
+export { TransparencyLog, type TransparencyLogOptions } from './log/transparency-log.js'
 export {
   type ContextPublishedEvent,
   type ContextRetrievedEvent,
   type PublishOutcomeEvent,
   type RegistryEvent,
   RegistryEvents,
-} from './services/registry-events.js'
+} from './core/registry-events.js'
 export { type RunningRegistry, startRegistry } from './start.js'
-export { authSigningInput } from './services/auth-challenge.js'
-export { type AuthStore, createAuthStore, type StoredChallenge, type TokenRevocation } from './store/auth-store.js'
+export { authSigningInput } from './auth/auth-challenge.js'
+export { type AuthStore, createAuthStore, type StoredChallenge, type TokenRevocation } from './auth/auth-store.js'
 export { createKyselyStore } from './store/kysely-store.js'
 export { logNodePosition } from './store/log-node-position.js'
 export { migrateRegistryDatabase, type OpenedRegistryStore, openRegistryStore } from './store/open-store.js'

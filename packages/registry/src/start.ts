@@ -4,13 +4,13 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
-import { ConfigError, type RegistryConfig } from './config.js'
-import { createDefaultDeps, type RegistryDeps } from './deps.js'
-import { createAuthStore } from './store/auth-store.js'
+import { ConfigError, type RegistryConfig } from './core/config.js'
+import { createDefaultDeps, type RegistryDeps } from './core/deps.js'
+import { createAuthStore } from './auth/auth-store.js'
 import { openRegistryStore } from './store/open-store.js'
-import { openSharedRateLimitStore, type SharedRateLimitStore } from './store/rate-limit-store.js'
-import { createRevocationFeedStore } from './store/revocation-feed-store.js'
-import { createContextSearchStore } from './store/search.js'
+import { openSharedRateLimitStore, type SharedRateLimitStore } from './rate-limit/rate-limit-store.js'
+import { createRevocationFeedStore } from './auth/revocation-feed-store.js'
+import { createContextSearchStore } from './search/search-store.js'
 import type { RegistryStore } from './store/store.js'
 
 export interface RunningRegistry {

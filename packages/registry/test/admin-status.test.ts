@@ -5,7 +5,7 @@
 import { testDatabaseTargets } from '@acdp/storage'
 import { describe, expect, it } from 'vitest'
 import { Compile } from 'typebox/compile'
-import { AdminStatusBody } from '../src/routes/admin-status.js'
+import { AdminStatusBody } from '../src/admin/admin-status-routes.js'
 import { REGISTRY_MIGRATIONS } from '../src/store/migrations/index.js'
 import {
   didKeyProducer,

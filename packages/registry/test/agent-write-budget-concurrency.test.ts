@@ -11,9 +11,9 @@ import { type LifecycleEvent, signLifecycleEvent } from '@acdp/protocol'
 import { type Database, openPostgresTestSchema, testDatabaseUrl } from '@acdp/storage'
 import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { RegistryConfigInput } from '../src/config.js'
-import { createRegistryMetrics, type RegistryMetrics } from '../src/metrics.js'
-import { openSharedRateLimitStore, type SharedRateLimitStore } from '../src/store/rate-limit-store.js'
+import type { RegistryConfigInput } from '../src/core/config.js'
+import { createRegistryMetrics, type RegistryMetrics } from '../src/core/metrics.js'
+import { openSharedRateLimitStore, type SharedRateLimitStore } from '../src/rate-limit/rate-limit-store.js'
 import {
   countRows,
   didKeyProducer,

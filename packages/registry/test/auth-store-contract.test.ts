@@ -1,7 +1,7 @@
 /** The auth store (migration 0004) on SQLite and, with ACDP_TEST_DATABASE_URL, PostgreSQL. */
 import { type Database, testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type AuthStore, createAuthStore } from '../src/store/auth-store.js'
+import { type AuthStore, createAuthStore } from '../src/auth/auth-store.js'
 import { migrateRegistryDatabase } from '../src/store/open-store.js'
 import type { RegistryDatabase } from '../src/store/schema.js'
 

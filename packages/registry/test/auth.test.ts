@@ -11,8 +11,8 @@ import { createLocalJWKSet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { startRecordingServer } from '../../../test/support/recording-server.js'
 import { buildApp } from '../src/app.js'
-import type { RegistryConfigInput } from '../src/config.js'
-import { createAuthStore } from '../src/store/auth-store.js'
+import type { RegistryConfigInput } from '../src/core/config.js'
+import { createAuthStore } from '../src/auth/auth-store.js'
 import { bearer, login, postJson, requestChallenge, tokenRequestFor } from './support/bearer-login.js'
 import {
   AUTHORITY,

@@ -14,7 +14,7 @@ import {
   loadFixtures,
   reportMissingConformance,
 } from '../../../test/support/conformance.js'
-import type { RegistryConfigInput } from '../src/config.js'
+import type { RegistryConfigInput } from '../src/core/config.js'
 import { bearer, login } from './support/bearer-login.js'
 import {
   countRows,

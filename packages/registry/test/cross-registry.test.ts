@@ -5,14 +5,14 @@ import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createFakeDns } from '../../protocol/test/support/fake-dns.js'
 import { createTestPki, type TestPki } from '../../protocol/test/support/test-ca.js'
-import { isRegistryError } from '../src/errors.js'
+import { isRegistryError } from '../src/core/errors.js'
 import {
   type CrossRegistryDeps,
   createCrossRegistryResolver,
   findTopLevelMemberSpan,
   parseCtxIdAuthority,
   resolveForeignContext,
-} from '../src/services/cross-registry.js'
+} from '../src/federation/cross-registry.js'
 import { createTestRegistry, type TestRegistry } from './support/registry-harness.js'
 
 const AUTHORITY = 'origin.test'

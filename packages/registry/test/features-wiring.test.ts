@@ -3,7 +3,7 @@
  * publish-outcome metrics on GET /metrics.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createRegistryMetrics } from '../src/metrics.js'
+import { createRegistryMetrics } from '../src/core/metrics.js'
 import {
   createTestRegistry,
   didKeyProducer,

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeRegistry, fakeDidKeyProducer, fakeProducer } from '../../protocol/test/support/fake-registry.js'
-import type { RegistryConfigInput } from '../src/config.js'
+import type { RegistryConfigInput } from '../src/core/config.js'
 import { type FakeOrigin, getForeign, startFakeOrigin, startFederatedRegistry } from './support/fake-origin.js'
 import { useTestRegistry } from './support/registry-harness.js'
 

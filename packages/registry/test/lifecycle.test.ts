@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto'
 import { computeKeyFingerprint, type LifecycleEvent, signLifecycleEvent } from '@acdp/protocol'
 import { testDatabaseTargets } from '@acdp/storage'
 import { describe, expect, it } from 'vitest'
-import { resolveConfig } from '../src/config.js'
-import { createRegistryMetrics } from '../src/metrics.js'
+import { resolveConfig } from '../src/core/config.js'
+import { createRegistryMetrics } from '../src/core/metrics.js'
 import { refuseOrphanedLifecycleState } from '../src/start.js'
 import {
   AUTHORITY,

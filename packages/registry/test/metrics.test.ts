@@ -1,9 +1,9 @@
 import type { WalCheckpointStats } from '@acdp/storage'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createRegistryMetrics, type RegistryMetrics } from '../src/metrics.js'
-import { registerHttpMetrics } from '../src/metrics-http.js'
-import { registerMetricsRoute } from '../src/routes/metrics.js'
+import { createRegistryMetrics, type RegistryMetrics } from '../src/core/metrics.js'
+import { registerHttpMetrics } from '../src/core/metrics-http.js'
+import { registerMetricsRoute } from '../src/core/metrics-routes.js'
 
 const apps: FastifyInstance[] = []
 

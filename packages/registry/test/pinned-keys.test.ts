@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig, resolveConfig, type RegistryConfigInput } from '../src/config.js'
-import type { PinnedKeyEntry } from '../src/services/pinned-keys.js'
+import { ConfigError, loadConfig, resolveConfig, type RegistryConfigInput } from '../src/core/config.js'
+import type { PinnedKeyEntry } from '../src/auth/pinned-keys.js'
 import {
   countRows,
   didKeyProducer,

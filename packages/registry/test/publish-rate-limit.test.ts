@@ -5,7 +5,7 @@
  * lifecycle.test.ts), 429 rate_limited with Retry-After, counted under `publish_per_agent`.
  */
 import { describe, expect, it } from 'vitest'
-import { createRegistryMetrics } from '../src/metrics.js'
+import { createRegistryMetrics } from '../src/core/metrics.js'
 import {
   countRows,
   didKeyProducer,

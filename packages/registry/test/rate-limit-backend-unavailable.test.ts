@@ -6,9 +6,9 @@
  */
 import { createServer, type Server, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { RegistryConfigInput } from '../src/config.js'
-import { createRegistryMetrics } from '../src/metrics.js'
-import { openSharedRateLimitStore, type SharedRateLimitStore } from '../src/store/rate-limit-store.js'
+import type { RegistryConfigInput } from '../src/core/config.js'
+import { createRegistryMetrics } from '../src/core/metrics.js'
+import { openSharedRateLimitStore, type SharedRateLimitStore } from '../src/rate-limit/rate-limit-store.js'
 import { postJson } from './support/bearer-login.js'
 import { didKeyProducer, useTestRegistry } from './support/registry-harness.js'
 

@@ -6,7 +6,7 @@
 import { CapabilitiesDocument, checkCapabilitiesConsistency } from '@acdp/protocol'
 import { Compile } from 'typebox/compile'
 import { describe, expect, it } from 'vitest'
-import { RegistryError } from '../src/errors.js'
+import { RegistryError } from '../src/core/errors.js'
 import {
   AUTHORITY,
   didKeyProducer,

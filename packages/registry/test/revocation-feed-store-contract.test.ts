@@ -1,9 +1,9 @@
 /** The revocation-feed store (migration 0006) on SQLite and, with ACDP_TEST_DATABASE_URL, PostgreSQL. */
 import { type Database, testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type AuthStore, createAuthStore } from '../src/store/auth-store.js'
+import { type AuthStore, createAuthStore } from '../src/auth/auth-store.js'
 import { migrateRegistryDatabase } from '../src/store/open-store.js'
-import { createRevocationFeedStore, type RevocationFeedStore } from '../src/store/revocation-feed-store.js'
+import { createRevocationFeedStore, type RevocationFeedStore } from '../src/auth/revocation-feed-store.js'
 import type { RegistryDatabase } from '../src/store/schema.js'
 
 const FEED = 'https://peer.example/auth/revocations'

@@ -15,8 +15,8 @@ import {
   RevocationFeedPageError,
   RevocationFeedPoller,
   type RevocationFeedConfig,
-} from '../src/services/revocation-feed-poller.js'
-import type { RevocationFeedStore } from '../src/store/revocation-feed-store.js'
+} from '../src/auth/revocation-feed-poller.js'
+import type { RevocationFeedStore } from '../src/auth/revocation-feed-store.js'
 import { bearer, login, postJson } from './support/bearer-login.js'
 import {
   countRows,

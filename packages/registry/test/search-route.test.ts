@@ -3,8 +3,8 @@
  * (app.inject) through the route, the error handler and the event/metrics wiring.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createRegistryMetrics } from '../src/metrics.js'
-import { DEFAULT_SEARCH_CURSOR_TTL_SECONDS } from '../src/services/search-cursor.js'
+import { createRegistryMetrics } from '../src/core/metrics.js'
+import { DEFAULT_SEARCH_CURSOR_TTL_SECONDS } from '../src/search/search-cursor.js'
 import {
   createTestRegistry,
   didKeyProducer,

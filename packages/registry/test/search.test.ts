@@ -10,13 +10,13 @@ import {
   reportMissingConformance,
   SPEC_DIR,
 } from '../../../test/support/conformance.js'
-import { isRegistryError } from '../src/errors.js'
-import { type SearchDeps, type SearchResponse, searchContexts } from '../src/services/search.js'
-import { createSearchCursorCodec, DEFAULT_SEARCH_CURSOR_TTL_SECONDS } from '../src/services/search-cursor.js'
+import { isRegistryError } from '../src/core/errors.js'
+import { type SearchDeps, type SearchResponse, searchContexts } from '../src/search/search.js'
+import { createSearchCursorCodec, DEFAULT_SEARCH_CURSOR_TTL_SECONDS } from '../src/search/search-cursor.js'
 import { createKyselyStore } from '../src/store/kysely-store.js'
 import { REGISTRY_MIGRATION_TABLE, REGISTRY_MIGRATIONS } from '../src/store/migrations/index.js'
 import type { RegistryDatabase } from '../src/store/schema.js'
-import { createContextSearchStore } from '../src/store/search.js'
+import { createContextSearchStore } from '../src/search/search-store.js'
 import type { NewContext, RegistryStore } from '../src/store/store.js'
 
 const AUTHORITY = 'registry.example.com'

@@ -8,9 +8,9 @@ import { type Database, openPostgresTestSchema, testDatabaseUrl } from '@acdp/st
 import { sql } from 'kysely'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SharedRateBudget } from '../src/services/shared-rate-budget.js'
+import { SharedRateBudget } from '../src/rate-limit/shared-rate-budget.js'
 import { migrateRegistryDatabase } from '../src/store/open-store.js'
-import { openSharedRateLimitStore, type SharedRateLimitStore } from '../src/store/rate-limit-store.js'
+import { openSharedRateLimitStore, type SharedRateLimitStore } from '../src/rate-limit/rate-limit-store.js'
 import type { RegistryDatabase } from '../src/store/schema.js'
 
 const url = testDatabaseUrl()

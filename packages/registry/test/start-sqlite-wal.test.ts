@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ConfigError, resolveConfig } from '../src/config.js'
+import { ConfigError, resolveConfig } from '../src/core/config.js'
 import { type RunningRegistry, startRegistry } from '../src/start.js'
 
 describe('startRegistry on SQLite', () => {

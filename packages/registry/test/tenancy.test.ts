@@ -13,8 +13,8 @@ import { migrateRegistryDatabase } from '../src/store/open-store.js'
 import { createKyselyStore } from '../src/store/kysely-store.js'
 import { decodeJwt, SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
-import type { RegistryConfigInput } from '../src/config.js'
-import type { WebhookDispatcher } from '../src/services/webhooks.js'
+import type { RegistryConfigInput } from '../src/core/config.js'
+import type { WebhookDispatcher } from '../src/webhooks/webhooks.js'
 import { bearer, login } from './support/bearer-login.js'
 import {
   countRows,

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { type LifecycleEvent, signLifecycleEvent } from '@acdp/protocol'
 import { testDatabaseTargets } from '@acdp/storage'
 import { describe, expect, it } from 'vitest'
-import type { RegistryConfigInput } from '../src/config.js'
+import type { RegistryConfigInput } from '../src/core/config.js'
 import {
   AUTHORITY,
   countRows,

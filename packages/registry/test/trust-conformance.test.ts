@@ -30,8 +30,8 @@ import {
   reportMissingConformance,
 } from '../../../test/support/conformance.js'
 import { buildApp } from '../src/app.js'
-import { resolveConfig } from '../src/config.js'
-import { createRegistryMetrics } from '../src/metrics.js'
+import { resolveConfig } from '../src/core/config.js'
+import { createRegistryMetrics } from '../src/core/metrics.js'
 import { createTestRegistry, publish, type TestRegistry, TestClock } from './support/registry-harness.js'
 import { registryKeyResolver, TRUST_CONFIG } from './support/trust.js'
 

@@ -32,8 +32,8 @@ import {
   type TestRegistryOptions,
   useTestRegistry,
 } from './support/registry-harness.js'
-import { createRegistryMetrics } from '../src/metrics.js'
-import { SAMPLED_LEAVES } from '../src/services/log-self-check.js'
+import { createRegistryMetrics } from '../src/core/metrics.js'
+import { SAMPLED_LEAVES } from '../src/log/log-self-check.js'
 import { logNodePosition } from '../src/store/log-node-position.js'
 import { registryKeyResolver, TRUST_CONFIG } from './support/trust.js'
 

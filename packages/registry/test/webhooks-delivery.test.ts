@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createOutboundClient, type OutboundClient, verifyWebhookSignature } from '@acdp/protocol'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createWebhookDispatcher, type WebhookDispatcher } from '../src/services/webhooks.js'
+import { createWebhookDispatcher, type WebhookDispatcher } from '../src/webhooks/webhooks.js'
 import {
   createTestRegistry,
   didKeyProducer,

@@ -19,7 +19,7 @@ import {
   publish,
   signRequest,
 } from '../../../packages/registry/test/support/registry-harness.js'
-import { createRegistryMetrics } from '../../../packages/registry/src/metrics.js'
+import { createRegistryMetrics } from '../../../packages/registry/src/core/metrics.js'
 import { login, requestChallenge, tokenRequestFor } from '../../../packages/registry/test/support/bearer-login.js'
 import { coreRegistrySeeds } from './registry-core-seeds.js'
 import type { FuzzSeed, FuzzTarget } from '../seed.js'

@@ -22,7 +22,7 @@ import {
   type TestRegistry,
 } from '../../../packages/registry/test/support/registry-harness.js'
 import { TRUST_CONFIG } from '../../../packages/registry/test/support/trust.js'
-import { createRegistryMetrics } from '../../../packages/registry/src/metrics.js'
+import { createRegistryMetrics } from '../../../packages/registry/src/core/metrics.js'
 import { coreRegistrySeeds } from './registry-core-seeds.js'
 import type { FuzzSeed, FuzzTarget } from '../seed.js'
 import { serveRegistryTarget } from './serve-registry-target.js'

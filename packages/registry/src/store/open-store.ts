@@ -3,7 +3,7 @@
  * together serialize on an advisory lock) and returns the store with a close handle.
  */
 import { type Database, migrateToLatest, openDatabase } from '@acdp/storage'
-import type { RegistryConfig } from '../config.js'
+import type { RegistryConfig } from '../core/config.js'
 import { createKyselyStore } from './kysely-store.js'
 import { REGISTRY_MIGRATION_TABLE, REGISTRY_MIGRATIONS } from './migrations/index.js'
 import type { RegistryDatabase } from './schema.js'

@@ -8,7 +8,7 @@ import { type Database, openDatabase, testDatabaseTargets, WriterGate } from '@a
 import type { CompiledQuery } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { computeLeafHash } from '@acdp/protocol'
-import { runLogSelfCheck } from '../services/log-self-check.js'
+import { runLogSelfCheck } from '../log/log-self-check.js'
 import { createCompiledStatements } from './compiled-statements.js'
 import { createKyselyStore } from './kysely-store.js'
 import { migrateRegistryDatabase } from './open-store.js'

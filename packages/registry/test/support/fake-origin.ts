@@ -10,8 +10,8 @@ import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
 import { createFakeDns } from '../../../protocol/test/support/fake-dns.js'
 import { didDocumentOf, type FakeProducer, type FakeRegistry } from '../../../protocol/test/support/fake-registry.js'
 import { createTestPki } from '../../../protocol/test/support/test-ca.js'
-import type { RegistryConfigInput } from '../../src/config.js'
-import { createFederatedResolver } from '../../src/services/federated-resolver.js'
+import type { RegistryConfigInput } from '../../src/core/config.js'
+import { createFederatedResolver } from '../../src/federation/federated-resolver.js'
 import type { TestRegistry, TestRegistryOptions } from './registry-harness.js'
 
 type Reply = { status: number; body: string }

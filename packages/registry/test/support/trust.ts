@@ -4,7 +4,7 @@
  */
 import { DidResolver, type ResolveVerificationKey } from '@acdp/protocol'
 import type { FastifyInstance } from 'fastify'
-import type { RegistryConfigInput } from '../../src/config.js'
+import type { RegistryConfigInput } from '../../src/core/config.js'
 
 /** The rcpt-001 / log-001 registry test seed (32 × 0x11). TEST ONLY. */
 export const TEST_RECEIPT_SEED_B64 = Buffer.alloc(32, 0x11).toString('base64')

@@ -2,7 +2,7 @@
  * 0006: state shared by instances on one database for the rate limits and the revocation feeds.
  *
  * - `rate_limit_bucket`: one token bucket per (scope, key) for `rate_limit.backend = "postgres"`; each check is
- *   one atomic upsert on the database clock (store/rate-limit-store.ts). UNLOGGED on PostgreSQL: buckets are
+ *   one atomic upsert on the database clock (rate-limit/rate-limit-store.ts). UNLOGGED on PostgreSQL: buckets are
  *   soft state, a crash that empties them only gives everyone a fresh budget, and skipping the WAL keeps the
  *   per-request write cheap. Created on SQLite too (unused there) so both dialects share one schema.
  * - `auth_revocation_feed_cursor`: per `[[auth.revocation_feeds]]` entry (keyed by its feed_url), the unix-ms

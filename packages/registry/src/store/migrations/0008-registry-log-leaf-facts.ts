@@ -1,6 +1,6 @@
 /**
  * 0008: the visibility facts of a leaf's context on the leaf row. `GET /log/proof?leaf_index=` echoes the leaf
- * only to a reader of the same tenant who may retrieve its context (services/transparency-log.ts); reading those
+ * only to a reader of the same tenant who may retrieve its context (log/transparency-log.ts); reading those
  * facts through a join cost every inclusion proof two random descents into `context` (its ctx_id key, then the
  * row) and one into `log_node`: 19–24 µs per lookup at 1,000,000 leaves with a context row each, 7–8 µs from the
  * leaf row alone (bench/log-proof-parts.ts; docs/performance/journal.md, session 5).
