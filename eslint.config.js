@@ -26,9 +26,10 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
   },
   {
-    // The committed bin launchers check the Node.js version before anything else, so they must parse on any
-    // Node.js: ES5 script syntax only (test/launchers.test.ts runs them under an old version).
-    files: ['packages/*/bin/*.js'],
+    // The committed bin launchers and the shared launcher they load check the Node.js version before anything
+    // else, so they must parse on any Node.js: ES5 script syntax only (test/launchers.test.ts runs them under an
+    // old version).
+    files: ['packages/*/bin/*.js', 'packages/service-kit/launcher/*.cjs'],
     languageOptions: { ecmaVersion: 5, sourceType: 'script' },
   },
 )

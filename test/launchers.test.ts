@@ -1,12 +1,22 @@
 /**
- * The committed bin launchers (acdp, acdp-registry, acdp-control-plane) refuse a Node.js older than 24 with one
- * line naming what they need, what they found and the command that works, before loading anything else.
+ * The committed bin launchers (acdp, acdp-registry, acdp-control-plane) load the service kit's shared launcher
+ * (`@acdp/service-kit/launcher`), which refuses a Node.js older than 24 with one line naming what they need, what
+ * they found and the command that works, before loading anything else.
  *
  * An old Node is simulated by a preload that rewrites process.version(s) on the current Node, and, when the
  * machine has one (e.g. /usr/bin/node 20 beside the pinned Node 24), run for real.
  */
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,6 +24,7 @@ import { Linter } from 'eslint'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+const SHARED_LAUNCHER = 'packages/service-kit/launcher/launch.cjs'
 const LAUNCHERS = [
   { name: 'acdp', file: 'packages/cli/bin/acdp.js', entry: 'dist/bin/acdp.js' },
   { name: 'acdp-registry', file: 'packages/registry/bin/acdp-registry.js', entry: 'dist/main.js' },
@@ -26,6 +37,17 @@ function fakeVersion(version: string): string[] {
     `Object.defineProperty(process, 'version', { value: 'v${version}' });` +
     `Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '${version}' } })`
   return ['--import', `data:text/javascript,${encodeURIComponent(source)}`]
+}
+
+/**
+ * Installs the service kit in `pkg`'s node_modules as npm would (a link to the workspace package), so a bin copied
+ * alone into `pkg` finds its shared launcher and nothing else of the repository.
+ */
+function linkServiceKit(pkg: string): void {
+  const link = join(pkg, 'node_modules', '@acdp', 'service-kit')
+  if (existsSync(link)) return
+  mkdirSync(join(link, '..'), { recursive: true })
+  symlinkSync(join(ROOT, 'packages', 'service-kit'), link)
 }
 
 function run(node: string, args: string[]) {
@@ -76,12 +98,15 @@ describe('bin launchers on an old Node.js', () => {
     expectRefusal(result, name, oldNode!.version, ' dev')
   })
 
-  it.each(LAUNCHERS)('$name is ES5 script syntax, which every Node.js parses', ({ file }) => {
-    const messages = new Linter().verify(readFileSync(join(ROOT, file), 'utf8'), {
-      languageOptions: { ecmaVersion: 5, sourceType: 'script' },
-    })
-    expect(messages.filter((message) => message.fatal)).toEqual([])
-  })
+  it.each([...LAUNCHERS, { name: 'the shared launcher', file: SHARED_LAUNCHER }])(
+    '$name is ES5 script syntax, which every Node.js parses',
+    ({ file }) => {
+      const messages = new Linter().verify(readFileSync(join(ROOT, file), 'utf8'), {
+        languageOptions: { ecmaVersion: 5, sourceType: 'script' },
+      })
+      expect(messages.filter((message) => message.fatal)).toEqual([])
+    },
+  )
 
   it.each(LAUNCHERS)('$name on Node 24 loads its entry through a symlinked bin, or says the build is missing', (l) => {
     const dir = mkdtempSync(join(tmpdir(), 'acdp-launcher-'))
@@ -90,6 +115,7 @@ describe('bin launchers on an old Node.js', () => {
     mkdirSync(join(pkg, 'bin'), { recursive: true })
     writeFileSync(join(pkg, 'package.json'), '{ "type": "module" }')
     copyFileSync(join(ROOT, l.file), join(pkg, 'bin', `${l.name}.js`))
+    linkServiceKit(pkg)
     symlinkSync(join(pkg, 'bin', `${l.name}.js`), join(dir, l.name))
 
     const missing = run(process.execPath, [join(dir, l.name)])
@@ -118,6 +144,7 @@ describe('service launchers on Node 24: semi-space sizing and malloc arenas for 
     mkdirSync(join(pkg, 'bin'), { recursive: true })
     writeFileSync(join(pkg, 'package.json'), '{ "type": "module" }')
     copyFileSync(join(ROOT, l.file), join(pkg, 'bin', `${l.name}.js`))
+    linkServiceKit(pkg)
     mkdirSync(join(pkg, l.entry, '..'), { recursive: true })
     writeFileSync(
       join(pkg, l.entry),
