@@ -292,6 +292,22 @@ describe('the root', () => {
   })
 })
 
+// docs/dependencies.md gives each dependency its reason ("a new one needs a line here"): one declared without a
+// mention there has none.
+it('docs/dependencies.md names every declared dependency', () => {
+  const doc = readFileSync(join(ROOT, 'docs/dependencies.md'), 'utf8')
+  const declared = ['.', ...WORKSPACES]
+    .map(readManifest)
+    .flatMap((manifest) => [
+      ...keys(manifest.dependencies),
+      ...keys(manifest.devDependencies),
+      ...keys(manifest.peerDependencies),
+    ])
+  const external = [...new Set(declared)].filter((name) => !name.startsWith('@acdp/'))
+  expect(external.length).toBeGreaterThan(20)
+  expect(external.filter((name) => !doc.includes(`\`${name}\``)).sort()).toEqual([])
+})
+
 describe('NOT_IMPORTED', () => {
   // An excuse for a dependency that is since imported, or no longer declared, would hide the next one.
   it.each(Object.entries(NOT_IMPORTED))('%s: every entry is declared and still not imported', (workspace, excused) => {
