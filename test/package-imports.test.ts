@@ -229,6 +229,16 @@ describe.each(WORKSPACES)('workspace %s', (workspace) => {
   const sources = external(importsOf(workspace, false))
   const devFiles = external(importsOf(workspace, true))
 
+  // One README per package: what it is (under its package name), what it may import, how to test it.
+  it('has a README naming the package, what it may import and how to test it', () => {
+    const readme = join(ROOT, workspace, 'README.md')
+    expect(existsSync(readme)).toBe(true)
+    const text = readFileSync(readme, 'utf8')
+    expect(text.split('\n')[0]).toBe(`# ${manifest.name}`)
+    expect(text).toMatch(/^## May import$/m)
+    expect(text).toMatch(/^Tests: /m)
+  })
+
   it('has sources the scan reads (an empty scan would pass every rule below)', () => {
     expect(filesUnder(workspace).length).toBeGreaterThan(0)
     expect(sources.length).toBeGreaterThan(0)
