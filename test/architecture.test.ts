@@ -31,19 +31,6 @@ function everyTextFile(dir: string): string[] {
   })
 }
 
-/** `import … from 'x'`, `import 'x'`, `import('x')`, `require('x')`, `import.meta.resolve('x')` of a package. */
-const BARE_IMPORT =
-  /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\(\s*|\bimport\.meta\.resolve\(\s*|^import\s+)'((?!node:)[@a-z0-9][\w./@-]*)'/gm
-
-function packageOf(match: RegExpMatchArray): string {
-  const parts = (match[1] ?? '').split('/')
-  return parts[0]?.startsWith('@') ? `${parts[0]}/${parts[1]}` : (parts[0] ?? '')
-}
-
-function isTestFile(file: string): boolean {
-  return /\.test\.tsx?$|\/test\/|vite\.config|vitest/.test(file)
-}
-
 function offenders(dirs: string[], forbid: string[], files: string[] = []): string[] {
   return [...dirs.flatMap(sourceFiles), ...files].flatMap((file) => {
     const text = readFileSync(join(ROOT, file), 'utf8')
@@ -207,36 +194,7 @@ describe('architecture', () => {
     expect(citing).toEqual([])
   })
 
-  // Each package would install on its own: what its sources import is a dependency, what only its tests import
-  // is at least a devDependency, and nothing is declared that nothing imports.
-  it.each(readdirSync(join(ROOT, 'packages')))('package %s declares exactly what it imports', (pkg) => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'packages', pkg, 'package.json'), 'utf8')) as {
-      name: string
-      dependencies?: Record<string, string>
-      devDependencies?: Record<string, string>
-      peerDependencies?: Record<string, string>
-    }
-    // A peer dependency is one the user installs (an adapter's framework): what the sources may import too.
-    const runtime = new Set([
-      ...Object.keys(manifest.dependencies ?? {}),
-      ...Object.keys(manifest.peerDependencies ?? {}),
-    ])
-    const dev = new Set(Object.keys(manifest.devDependencies ?? {}))
-    const files = everyTextFile(join('packages', pkg)).filter((file) => /\.tsx?$/.test(file))
-    const imported = (testOnly: boolean) =>
-      new Set(
-        files
-          .filter((file) => isTestFile(file) === testOnly)
-          .flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(BARE_IMPORT)].map(packageOf))
-          .filter((name) => name !== manifest.name),
-      )
-    const fromSources = imported(false)
-    const fromTests = imported(true)
-    expect([...fromSources].filter((name) => !runtime.has(name))).toEqual([])
-    expect([...fromTests].filter((name) => !runtime.has(name) && !dev.has(name))).toEqual([])
-    const unused = [...runtime, ...dev].filter((name) => !fromSources.has(name) && !fromTests.has(name))
-    expect(unused).toEqual([])
-  })
+  // Whether each package declares what it imports (and imports what it declares): test/package-imports.test.ts.
 
   it('finds the protocol and console sources it polices', () => {
     expect(sourceFiles('packages/protocol/src').length).toBeGreaterThan(0)
