@@ -204,6 +204,10 @@ describe('the import scanner', () => {
     expect(specifiersOf("var m = require('omicron')", 'launcher.js')).toEqual([
       { specifier: 'omicron', kind: 'runtime' },
     ])
+    // The committed bins' ES5 dynamic import; a Function that does not import is not a loader.
+    const es5Import = "new Function('specifier', 'return import(specifier)')('pi/launcher').then(function () {})"
+    expect(specifiersOf(es5Import, 'bin.js')).toEqual([{ specifier: 'pi/launcher', kind: 'runtime' }])
+    expect(specifiersOf("new Function('x', 'return x + 1')('rho')", 'bin.js')).toEqual([])
   })
 
   it('maps a specifier to its package, and paths and node: builtins to none', () => {

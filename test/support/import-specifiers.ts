@@ -5,7 +5,7 @@
  *
  * Kinds, as `verbatimModuleSyntax` (tsconfig.base.json) emits them:
  * - `runtime`: `import … from 'x'`, `import 'x'`, `export … from 'x'`, `import('x')` with a literal, `require('x')`,
- *   `createRequire(…)('x')`, `require.resolve('x')`, `import.meta.resolve('x')`, `import x = require('x')`. Under
+ *   `createRequire(…)('x')`, `new Function('s', 'return import(s)')('x')`, `require.resolve('x')`, `import.meta.resolve('x')`, `import x = require('x')`. Under
  *   `verbatimModuleSyntax` an `import { type A } from 'x'` is still emitted (as `import {} from 'x'`), so it is
  *   runtime too.
  * - `type`: `import type … from 'x'`, `export type … from 'x'`, `typeof import('x')` in a type, and
@@ -31,9 +31,17 @@ function literalText(node: ts.Node | undefined): string | undefined {
     : undefined
 }
 
-/** `require`, `require.resolve`, `import.meta.resolve` and `createRequire(…)`: callees whose argument is a module. */
+/**
+ * `require`, `require.resolve`, `import.meta.resolve`, `createRequire(…)` and `new Function(…, 'return import(…)')`
+ * (the committed bins' ES5 spelling of a dynamic import): callees whose argument is a module.
+ */
 function isModuleLoader(callee: ts.Expression): boolean {
   if (ts.isIdentifier(callee)) return callee.text === 'require'
+  if (ts.isParenthesizedExpression(callee)) return isModuleLoader(callee.expression)
+  if (ts.isNewExpression(callee)) {
+    const body = literalText(callee.arguments?.at(-1))
+    return ts.isIdentifier(callee.expression) && callee.expression.text === 'Function' && /\bimport\(/.test(body ?? '')
+  }
   if (ts.isCallExpression(callee))
     return ts.isIdentifier(callee.expression) && callee.expression.text === 'createRequire'
   if (ts.isPropertyAccessExpression(callee) && callee.name.text === 'resolve') {
