@@ -276,7 +276,9 @@ describe('trust loop: our registry, our control plane as its witness, an observe
     expect(await poll(observer, observerClock)).toBe(1)
     const state = await witnessState(observer)
     expect(state).toMatchObject({ treeSize: 3, alert: null, lastFailure: null })
-    expect(state.checkpoints[0]).toMatchObject({ treeSize: 3, witnessedCount: 1, meetsQuorum: true })
+    expect(state.checkpoints[0]).toMatchObject({ treeSize: 3, witnessedCount: 1, meetsQuorum: true, quorumMin: 1 })
+    // Who: the witness, counted. (The observer does not cosign, so no cosigner of its own.)
+    expect(state.checkpoints[0].cosigners).toEqual([{ name: WITNESS_DID, standing: 'counted' }])
   })
 
   it('a consumer verifies a published context’s receipt, its log inclusion and the cosignature', async () => {

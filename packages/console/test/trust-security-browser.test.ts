@@ -7,11 +7,11 @@
  *
  * Skips with one printed line when /usr/bin/chromium is absent. Loopback only; every wait is bounded.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto'
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createProducer, createProducerKey, type Producer } from '@acdp/protocol'
+import { createProducer, createProducerKey, encodeDidKey, type Producer } from '@acdp/protocol'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningDevStack, startDevStack } from '../../cli/src/dev/dev-stack.js'
@@ -34,6 +34,8 @@ const WAIT_MS = 15_000
 const OPERATOR_KEY = 'operator-key-0123456789abcdef'
 /** An agent whose key is pinned and who is issued (then revoked) a token. */
 const agent = createTestAgent('console-security')
+/** The one witness the control plane trusts for quorum: nobody in the stack runs it, so no head meets quorum. */
+const TRUSTED_WITNESS = encodeDidKey({ algorithm: 'ed25519', publicKey: randomBytes(32) })
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API bodies are untyped JSON in tests
 type Json = any
@@ -81,6 +83,10 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
         RECEIPT_AUDIT_ENABLED: 'true',
         RECEIPT_AUDIT_SCHEDULE: 'false',
         RECEIPT_AUDIT_SETTLE_MS: '0',
+        // Quorum consumption on: the page's quorum line and cosigner standings come from a real count.
+        WITNESS_QUORUM_ENABLED: 'true',
+        WITNESS_QUORUM_TRUSTED: TRUSTED_WITNESS,
+        WITNESS_QUORUM_MIN_WITNESSES: '1',
         // Token issuance under an EdDSA key (published in the JWKS), one pinned agent, one operator key.
         TOKEN_ISSUANCE_ENABLED: 'true',
         JWT_SIGNING_ALG: 'EdDSA',
@@ -141,6 +147,18 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
     await stack.controlPlane.app.receiptAudit.auditor!.sweepNow()
     await stack.controlPlane.app.witness.store.syncCursors(Date.now())
     await stack.controlPlane.app.witness.poller!.pollDue()
+    // That poll cosigned the head; the registry collects our cosignature (it polls our /log/witness on its own
+    // schedule) and serves it back beside the checkpoint, where the next due poll records it as our own.
+    const cosigned = async () =>
+      ((await api('/registries/localhost/log-witness')).checkpoints[0]?.cosigners ?? []).some(
+        (c: Json) => c.name === stack.witnessDid,
+      )
+    const cosignDeadline = Date.now() + 2 * WAIT_MS
+    while (!(await cosigned())) {
+      if (Date.now() > cosignDeadline) throw new Error('our cosignature was not served back by the registry')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      await stack.controlPlane.app.witness.poller!.pollDue()
+    }
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
@@ -188,6 +206,22 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
     expect(await figure('errors')).toBe(local.errors)
     expect(await figure('tree-size')).toBe(witness.treeSize)
     expect(await figure('open-witness-alerts')).toBe(0)
+    // How the head is witnessed: the quorum line and every cosigner with its standing, as served.
+    const head = witness.checkpoints[0]
+    expect(head).toMatchObject({ witnessedCount: 0, meetsQuorum: false, quorumMin: 1 })
+    expect(head.cosigners).toEqual([{ name: stack.witnessDid, standing: 'own' }])
+    expect(await figure('cosignatures')).toBe(head.witnessedCount)
+    expect(await figure('quorum-min')).toBe(head.quorumMin)
+    expect(await card.locator('[data-quorum-line]').textContent()).toBe(
+      `${head.witnessedCount} of ${head.quorumMin} needed — not met`,
+    )
+    const cosigners = card.locator('[data-cosigner]')
+    expect(
+      await cosigners.evaluateAll((all) =>
+        all.map((li) => ({ name: li.getAttribute('data-cosigner'), standing: li.getAttribute('data-standing') })),
+      ),
+    ).toEqual(head.cosigners)
+    expect(await cosigners.first().textContent()).toBe(`${stack.witnessDid} — our own cosignature — never counts`)
     // The shown text says the same as the attributes.
     expect(await card.textContent()).toContain(`${local.audited} of ${local.published} publications audited (100 %)`)
 

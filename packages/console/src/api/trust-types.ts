@@ -58,9 +58,26 @@ export interface Jwks {
   keys: Array<Record<string, unknown>>
 }
 
+/** How one cosignature of a witnessed head stands (the control plane's services/witness-cosigners.ts). */
+export type CosignerStanding = 'counted' | 'invalid' | 'untrusted' | 'unchecked' | 'own'
+
+/** One cosigner of a witnessed head: the witness its cosignature names (null: none), and its standing. */
+export interface WitnessCosigner {
+  name: string | null
+  standing: CosignerStanding
+}
+
 /** GET /registries/:authority/log-witness, with the checkpoint members the Trust page reads. */
 export interface WitnessHeadState extends Omit<WitnessState, 'checkpoints'> {
-  checkpoints: Array<WitnessCheckpoint & { consistencyOk: boolean | null }>
+  checkpoints: Array<
+    WitnessCheckpoint & {
+      consistencyOk: boolean | null
+      /** Cosigners of the latest observation (at most 32, counted first); null: not recorded for this head. */
+      cosigners: WitnessCosigner[] | null
+      /** The quorum minimum then in force; null when quorum consumption was off. */
+      quorumMin: number | null
+    }
+  >
 }
 
 /** GET /admin/pinned-keys (admin): the pinned agent keys in force, public material only. */

@@ -4,6 +4,7 @@
  * as served, so a test can hold the page to the API.
  */
 import type { ComponentChildren } from 'preact'
+import type { CosignerStanding, WitnessCosigner } from '../api/trust-types.js'
 import { percent, receiptVerified, type RegistryTrustRow, type WitnessStanding } from '../trust/registry-trust.js'
 import { Time, Truncated } from './ui.js'
 
@@ -99,24 +100,91 @@ function WitnessFacts({ witness }: { witness: WitnessStanding }) {
           : witness.consistent
             ? 'consistent with the previous head'
             : 'not consistent with the previous head'}
-        ;{' '}
-        {witness.cosignatures === null ? (
-          'cosignatures not counted (quorum consumption off)'
-        ) : (
-          <>
-            <Figure name="cosignatures" value={witness.cosignatures} /> valid cosignature
-            {witness.cosignatures === 1 ? '' : 's'}, quorum{' '}
-            <strong class={witness.quorum ? 'ok' : 'error'} data-quorum={witness.quorum ? 'met' : 'not-met'}>
-              {witness.quorum ? 'met' : 'not met'}
-            </strong>
-          </>
-        )}
         {witness.failures > 0 && (
           <>
             ; <Figure name="poll-failures" value={witness.failures} /> failed polls since
           </>
         )}
       </dd>
+      <dt>Quorum</dt>
+      <dd data-quorum-line>
+        <QuorumLine witness={witness} />
+      </dd>
+      <dt>Cosigned by</dt>
+      <dd>
+        <CosignerList cosigners={witness.cosigners} />
+      </dd>
     </>
+  )
+}
+
+type HeadStanding = Extract<WitnessStanding, { kind: 'head' }>
+
+/** "2 of 2 needed — met": the count, the minimum in force and the verdict, in words (never colour alone). */
+function QuorumLine({ witness }: { witness: HeadStanding }) {
+  if (witness.cosignatures === null) {
+    return (
+      <span data-quorum="off">
+        off <span class="muted">(cosignatures not counted: quorum consumption is off)</span>
+      </span>
+    )
+  }
+  const met = witness.quorum === true
+  return (
+    <>
+      <Figure name="cosignatures" value={witness.cosignatures} />
+      {witness.quorumMin === null ? (
+        ' counted'
+      ) : (
+        <>
+          {' of '}
+          <Figure name="quorum-min" value={witness.quorumMin} /> needed
+        </>
+      )}
+      {' — '}
+      <strong class={met ? 'ok' : 'error'} data-quorum={met ? 'met' : 'not-met'}>
+        {met ? 'met' : 'not met'}
+      </strong>
+    </>
+  )
+}
+
+/** What each standing means for the quorum, as read beside the name. */
+const STANDING_TEXT: Record<CosignerStanding, string> = {
+  counted: 'counted',
+  invalid: 'invalid — does not count',
+  untrusted: 'not a trusted witness — does not count',
+  unchecked: 'not checked (quorum consumption off)',
+  own: 'our own cosignature — never counts',
+}
+
+function CosignerList({ cosigners }: { cosigners: WitnessCosigner[] | null }) {
+  if (cosigners === null) {
+    return (
+      <span class="muted" data-cosigners="not-recorded">
+        not recorded for this head yet
+      </span>
+    )
+  }
+  if (cosigners.length === 0) {
+    return (
+      <span class="muted" data-cosigners="none">
+        nobody: the registry serves this head without cosignatures
+      </span>
+    )
+  }
+  return (
+    <ul class="cosigners" data-cosigners="listed">
+      {cosigners.map((cosigner, index) => (
+        <li key={`${index}`} data-cosigner={cosigner.name ?? ''} data-standing={cosigner.standing}>
+          {cosigner.name === null ? (
+            <span class="muted">(names no witness)</span>
+          ) : (
+            <span class="mono">{cosigner.name}</span>
+          )}{' '}
+          <span class={cosigner.standing === 'counted' ? 'ok' : 'muted'}>— {STANDING_TEXT[cosigner.standing]}</span>
+        </li>
+      ))}
+    </ul>
   )
 }

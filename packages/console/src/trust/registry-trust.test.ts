@@ -44,6 +44,12 @@ const head: WitnessHeadState = {
       witnessedCount: 2,
       meetsQuorum: true,
       consistencyOk: true,
+      quorumMin: 2,
+      cosigners: [
+        { name: 'did:web:w1.example', standing: 'counted' },
+        { name: 'did:web:w2.example', standing: 'counted' },
+        { name: null, standing: 'invalid' },
+      ],
     },
   ],
 }
@@ -83,6 +89,12 @@ describe('registryTrustRows', () => {
       consistent: true,
       cosignatures: 2,
       quorum: true,
+      quorumMin: 2,
+      cosigners: [
+        { name: 'did:web:w1.example', standing: 'counted' },
+        { name: 'did:web:w2.example', standing: 'counted' },
+        { name: null, standing: 'invalid' },
+      ],
       failures: 0,
     })
     // An acknowledged alert is no longer open; an enrolled registry without totals counts zero.
@@ -90,6 +102,17 @@ describe('registryTrustRows', () => {
     expect(rows[1]!.openWitnessAlerts.map((a) => a.reason)).toEqual(['unreachable'])
     expect(rows[1]!.witness).toEqual({ kind: 'not_witnessed' })
     expect(rows[1]!.counts.published).toBe(0)
+  })
+
+  it('reads a head without recorded cosigners (an older control plane, or a head seen before) as not recorded', () => {
+    const { cosigners: _c, quorumMin: _q, ...older } = head.checkpoints[0]!
+    const rows = registryTrustRows({
+      enrollments: [enrollment('a.example')],
+      totals: [],
+      witness: new Map([['a.example', { ...head, checkpoints: [older as (typeof head.checkpoints)[number]] }]]),
+      alerts: [],
+    })
+    expect(rows[0]!.witness).toMatchObject({ kind: 'head', cosignatures: 2, quorumMin: null, cosigners: null })
   })
 
   it('says the witness is off when the control plane does not serve it', () => {

@@ -4,7 +4,7 @@
  * alerts. Pure, so what the page shows is exactly what these answers say.
  */
 import type { Enrollment, WitnessAlert } from '../api/types.js'
-import type { AuditCounts, RegistryAuditTotals, WitnessHeadState } from '../api/trust-types.js'
+import type { AuditCounts, RegistryAuditTotals, WitnessCosigner, WitnessHeadState } from '../api/trust-types.js'
 
 /** How the registry's log head is witnessed, as the control plane's witness last concluded. */
 export type WitnessStanding =
@@ -21,6 +21,10 @@ export type WitnessStanding =
       /** Cosignatures counted towards the quorum; null when quorum consumption is off. */
       cosignatures: number | null
       quorum: boolean | null
+      /** Distinct trusted witnesses the quorum needs; null when quorum consumption is off (or not recorded). */
+      quorumMin: number | null
+      /** Who cosigned the head, each with its standing; null when the control plane has not recorded it. */
+      cosigners: WitnessCosigner[] | null
       failures: number
     }
 
@@ -85,6 +89,8 @@ function standing(witness: ReadonlyMap<string, WitnessHeadState | null> | null, 
     consistent: latest?.consistencyOk ?? null,
     cosignatures: latest?.witnessedCount ?? null,
     quorum: latest?.meetsQuorum ?? null,
+    quorumMin: latest?.quorumMin ?? null,
+    cosigners: latest?.cosigners ?? null,
     failures: state.consecutiveFailures,
   }
 }

@@ -4,6 +4,7 @@
  */
 import { Type } from 'typebox'
 import { acknowledgeWitnessAlert, getLogWitnessState, listWitnessAlerts } from '../services/witness-state.js'
+import { COSIGNER_STANDINGS, MAX_STORED_COSIGNERS } from '../store/witness-store.js'
 import type { RoutePlugin } from './route-context.js'
 
 const Timestamp = Type.String({ description: 'RFC 3339 UTC with milliseconds' })
@@ -24,6 +25,20 @@ const AlertShape = Type.Object({
   acknowledgedBy: NullableString,
 })
 
+const CosignerShape = Type.Object({
+  name: Type.Union([Type.String(), Type.Null()], {
+    description: "The witness the cosignature names (witness_id, else its key_id's DID); null when it names none",
+  }),
+  standing: Type.Union(
+    COSIGNER_STANDINGS.map((s) => Type.Literal(s)),
+    {
+      description:
+        'counted: trusted and valid, counts toward the quorum; invalid: fails RFC-ACDP-0015 §8; untrusted: not in ' +
+        'WITNESS_QUORUM_TRUSTED; unchecked: quorum consumption off, not verified; own: our own, never counts',
+    },
+  ),
+})
+
 const CheckpointShape = Type.Object({
   logId: Type.String(),
   treeSize: Type.Integer(),
@@ -34,6 +49,12 @@ const CheckpointShape = Type.Object({
   consistencyOk: Type.Union([Type.Boolean(), Type.Null()]),
   witnessedCount: Type.Union([Type.Integer(), Type.Null()]),
   meetsQuorum: Type.Union([Type.Boolean(), Type.Null()]),
+  cosigners: Type.Union([Type.Array(CosignerShape, { maxItems: MAX_STORED_COSIGNERS }), Type.Null()], {
+    description: `Cosigners of the latest observation (at most ${MAX_STORED_COSIGNERS}, counted first); null: observed before they were recorded`,
+  }),
+  quorumMin: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'WITNESS_QUORUM_MIN_WITNESSES at the latest observation; null when quorum consumption was off',
+  }),
 })
 
 const StateShape = Type.Object({

@@ -30,8 +30,10 @@ import {
   parseSha256,
   verifyCheckpoint,
   type VerifiedCheckpoint,
+  type WitnessCount,
 } from '@acdp/protocol'
-import type { RetainedHead } from '../store/witness-store.js'
+import type { CosignerRecord, RetainedHead } from '../store/witness-store.js'
+import { describeCosigners } from './witness-cosigners.js'
 import { WitnessFetchFailure, type WitnessRegistryClient } from './witness-registry-client.js'
 import type { RegistryKeyResolver } from './witness-registry-keys.js'
 
@@ -56,11 +58,22 @@ export type Observation =
       checkpoint: LogCheckpoint
       /** null on the first observation of a log (anchors, proves nothing yet). */
       consistencyOk: boolean | null
-      quorum: { witnessedCount: number; meetsQuorum: boolean; invalidCosignatures: number } | null
+      quorum: QuorumVerdict | null
+      /** Who cosigned it, each with its standing (witness-cosigners.ts); bounded. */
+      cosigners: CosignerRecord[]
     }
   | { kind: 'alert'; reason: WitnessAlertReason; detail: Record<string, unknown> }
   | { kind: 'failure'; failure: string }
   | { kind: 'not_a_log' }
+
+/** The quorum verdict of one observation (RFC-ACDP-0015 §8.1: the minimum is the consumer's policy). */
+export interface QuorumVerdict {
+  witnessedCount: number
+  meetsQuorum: boolean
+  invalidCosignatures: number
+  /** WITNESS_QUORUM_MIN_WITNESSES in force when this verdict was reached. */
+  minWitnesses: number
+}
 
 /** The registry being observed. */
 export interface ObservedRegistry {
@@ -86,6 +99,8 @@ export interface ObservationDeps {
   now: () => Date
   maxFutureSkewMs: number
   quorum: QuorumPolicy | undefined
+  /** Our WITNESS_ID when cosigning is on: a cosignature naming it is ours and never counts. */
+  ownWitnessId: string | undefined
 }
 
 const BINDING_REASONS = new Set([
@@ -117,11 +132,15 @@ export async function observeRegistryLog(
     if ('kind' in verified) return verified
     const decision = await compareWithHead(deps, registry, verified, signal)
     if (decision !== undefined) return decision
+    // Bound the work an attacker-sized array can cause; distinct trusted witnesses are few.
+    const considered = fetched.witnessSignatures.slice(0, MAX_COSIGNATURES_CONSIDERED)
+    const counted = deps.quorum ? await countQuorum(deps, deps.quorum, verified.checkpoint, considered) : undefined
     return {
       kind: 'witnessed',
       checkpoint: verified.checkpoint,
       consistencyOk: registry.head === undefined ? null : true,
-      quorum: deps.quorum ? await countQuorum(deps, deps.quorum, verified.checkpoint, fetched.witnessSignatures) : null,
+      quorum: counted?.verdict ?? null,
+      cosigners: describeCosigners(considered, counted, deps.ownWitnessId),
     }
   } catch (error) {
     if (error instanceof WitnessFetchFailure) return { kind: 'failure', failure: error.category }
@@ -241,20 +260,21 @@ function parseConsistencyAnswer(
   return { path, checkpoint: proof['log_checkpoint'] }
 }
 
+/** Registry-aggregated cosignatures looked at per observation (the rest are ignored, never verified). */
+export const MAX_COSIGNATURES_CONSIDERED = 64
+
 /** RFC-ACDP-0015 §8 over the registry-aggregated cosignatures: DISTINCT trusted witnesses over the exact tuple. */
 async function countQuorum(
   deps: ObservationDeps,
   policy: QuorumPolicy,
   checkpoint: LogCheckpoint,
-  signatures: unknown[],
-): Promise<{ witnessedCount: number; meetsQuorum: boolean; invalidCosignatures: number }> {
+  considered: unknown[],
+): Promise<{ verdict: QuorumVerdict; failures: WitnessCount['failures'] }> {
   const tuple: CosignedTuple = {
     log_id: checkpoint.log_id,
     tree_size: checkpoint.tree_size,
     root_hash: checkpoint.root_hash,
   }
-  // Bound the work an attacker-sized array can cause; distinct trusted witnesses are few.
-  const considered = signatures.slice(0, 64)
   const counted = await countWitnesses(considered, {
     checkpoint: tuple,
     resolveKey: policy.resolveWitnessKey,
@@ -264,9 +284,13 @@ async function countQuorum(
   })
   const untrusted = counted.failures.filter((f) => f.error.details?.['reason'] === 'witness_not_trusted').length
   return {
-    witnessedCount: counted.count,
-    meetsQuorum: counted.count >= policy.minWitnesses,
-    invalidCosignatures: counted.failures.length - untrusted,
+    verdict: {
+      witnessedCount: counted.count,
+      meetsQuorum: counted.count >= policy.minWitnesses,
+      invalidCosignatures: counted.failures.length - untrusted,
+      minWitnesses: policy.minWitnesses,
+    },
+    failures: counted.failures,
   }
 }
 

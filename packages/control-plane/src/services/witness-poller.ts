@@ -173,6 +173,7 @@ export function createWitnessPoller(deps: WitnessPollerDeps, settings: WitnessPo
             rawCheckpoint: JSON.stringify(checkpoint),
             consistencyOk: observation.consistencyOk,
             quorum: observation.quorum,
+            cosigners: observation.cosigners,
             cosignature,
             checkpointsKept: settings.checkpointsKept,
             cosignaturesKeptPerLog: settings.cosignaturesKeptPerLog,

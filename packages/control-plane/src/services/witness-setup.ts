@@ -84,6 +84,7 @@ export function createWitnessFeature(input: WitnessFeatureInput): WitnessFeature
         now: deps.clock,
         maxFutureSkewMs: settings.maxClockSkewSeconds * 1000,
         quorum,
+        ownWitnessId,
       },
       identity,
       bus: deps.bus,

@@ -5,7 +5,7 @@
  */
 import { ControlPlaneError } from '../errors.js'
 import { formatTimestamp } from '../http/wire-time.js'
-import type { AlertRecord, WitnessStore, WitnessSummary } from '../store/witness-store.js'
+import type { AlertRecord, CosignerRecord, WitnessStore, WitnessSummary } from '../store/witness-store.js'
 
 /** Latest witnessed checkpoints returned with a registry's witness state. */
 export const WITNESS_STATE_CHECKPOINTS = 20
@@ -46,6 +46,10 @@ export interface LogWitnessStateView {
     consistencyOk: boolean | null
     witnessedCount: number | null
     meetsQuorum: boolean | null
+    /** Cosigners of the latest observation; null when it predates their recording (migration 0850). */
+    cosigners: CosignerRecord[] | null
+    /** The quorum minimum in force then; null when quorum consumption was off. */
+    quorumMin: number | null
   }>
   total: number
 }
@@ -85,6 +89,8 @@ export async function getLogWitnessState(
       consistencyOk: c.consistencyOk,
       witnessedCount: c.witnessedCount,
       meetsQuorum: c.meetsQuorum,
+      cosigners: c.cosigners,
+      quorumMin: c.quorumMin,
     })),
     total,
   }

@@ -44,6 +44,13 @@ export interface LogWitnessCheckpointsTable {
   /** NULL when quorum consumption is off. */
   witnessed_count: number | null
   meets_quorum: number | null
+  /**
+   * (0850) JSON `[{name, standing}]`: the cosigners of the latest observation, at most 32. NULL on rows last
+   * observed before 0850 (unknown, not "none").
+   */
+  cosigners: string | null
+  /** (0850) WITNESS_QUORUM_MIN_WITNESSES of the latest observation; NULL when quorum consumption was off. */
+  quorum_min: number | null
   first_witnessed_at: number
   last_witnessed_at: number
 }

@@ -50,6 +50,19 @@ export interface CursorRecord {
   nextPollAt: number
 }
 
+/** How one cosignature of a witnessed checkpoint stands (services/witness-cosigners.ts). */
+export const COSIGNER_STANDINGS = ['counted', 'invalid', 'untrusted', 'unchecked', 'own'] as const
+export type CosignerStanding = (typeof COSIGNER_STANDINGS)[number]
+
+/** One cosigner of a checkpoint: the witness its cosignature names (null when it names none), and its standing. */
+export interface CosignerRecord {
+  name: string | null
+  standing: CosignerStanding
+}
+
+/** Cosigners kept per witnessed checkpoint: the evidence row stays small whatever a registry serves. */
+export const MAX_STORED_COSIGNERS = 32
+
 /** A witnessed checkpoint row. */
 export interface WitnessedCheckpointRecord {
   logId: string
@@ -59,6 +72,10 @@ export interface WitnessedCheckpointRecord {
   consistencyOk: boolean | null
   witnessedCount: number | null
   meetsQuorum: boolean | null
+  /** Cosigners of the latest observation; null when it predates migration 0850 (not recorded). */
+  cosigners: CosignerRecord[] | null
+  /** The quorum minimum in force at the latest observation; null when quorum consumption was off. */
+  quorumMin: number | null
   firstWitnessedAt: number
   lastWitnessedAt: number
 }
@@ -96,7 +113,9 @@ export interface WitnessedObservation extends PollSettlement {
   rawCheckpoint: string
   /** null on the first observation of a log. */
   consistencyOk: boolean | null
-  quorum: { witnessedCount: number; meetsQuorum: boolean } | null
+  quorum: { witnessedCount: number; meetsQuorum: boolean; minWitnesses: number } | null
+  /** Who cosigned it (bounded again on write to {@link MAX_STORED_COSIGNERS}). */
+  cosigners: readonly CosignerRecord[]
   /** Our cosignature over it (verbatim JSON), when cosigning is on. */
   cosignature: { json: string; witnessedAt: number } | null
   checkpointsKept: number
@@ -445,6 +464,8 @@ export function createWitnessStore<T>(database: { db: Kysely<T>; kind: DatabaseK
             consistency_ok: o.consistencyOk === null ? null : o.consistencyOk ? 1 : 0,
             witnessed_count: o.quorum?.witnessedCount ?? null,
             meets_quorum: o.quorum === null ? null : o.quorum.meetsQuorum ? 1 : 0,
+            cosigners: JSON.stringify(o.cosigners.slice(0, MAX_STORED_COSIGNERS)),
+            quorum_min: o.quorum?.minWitnesses ?? null,
             first_witnessed_at: o.now,
             last_witnessed_at: o.now,
           })
@@ -453,6 +474,8 @@ export function createWitnessStore<T>(database: { db: Kysely<T>; kind: DatabaseK
               last_witnessed_at: eb.ref('excluded.last_witnessed_at'),
               witnessed_count: eb.ref('excluded.witnessed_count'),
               meets_quorum: eb.ref('excluded.meets_quorum'),
+              cosigners: eb.ref('excluded.cosigners'),
+              quorum_min: eb.ref('excluded.quorum_min'),
               consistency_ok: eb.fn.coalesce('log_witness_checkpoints.consistency_ok', 'excluded.consistency_ok'),
             })),
           )
@@ -609,6 +632,8 @@ export function createWitnessStore<T>(database: { db: Kysely<T>; kind: DatabaseK
           consistencyOk: nullableBoolean(row.consistency_ok),
           witnessedCount: nullableNumber(row.witnessed_count),
           meetsQuorum: nullableBoolean(row.meets_quorum),
+          cosigners: row.cosigners === null ? null : parseCosigners(row.cosigners),
+          quorumMin: nullableNumber(row.quorum_min),
           firstWitnessedAt: Number(row.first_witnessed_at),
           lastWitnessedAt: Number(row.last_witnessed_at),
         })),
@@ -775,6 +800,21 @@ function toAlert(row: LogWitnessAlertsTable): AlertRecord {
 
 function nullableNumber(value: number | null): number | null {
   return value === null ? null : Number(value)
+}
+
+/** The stored list, re-checked on read: only known standings and string-or-null names, within the cap. */
+function parseCosigners(json: string): CosignerRecord[] {
+  const parsed = JSON.parse(json) as unknown
+  if (!Array.isArray(parsed)) return []
+  const out: CosignerRecord[] = []
+  for (const entry of parsed.slice(0, MAX_STORED_COSIGNERS) as unknown[]) {
+    if (typeof entry !== 'object' || entry === null) continue
+    const { name, standing } = entry as Record<string, unknown>
+    if (!(COSIGNER_STANDINGS as readonly unknown[]).includes(standing)) continue
+    if (name !== null && typeof name !== 'string') continue
+    out.push({ name, standing: standing as CosignerStanding })
+  }
+  return out
 }
 
 function nullableBoolean(value: number | null): boolean | null {
