@@ -59,7 +59,13 @@ export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, 
       })
       const filters = Object.fromEntries(SEARCH_FILTERS.map((name) => [name, query[name]]))
       return searchEnrolledRegistries(
-        { outbound: federation.outbound, timeoutMs: federation.timeoutMs, store: deps.store, log: request.log },
+        {
+          outbound: federation.outbound,
+          timeoutMs: federation.timeoutMs,
+          store: deps.store,
+          enrollments,
+          log: request.log,
+        },
         { tenantId: request.tenantId, filters, registry: query['registry'], cursor: query['cursor'] },
       )
     },

@@ -10,13 +10,18 @@
  * cursor is passed through untouched and the registry checks it. A registry that fails does not fail the search:
  * its entry says why (the registry's own error code when it answered one, else the transport category).
  *
- * The enrollment holds no read credential for its registry (only the HMAC secret of its deliveries), so the
- * registries are asked without one: they return what an anonymous reader may see (public contexts), as the
- * federation proxy does.
+ * An enrollment may hold a read credential for its registry (`readCredential` at enrollment, sealed at rest): that
+ * registry, and only it, is then asked with `Authorization: Bearer <credential>` (registry-read.ts), so it returns
+ * what the credential may see (restricted and private contexts whose audience names it, its tenant's contexts).
+ * A registry without one is asked anonymously and returns what an anonymous reader may see (public contexts). A
+ * credential the registry refuses is that registry's error entry (its own code, e.g. `not_authorized`), never a
+ * failed search. The credential never leaves the registry's origin: the outbound client drops it on a redirect.
  */
 import { isProtocolError, type OutboundClient } from '@acdp/protocol'
 import { ControlPlaneError } from '../errors.js'
 import type { ControlPlaneStore } from '../store/store.js'
+import type { EnrollmentDirectory } from './enrollment-directory.js'
+import { enrolledRegistryRead } from './registry-read.js'
 
 /** The RFC-ACDP-0005 §2.1 filters relayed to each registry (anything else in the query string is not sent). */
 export const SEARCH_FILTERS = [
@@ -48,6 +53,8 @@ export interface ContextSearchDeps {
   outbound: OutboundClient
   timeoutMs: number
   store: Pick<ControlPlaneStore, 'listEnrollments'>
+  /** Opens each enrollment's read credential (cached; invalidated on every enroll). */
+  enrollments: Pick<EnrollmentDirectory, 'get'>
   log: { warn(object: unknown, message?: string): void }
 }
 
@@ -94,13 +101,30 @@ export async function searchEnrolledRegistries(
   }
   if (input.cursor !== undefined) query.set('cursor', input.cursor)
   const registries = await Promise.all(
-    targets.map((e) => searchOne(deps, e.authority, `${e.baseUrl.replace(/\/+$/, '')}/contexts/search?${query}`)),
-  )
+    targets.map(async (e) => {
+      // Read through the directory, which applies the same rule (enabled, this tenant, a base URL) to the entry
+      // whose credential it opened: an enrollment changed since the listing is skipped, never asked with a
+      // credential that no longer belongs to it.
+      const target = await enrolledRegistryRead(deps.enrollments, input.tenantId, e.authority)
+      if (target === undefined) return undefined
+      return searchOne(
+        deps,
+        e.authority,
+        `${target.baseUrl.replace(/\/+$/, '')}/contexts/search?${query}`,
+        target.headers,
+      )
+    }),
+  ).then((pages) => pages.filter((page): page is RegistrySearchPage => page !== undefined))
   registries.sort((a, b) => (a.authority < b.authority ? -1 : a.authority > b.authority ? 1 : 0))
   return { registries }
 }
 
-async function searchOne(deps: ContextSearchDeps, authority: string, url: string): Promise<RegistrySearchPage> {
+async function searchOne(
+  deps: ContextSearchDeps,
+  authority: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<RegistrySearchPage> {
   const failed = (code: string, message: string, status: number | null): RegistrySearchPage => ({
     authority,
     outcome: 'error',
@@ -112,7 +136,7 @@ async function searchOne(deps: ContextSearchDeps, authority: string, url: string
   let response
   try {
     response = await deps.outbound.request(url, {
-      headers: { accept: 'application/acdp+json, application/json' },
+      headers,
       totalTimeoutMs: deps.timeoutMs,
       maxRedirects: 3,
       maxBodyBytes: MAX_SEARCH_BODY_BYTES,

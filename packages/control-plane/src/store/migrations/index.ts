@@ -18,6 +18,7 @@ import { migration0800ReceiptAudit } from './0800_receipt_audit.js'
 import { migration0810LogReconciliation } from './0810_log_reconciliation.js'
 import { migration0830RunActivity } from './0830_run_activity.js'
 import { migration0840LifecycleReconciliation } from './0840_lifecycle_reconciliation.js'
+import { migration0850EnrollmentReadCredential } from './0850_enrollment_read_credential.js'
 
 /** Every migration of the control plane schema, in application order. */
 export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
@@ -33,6 +34,7 @@ export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
   migration0810LogReconciliation,
   migration0830RunActivity,
   migration0840LifecycleReconciliation,
+  migration0850EnrollmentReadCredential,
   // 0100+ (webhooks, streams, domain packs) are appended below this line, one entry each.
 ]
 
