@@ -7,8 +7,11 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { createRecordingLogger, type RecordingLogger } from '../../../test/support/recording-logger.js'
+import { readCredentialContext } from '../src/services/enrollment-directory.js'
+import { createSecretKeyring, sealSecret } from '../src/services/secret-box.js'
 import { type HttpsUpstream, startHttpsUpstream } from './support/https-upstream.js'
 import { ADMIN_KEY, bearer, openTestApp, type TestApp, USER_KEY } from './support/test-app.js'
 
@@ -146,6 +149,26 @@ describe.each(testDatabaseTargets())('registry read credential on $name', (targe
       },
       { authority: 'reg-b.test', outcome: 'ok', matches: [], next_cursor: null, total_estimate: 0, error: null },
     ])
+  })
+
+  it('a credential sealed under a key this server no longer has fails its entry only, never the search', async () => {
+    upstream.handle(() => ({ status: 200, body: EMPTY_PAGE }))
+    const foreign = createSecretKeyring(new Uint8Array(32).fill(77))
+    const sealed = sealSecret(foreign, CREDENTIAL, readCredentialContext('reg-a.test'), (n) => randomBytes(n))
+    await t.store.upsertEnrollment({
+      authority: 'reg-a.test',
+      tenantId: 'default',
+      readCredentialSealed: sealed,
+      now: 0,
+    })
+    const res = await get('/contexts/search?q=x')
+    expect(res.statusCode).toBe(200)
+    expect(res.json().registries).toMatchObject([
+      { authority: 'reg-a.test', outcome: 'error', error: { code: 'INTERNAL_ERROR', status: null } },
+      { authority: 'reg-b.test', outcome: 'ok' },
+    ])
+    // Nothing was sent to the registry whose enrollment did not open.
+    expect(upstream.seen.map((s) => s.host)).toEqual(['reg-b.test'])
   })
 
   it('does not send it once the enrollment moves to another tenant (the credential is dropped with the move)', async () => {

@@ -55,7 +55,7 @@ export interface ContextSearchDeps {
   store: Pick<ControlPlaneStore, 'listEnrollments'>
   /** Opens each enrollment's read credential (cached; invalidated on every enroll). */
   enrollments: Pick<EnrollmentDirectory, 'get'>
-  log: { warn(object: unknown, message?: string): void }
+  log: { warn(object: unknown, message?: string): void; error(object: unknown, message?: string): void }
 }
 
 export interface ContextSearchInput {
@@ -105,7 +105,15 @@ export async function searchEnrolledRegistries(
       // Read through the directory, which applies the same rule (enabled, this tenant, a base URL) to the entry
       // whose credential it opened: an enrollment changed since the listing is skipped, never asked with a
       // credential that no longer belongs to it.
-      const target = await enrolledRegistryRead(deps.enrollments, input.tenantId, e.authority)
+      let target
+      try {
+        target = await enrolledRegistryRead(deps.enrollments, input.tenantId, e.authority)
+      } catch (error) {
+        // A sealed secret that does not open (its key was dropped from SECRETS_ENCRYPTION_KEY_PREVIOUS): a server
+        // fault of this one enrollment, so its entry says so and the other registries are still searched.
+        deps.log.error({ authority: e.authority, err: error }, 'registry search could not open the enrollment')
+        return failedPage(e.authority, 'INTERNAL_ERROR', 'the enrollment could not be opened on this server', null)
+      }
       if (target === undefined) return undefined
       return searchOne(
         deps,
@@ -125,14 +133,7 @@ async function searchOne(
   url: string,
   headers: Record<string, string>,
 ): Promise<RegistrySearchPage> {
-  const failed = (code: string, message: string, status: number | null): RegistrySearchPage => ({
-    authority,
-    outcome: 'error',
-    matches: [],
-    next_cursor: null,
-    total_estimate: null,
-    error: { code, message, status },
-  })
+  const failed = (code: string, message: string, status: number | null) => failedPage(authority, code, message, status)
   let response
   try {
     response = await deps.outbound.request(url, {
@@ -167,6 +168,17 @@ async function searchOne(
     total_estimate:
       typeof page.total_estimate === 'number' && Number.isSafeInteger(page.total_estimate) ? page.total_estimate : null,
     error: null,
+  }
+}
+
+function failedPage(authority: string, code: string, message: string, status: number | null): RegistrySearchPage {
+  return {
+    authority,
+    outcome: 'error',
+    matches: [],
+    next_cursor: null,
+    total_estimate: null,
+    error: { code, message, status },
   }
 }
 
