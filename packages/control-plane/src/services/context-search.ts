@@ -12,7 +12,7 @@
  *
  * An enrollment may hold a read credential for its registry (`readCredential` at enrollment, sealed at rest): that
  * registry, and only it, is then asked with `Authorization: Bearer <credential>` (registry-read.ts), so it returns
- * what the credential may see (restricted and private contexts whose audience names it, its tenant's contexts).
+ * what the credential may see (restricted contexts whose audience names it, private ones it produced, its tenant's).
  * A registry without one is asked anonymously and returns what an anonymous reader may see (public contexts). A
  * credential the registry refuses is that registry's error entry (its own code, e.g. `not_authorized`), never a
  * failed search. The credential never leaves the registry's origin: the outbound client drops it on a redirect.

@@ -2,7 +2,7 @@
  * How the control plane reads an enrolled registry on a tenant's behalf (context search, lineage relay,
  * federation proxy): the enrollment's base URL and the request headers, with `Authorization: Bearer <read
  * credential>` when the enrollment holds one, so the registry answers with what that credential may see
- * (RFC-ACDP-0008 §6.2: restricted and private contexts whose audience names its DID, its tenant's contexts)
+ * (RFC-ACDP-0005 §2.5.5: restricted contexts whose audience names its DID, private ones it produced; its tenant's)
  * instead of what an anonymous reader may see.
  *
  * The credential only ever goes to the enrollment's own base URL: these reads go through the SSRF-safe outbound
