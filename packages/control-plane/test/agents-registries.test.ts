@@ -4,7 +4,7 @@
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
-import { enrollmentSecretContext } from '../src/services/enrollment-directory.js'
+import { enrollmentSecretContext, readCredentialContext } from '../src/services/enrollment-directory.js'
 import { resealEnrollmentSecrets } from '../src/services/registries.js'
 import { createSecretKeyring, isSealedWithCurrentKey, openSecret } from '../src/services/secret-box.js'
 import { publishedEvent, retrievedEvent, signedDelivery } from './support/signed-delivery.js'
@@ -13,6 +13,8 @@ import { ADMIN_KEY, bearer, openTestApp, type TestApp, USER_KEY } from './suppor
 const user = bearer(USER_KEY)
 const admin = bearer(ADMIN_KEY)
 const SECRET = 'per-registry-secret-0123456789'
+/** Shaped like a registry bearer JWT (three base64url parts), as a read credential. */
+const READ_CREDENTIAL = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkaWQ6a2V5OnJlYWRlciJ9.c2lnbmF0dXJlLXJlYWQtY3JlZA'
 
 async function enroll(t: TestApp, body: Record<string, unknown>, headers: Record<string, string> = admin) {
   return t.app.inject({ method: 'POST', url: '/registries/enroll', headers, payload: body })
@@ -151,6 +153,7 @@ describe.each(testDatabaseTargets())('agents and registries on $name', (target) 
         enabled: true,
         hasWebhookSecret: true,
         previousWebhookSecretExpiresAt: null,
+        hasReadCredential: false,
         createdAt: '2026-01-15T12:00:00.000Z',
         updatedAt: '2026-01-15T12:00:00.000Z',
       })
@@ -213,6 +216,75 @@ describe.each(testDatabaseTargets())('agents and registries on $name', (target) 
         enabled: false,
         createdAt: '2026-01-15T12:00:00.000Z',
       })
+    })
+
+    it('takes a write-only read credential: sealed for its own context, never returned, replaced or cleared', async () => {
+      t = await openTestApp(target)
+      const res = await enroll(t, { authority: 'reg.example', tenantId: 'acme', readCredential: READ_CREDENTIAL })
+      expect(res.statusCode).toBe(200)
+      expect(res.json()).toMatchObject({ hasReadCredential: true, hasWebhookSecret: false })
+      expect(res.body).not.toContain(READ_CREDENTIAL)
+      const list = await t.app.inject({
+        method: 'GET',
+        url: '/registries/enrollments',
+        headers: { ...user, 'x-tenant-id': 'acme' },
+      })
+      expect(list.json()).toMatchObject({ total: 1, data: [{ authority: 'reg.example', hasReadCredential: true }] })
+      expect(list.body).not.toContain(READ_CREDENTIAL)
+      const sealed = (await t.store.getEnrollment('reg.example'))?.readCredentialSealed as string
+      expect(sealed).toMatch(/^acdp-sealed:v1:/)
+      expect(sealed).not.toContain(READ_CREDENTIAL)
+      expect(openSecret(t.deps.secrets, sealed, readCredentialContext('reg.example'))).toBe(READ_CREDENTIAL)
+      // Bound to its slot: it does not open as the webhook secret, nor as another registry's credential.
+      expect(() => openSecret(t.deps.secrets, sealed, enrollmentSecretContext('reg.example'))).toThrow(/authentication/)
+      expect(() => openSecret(t.deps.secrets, sealed, readCredentialContext('other.example'))).toThrow(/authentication/)
+
+      // An update naming other members keeps it; a new value replaces it; null clears it.
+      const kept = await enroll(t, { authority: 'reg.example', tenantId: 'acme', enabled: false })
+      expect(kept.json()).toMatchObject({ hasReadCredential: true, enabled: false })
+      expect((await t.store.getEnrollment('reg.example'))?.readCredentialSealed).toBe(sealed)
+      const replacement = `${READ_CREDENTIAL}x`
+      await enroll(t, { authority: 'reg.example', tenantId: 'acme', readCredential: replacement })
+      const resealed = (await t.store.getEnrollment('reg.example'))?.readCredentialSealed as string
+      expect(openSecret(t.deps.secrets, resealed, readCredentialContext('reg.example'))).toBe(replacement)
+      const cleared = await enroll(t, { authority: 'reg.example', tenantId: 'acme', readCredential: null })
+      expect(cleared.json()).toMatchObject({ hasReadCredential: false })
+      expect((await t.store.getEnrollment('reg.example'))?.readCredentialSealed).toBeNull()
+    })
+
+    it('drops a kept read credential when the enrollment moves to another tenant', async () => {
+      t = await openTestApp(target)
+      await enroll(t, { authority: 'reg.example', tenantId: 'acme', readCredential: READ_CREDENTIAL })
+      expect((await enroll(t, { authority: 'reg.example', tenantId: 'acme' })).json().hasReadCredential).toBe(true)
+      const moved = await enroll(t, { authority: 'reg.example', tenantId: 'beta' })
+      expect(moved.json()).toMatchObject({ tenantId: 'beta', hasReadCredential: false })
+      expect((await t.store.getEnrollment('reg.example'))?.readCredentialSealed).toBeNull()
+      // Given in the same request, the credential goes with the move (the admin granted it for the new tenant).
+      const given = await enroll(t, { authority: 'reg.example', tenantId: 'acme', readCredential: READ_CREDENTIAL })
+      expect(given.json()).toMatchObject({ tenantId: 'acme', hasReadCredential: true })
+    })
+
+    it.each([
+      ['a number', 12345],
+      ['an empty string', ''],
+      ['one over 4096 characters', 'a'.repeat(4097)],
+      ['a value with a space', 'abc def'],
+      ['a value with a line break', 'abc\r\nx-injected: 1'],
+      ['an object', { token: 'abc' }],
+    ])('refuses a read credential that is %s with the envelope and 400, storing nothing', async (_name, value) => {
+      t = await openTestApp(target)
+      const res = await enroll(t, { authority: 'reg.example', readCredential: value })
+      expect(res.statusCode).toBe(400)
+      expect(res.json()).toEqual({ statusCode: 400, errorCode: 'VALIDATION_ERROR', message: expect.any(String) })
+      expect(res.body).not.toContain('abc')
+      expect(await t.store.getEnrollment('reg.example')).toBeUndefined()
+    })
+
+    it('accepts a read credential of exactly 4096 characters (the boundary)', async () => {
+      t = await openTestApp(target)
+      const res = await enroll(t, { authority: 'reg.example', readCredential: 'a'.repeat(4096) })
+      expect(res.statusCode).toBe(200)
+      expect(res.json().hasReadCredential).toBe(true)
     })
 
     it('defaults the tenant to the caller’s tenant', async () => {
@@ -302,6 +374,19 @@ describe.each(testDatabaseTargets())('agents and registries on $name', (target) 
     expect(isSealedWithCurrentKey(rotated, sealed)).toBe(true)
     expect(openSecret(createSecretKeyring(rotated.current), sealed, enrollmentSecretContext('reg.example'))).toBe(
       SECRET,
+    )
+    expect(await resealEnrollmentSecrets({ ...t.deps, secrets: rotated })).toBe(0)
+  })
+
+  it('re-seals a read credential with the current key after a rotation, keeping it usable', async () => {
+    t = await openTestApp(target)
+    await enroll(t, { authority: 'reg.example', tenantId: 'acme', readCredential: READ_CREDENTIAL })
+    const rotated = createSecretKeyring(new Uint8Array(32).fill(42), [t.deps.secrets.current])
+    expect(await resealEnrollmentSecrets({ ...t.deps, secrets: rotated })).toBe(1)
+    const sealed = (await t.store.getEnrollment('reg.example'))?.readCredentialSealed as string
+    expect(isSealedWithCurrentKey(rotated, sealed)).toBe(true)
+    expect(openSecret(createSecretKeyring(rotated.current), sealed, readCredentialContext('reg.example'))).toBe(
+      READ_CREDENTIAL,
     )
     expect(await resealEnrollmentSecrets({ ...t.deps, secrets: rotated })).toBe(0)
   })

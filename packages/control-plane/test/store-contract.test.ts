@@ -470,6 +470,29 @@ describe.each(testDatabaseTargets())('store contract on $name', (target) => {
     expect((await store.listSealedEnrollments()).map((e) => e.authority)).toEqual(['r.example'])
   })
 
+  it('the read credential is kept on an update of the same tenant, dropped by a move, set with one, cleared by null', async () => {
+    const base = { authority: 'r.example', tenantId: 'tenant-a', now: T0 }
+    expect((await store.upsertEnrollment({ ...base, readCredentialSealed: 'read-1' })).readCredentialSealed).toBe(
+      'read-1',
+    )
+    expect((await store.upsertEnrollment({ ...base, enabled: false })).readCredentialSealed).toBe('read-1')
+    // Only the read credential: a webhook-secret-less, credential-only row is still one to re-seal.
+    expect((await store.listSealedEnrollments()).map((e) => e.authority)).toEqual(['r.example'])
+    const moved = await store.upsertEnrollment({ ...base, tenantId: 'tenant-b' })
+    expect(moved).toMatchObject({ tenantId: 'tenant-b', readCredentialSealed: null, enabled: false })
+    const given = await store.upsertEnrollment({ ...base, readCredentialSealed: 'read-2' })
+    expect(given).toMatchObject({ tenantId: 'tenant-a', readCredentialSealed: 'read-2' })
+    expect((await store.upsertEnrollment({ ...base, readCredentialSealed: null })).readCredentialSealed).toBeNull()
+    expect(await store.listSealedEnrollments()).toEqual([])
+  })
+
+  it('replaceSealedReadCredential swaps only the expected ciphertext', async () => {
+    await store.upsertEnrollment({ authority: 'r.example', tenantId: 't', readCredentialSealed: 'old', now: T0 })
+    expect(await store.replaceSealedReadCredential('r.example', 'stale', 'new')).toBe(false)
+    expect(await store.replaceSealedReadCredential('r.example', 'old', 'new')).toBe(true)
+    expect((await store.getEnrollment('r.example'))?.readCredentialSealed).toBe('new')
+  })
+
   it('dashboard aggregates are tenant-scoped and limited to the window', async () => {
     await store.recordEvent(event({ runId: 'old', receivedAt: T0 - 3_600_000 * 2, registryAuthority: 'a.example' }))
     await store.recordEvent(

@@ -288,6 +288,8 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
         baseUrl: 'https://reg.example',
         registryDid: 'did:web:reg.example',
         webhookSecret: 'enrollment-secret-0123456789',
+        // The write-only read credential (an RFC 6750 b64token): mutations probe its type, length and syntax.
+        readCredential: 'fuzz-read-credential.eyJzdWIiOiJmdXp6In0.c2ln',
         enabled: true,
       },
     },

@@ -1,6 +1,7 @@
 /**
  * GET /contexts/search and GET /registries/:authority/lineages/:lineageId (services/lineage-relay.ts): the enrolled registries' keyword search, fanned out and relayed per registry
- * (services/context-search.ts), key/JWT, one `context.retrieve` quota unit per search. Fastify matches this
+ * (services/context-search.ts), key/JWT, one `context.retrieve` quota unit per search. Both read each registry
+ * with its enrollment's read credential when it holds one (services/registry-read.ts). Fastify matches this
  * static path before the federation proxy's `/contexts/*` (a ctx_id is never the bare word `search`).
  */
 import { Type } from 'typebox'
@@ -43,7 +44,10 @@ export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, 
           'Each enabled enrollment with a base URL is asked `GET /contexts/search` with the same filters; its ' +
           'matches, next_cursor and total_estimate come back unmerged in its own entry. To page one registry, ' +
           'repeat the search with `registry=<authority>&cursor=<its next_cursor>` (the cursor is relayed verbatim). ' +
-          'A registry that fails has outcome `error` and does not fail the search.',
+          'A registry whose enrollment holds a read credential is asked with it as `Authorization: Bearer` (and ' +
+          'answers what that credential may see); the others are asked anonymously (public contexts). ' +
+          "A registry that fails, including one refusing the credential, has outcome `error` with the registry's " +
+          'own code and does not fail the search.',
         querystring: Query,
         response: { 200: Type.Object({ registries: Type.Array(RegistryPage) }) },
       },
@@ -59,7 +63,13 @@ export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, 
       })
       const filters = Object.fromEntries(SEARCH_FILTERS.map((name) => [name, query[name]]))
       return searchEnrolledRegistries(
-        { outbound: federation.outbound, timeoutMs: federation.timeoutMs, store: deps.store, log: request.log },
+        {
+          outbound: federation.outbound,
+          timeoutMs: federation.timeoutMs,
+          store: deps.store,
+          enrollments,
+          log: request.log,
+        },
         { tenantId: request.tenantId, filters, registry: query['registry'], cursor: query['cursor'] },
       )
     },
@@ -72,8 +82,9 @@ export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, 
         tags: ['registries'],
         summary: "A lineage's versions and its current head (with its head receipt), relayed unverified",
         description:
-          "The registry's `GET /lineages/{id}` (version ascending) and `GET /lineages/{id}/current`; `current` is " +
-          'null when the registry has no current version. Quota `context.retrieve`.',
+          "The registry's `GET /lineages/{id}` (version ascending) and `GET /lineages/{id}/current`, read with the " +
+          "enrollment's read credential when it holds one; `current` is null when the registry has no current " +
+          'version. Quota `context.retrieve`.',
         params: Type.Object({
           authority: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:-]+$' }),
           lineageId: Type.String({ minLength: 1, maxLength: 100 }),

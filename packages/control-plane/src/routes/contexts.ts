@@ -24,7 +24,8 @@ export const contextRoutes: RoutePlugin = async (app, { enrollments, gates, fede
         summary: 'Retrieve a context from the registry that owns it (federation proxy)',
         description:
           'The ctxId is `acdp://<authority>/<uuid>`, raw or percent-encoded. 2xx and 4xx answers of the registry ' +
-          'are relayed verbatim; 429 becomes 503 FEDERATION_UPSTREAM_RATE_LIMITED; failures are 502.',
+          'are relayed verbatim; 429 becomes 503 FEDERATION_UPSTREAM_RATE_LIMITED; failures are 502. The ' +
+          "registry is read with the enrollment's read credential when it holds one (else anonymously).",
       },
     },
     async (request: FastifyRequest, reply: FastifyReply) => {

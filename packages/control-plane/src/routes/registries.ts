@@ -1,6 +1,6 @@
 /**
- * Registries (product spec "Registries and witness"): the observed list, the enrollment list (never a secret),
- * POST /registries/enroll (admin, upsert), and the webhook secret rotation of an enrollment (admin; both
+ * Registries (product spec "Registries and witness"): the observed list, the enrollment list (never a secret
+ * nor the read credential, only whether each is set), POST /registries/enroll (admin, upsert), and the webhook secret rotation of an enrollment (admin; both
  * secrets accepted until the previous one expires or is dropped).
  */
 import { type Static, Type } from 'typebox'
@@ -8,7 +8,9 @@ import {
   enrollRegistry,
   listEnrollments,
   listRegistries,
+  MAX_READ_CREDENTIAL_LENGTH,
   MIN_ENROLLMENT_SECRET_LENGTH,
+  READ_CREDENTIAL_PATTERN,
 } from '../services/registries.js'
 import {
   DEFAULT_PREVIOUS_SECRET_SECONDS,
@@ -40,6 +42,9 @@ const EnrollmentShape = Type.Object({
   previousWebhookSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
     description: 'during a webhook secret rotation, until when the previous secret is still accepted',
   }),
+  hasReadCredential: Type.Boolean({
+    description: 'whether the control plane reads this registry with a read credential (else anonymously)',
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })
@@ -57,6 +62,26 @@ const EnrollBody = Type.Object(
         Type.String({ minLength: MIN_ENROLLMENT_SECRET_LENGTH, maxLength: 1024, writeOnly: true }),
         Type.Null(),
       ]),
+    ),
+    readCredential: Type.Optional(
+      Type.Union(
+        [
+          Type.String({
+            minLength: 1,
+            maxLength: MAX_READ_CREDENTIAL_LENGTH,
+            pattern: READ_CREDENTIAL_PATTERN,
+            writeOnly: true,
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'A bearer token the registry accepts for reads (e.g. one it issued by its challenge login): sent as ' +
+            '`Authorization: Bearer` on the control plane reads of this registry only (context search, lineage ' +
+            'relay, federation proxy). Write-only, sealed at rest, never returned; null clears it. Dropped when ' +
+            'the enrollment moves to another tenant.',
+        },
+      ),
     ),
     enabled: Type.Optional(Type.Boolean()),
   },
@@ -98,7 +123,7 @@ export const registryRoutes: RoutePlugin = async (app, { config, deps, enrollmen
     '/registries/enrollments',
     {
       schema: {
-        summary: "The tenant's registry enrollments (secrets never returned)",
+        summary: "The tenant's registry enrollments (webhook secrets and read credentials never returned)",
         tags: ['registries'],
         response: { 200: Type.Object({ data: Type.Array(EnrollmentShape), total: Type.Integer() }) },
       },

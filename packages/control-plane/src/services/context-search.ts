@@ -10,13 +10,18 @@
  * cursor is passed through untouched and the registry checks it. A registry that fails does not fail the search:
  * its entry says why (the registry's own error code when it answered one, else the transport category).
  *
- * The enrollment holds no read credential for its registry (only the HMAC secret of its deliveries), so the
- * registries are asked without one: they return what an anonymous reader may see (public contexts), as the
- * federation proxy does.
+ * An enrollment may hold a read credential for its registry (`readCredential` at enrollment, sealed at rest): that
+ * registry, and only it, is then asked with `Authorization: Bearer <credential>` (registry-read.ts), so it returns
+ * what the credential may see (restricted contexts whose audience names it, private ones it produced, its tenant's).
+ * A registry without one is asked anonymously and returns what an anonymous reader may see (public contexts). A
+ * credential the registry refuses is that registry's error entry (its own code, e.g. `not_authorized`), never a
+ * failed search. The credential never leaves the registry's origin: the outbound client drops it on a redirect.
  */
 import { isProtocolError, type OutboundClient } from '@acdp/protocol'
 import { ControlPlaneError } from '../errors.js'
 import type { ControlPlaneStore } from '../store/store.js'
+import type { EnrollmentDirectory } from './enrollment-directory.js'
+import { enrolledRegistryRead } from './registry-read.js'
 
 /** The RFC-ACDP-0005 §2.1 filters relayed to each registry (anything else in the query string is not sent). */
 export const SEARCH_FILTERS = [
@@ -48,7 +53,9 @@ export interface ContextSearchDeps {
   outbound: OutboundClient
   timeoutMs: number
   store: Pick<ControlPlaneStore, 'listEnrollments'>
-  log: { warn(object: unknown, message?: string): void }
+  /** Opens each enrollment's read credential (cached; invalidated on every enroll). */
+  enrollments: Pick<EnrollmentDirectory, 'get'>
+  log: { warn(object: unknown, message?: string): void; error(object: unknown, message?: string): void }
 }
 
 export interface ContextSearchInput {
@@ -94,25 +101,43 @@ export async function searchEnrolledRegistries(
   }
   if (input.cursor !== undefined) query.set('cursor', input.cursor)
   const registries = await Promise.all(
-    targets.map((e) => searchOne(deps, e.authority, `${e.baseUrl.replace(/\/+$/, '')}/contexts/search?${query}`)),
-  )
+    targets.map(async (e) => {
+      // Read through the directory, which applies the same rule (enabled, this tenant, a base URL) to the entry
+      // whose credential it opened: an enrollment changed since the listing is skipped, never asked with a
+      // credential that no longer belongs to it.
+      let target
+      try {
+        target = await enrolledRegistryRead(deps.enrollments, input.tenantId, e.authority)
+      } catch (error) {
+        // A sealed secret that does not open (its key was dropped from SECRETS_ENCRYPTION_KEY_PREVIOUS): a server
+        // fault of this one enrollment, so its entry says so and the other registries are still searched.
+        deps.log.error({ authority: e.authority, err: error }, 'registry search could not open the enrollment')
+        return failedPage(e.authority, 'INTERNAL_ERROR', 'the enrollment could not be opened on this server', null)
+      }
+      if (target === undefined) return undefined
+      return searchOne(
+        deps,
+        e.authority,
+        `${target.baseUrl.replace(/\/+$/, '')}/contexts/search?${query}`,
+        target.headers,
+      )
+    }),
+  ).then((pages) => pages.filter((page): page is RegistrySearchPage => page !== undefined))
   registries.sort((a, b) => (a.authority < b.authority ? -1 : a.authority > b.authority ? 1 : 0))
   return { registries }
 }
 
-async function searchOne(deps: ContextSearchDeps, authority: string, url: string): Promise<RegistrySearchPage> {
-  const failed = (code: string, message: string, status: number | null): RegistrySearchPage => ({
-    authority,
-    outcome: 'error',
-    matches: [],
-    next_cursor: null,
-    total_estimate: null,
-    error: { code, message, status },
-  })
+async function searchOne(
+  deps: ContextSearchDeps,
+  authority: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<RegistrySearchPage> {
+  const failed = (code: string, message: string, status: number | null) => failedPage(authority, code, message, status)
   let response
   try {
     response = await deps.outbound.request(url, {
-      headers: { accept: 'application/acdp+json, application/json' },
+      headers,
       totalTimeoutMs: deps.timeoutMs,
       maxRedirects: 3,
       maxBodyBytes: MAX_SEARCH_BODY_BYTES,
@@ -143,6 +168,17 @@ async function searchOne(deps: ContextSearchDeps, authority: string, url: string
     total_estimate:
       typeof page.total_estimate === 'number' && Number.isSafeInteger(page.total_estimate) ? page.total_estimate : null,
     error: null,
+  }
+}
+
+function failedPage(authority: string, code: string, message: string, status: number | null): RegistrySearchPage {
+  return {
+    authority,
+    outcome: 'error',
+    matches: [],
+    next_cursor: null,
+    total_estimate: null,
+    error: { code, message, status },
   }
 }
 

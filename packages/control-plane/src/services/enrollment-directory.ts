@@ -1,7 +1,7 @@
 /**
- * Registry enrollments as the HMAC routes need them: looked up by authority on every delivery, so they are
- * cached in memory (positive and negative answers) and the sealed per-registry secret is opened once per cache
- * fill, not once per event. An enroll on any instance invalidates the entry everywhere through the event bus's
+ * Registry enrollments as the HMAC routes and the registry reads need them: looked up by authority on every
+ * delivery, so they are cached in memory (positive and negative answers) and the sealed per-registry secrets
+ * (webhook secrets, read credential) are opened once per cache fill, not once per event. An enroll on any instance invalidates the entry everywhere through the event bus's
  * invalidation channel; the TTL (ENROLLMENT_CACHE_MS) bounds staleness should an invalidation be lost.
  */
 
@@ -26,6 +26,8 @@ export interface ResolvedEnrollment {
   webhookSecret: string | undefined
   /** During a rotation: the secret in force before it, accepted until `expiresAt` (epoch ms). */
   previousWebhookSecret: { secret: string; expiresAt: number } | undefined
+  /** The bearer credential sent on reads of the registry (registry-read.ts), or undefined: read anonymously. */
+  readCredential: string | undefined
 }
 
 export interface EnrollmentDirectory {
@@ -45,6 +47,11 @@ export function enrollmentSecretContext(authority: string): string {
 /** AAD context of the previous secret: distinct from the current one's, so the two sealed values cannot swap. */
 export function previousEnrollmentSecretContext(authority: string): string {
   return `registry-enrollment-previous:${authority}`
+}
+
+/** AAD context of the read credential: distinct from both webhook secrets', so no sealed value can stand in. */
+export function readCredentialContext(authority: string): string {
+  return `registry-enrollment-read:${authority}`
 }
 
 /** Creates the directory over the store. `now` is the injected clock in epoch ms. */
@@ -89,6 +96,10 @@ export function createEnrollmentDirectory(options: {
                       ),
                       expiresAt: record.previousWebhookSecretExpiresAt,
                     },
+              readCredential:
+                record.readCredentialSealed === null
+                  ? undefined
+                  : openSecret(secrets, record.readCredentialSealed, readCredentialContext(record.authority)),
             }
       if (cacheMs > 0) {
         if (cache.size >= MAX_CACHED_ENROLLMENTS) {

@@ -10,6 +10,10 @@
  *   malformed ctxId          → 400 VALIDATION_ERROR
  *   SSRF refusal, transport failure, oversized body, cross-authority or too many redirects, 5xx → 502
  *
+ * The request carries the enrollment's read credential when it holds one (registry-read.ts), so a context that
+ * credential may read (restricted, private) is relayed too; the outbound client never carries it across a
+ * redirect.
+ *
  * A relayed 2xx must be the context asked for: its `body.ctx_id` must equal the requested ctx_id (else 502
  * CONTEXT_ID_MISMATCH; a 2xx whose ctx_id cannot be read is 502 CONTEXT_BINDING_UNVERIFIABLE). With
  * FEDERATION_VERIFY_CONTEXTS the producer signature and the registry receipt are verified too (context-check.ts).
@@ -18,7 +22,7 @@ import { isIP } from 'node:net'
 import { isProtocolError, type OutboundClient } from '@acdp/protocol'
 import { ControlPlaneError } from '../errors.js'
 import type { EnrollmentDirectory } from './enrollment-directory.js'
-import { enrolledBaseUrl } from './enrolled-base-url.js'
+import { enrolledRegistryRead } from './registry-read.js'
 
 /** `acdp://<authority>/<id>`; authority per the product spec, id a lowercase UUID v4 (RFC-ACDP-0001 §5.5). */
 const CTX_ID =
@@ -93,15 +97,15 @@ export async function proxyContext(deps: FederationDeps, tenantId: string, rawCt
 
 async function forward(deps: FederationDeps, tenantId: string, rawCtxId: string): Promise<ProxiedResponse> {
   const { ctxId, authority } = parseProxiedCtxId(rawCtxId)
-  const baseUrl = await enrolledBaseUrl(deps.enrollments, tenantId, authority)
-  if (baseUrl === undefined) {
+  const target = await enrolledRegistryRead(deps.enrollments, tenantId, authority)
+  if (target === undefined) {
     throw new ControlPlaneError('REGISTRY_NOT_FOUND', 'no enrolled registry serves this authority')
   }
-  const url = `${baseUrl.replace(/\/+$/, '')}/contexts/${encodeURIComponent(ctxId)}`
+  const url = `${target.baseUrl.replace(/\/+$/, '')}/contexts/${encodeURIComponent(ctxId)}`
   let response
   try {
     response = await deps.outbound.request(url, {
-      headers: { accept: 'application/acdp+json, application/json' },
+      headers: target.headers,
       totalTimeoutMs: deps.timeoutMs,
       maxRedirects: 3,
       maxBodyBytes: 1024 * 1024,

@@ -3,13 +3,13 @@
  * lineage explorer): `GET /lineages/{id}` (every version the reader may retrieve, version ascending) and
  * `GET /lineages/{id}/current` (the head, with its `lineage_head_receipt` under `acdp-registry-head-receipts`,
  * RFC-ACDP-0011), read from an enabled enrollment of the caller's tenant with a base URL through the federation
- * proxy's SSRF-safe outbound client, and relayed unverified: the reader checks the head receipt.
+ * proxy's SSRF-safe outbound client, with the enrollment's read credential when it holds one (registry-read.ts),
+ * and relayed unverified: the reader checks the head receipt.
  */
 import { isProtocolError } from '@acdp/protocol'
 import { ControlPlaneError } from '../errors.js'
 import type { ContextSearchDeps } from './context-search.js'
-import { enrolledBaseUrl } from './enrolled-base-url.js'
-import type { EnrollmentDirectory } from './enrollment-directory.js'
+import { enrolledRegistryRead } from './registry-read.js'
 
 /** `lin:sha256:<64 lowercase hex>` (RFC-ACDP-0004 §3). */
 export const LINEAGE_ID = /^lin:sha256:[0-9a-f]{64}$/
@@ -22,9 +22,7 @@ export interface RelayedLineage {
   current: unknown
 }
 
-export interface LineageRelayDeps extends Omit<ContextSearchDeps, 'store'> {
-  enrollments: Pick<EnrollmentDirectory, 'get'>
-}
+export type LineageRelayDeps = Omit<ContextSearchDeps, 'store'>
 
 /**
  * @throws ControlPlaneError VALIDATION_ERROR (malformed lineage id), REGISTRY_NOT_FOUND (not an enabled enrollment
@@ -38,15 +36,18 @@ export async function relayLineage(
 ): Promise<RelayedLineage> {
   if (!LINEAGE_ID.test(lineageId)) throw new ControlPlaneError('VALIDATION_ERROR', 'lineageId must be lin:sha256:<hex>')
   const key = authority.toLowerCase()
-  const baseUrl = await enrolledBaseUrl(deps.enrollments, tenantId, key)
-  if (baseUrl === undefined) {
+  const target = await enrolledRegistryRead(deps.enrollments, tenantId, key)
+  if (target === undefined) {
     throw new ControlPlaneError(
       'REGISTRY_NOT_FOUND',
       'no enabled enrolled registry with a base URL serves this authority',
     )
   }
-  const base = `${baseUrl.replace(/\/+$/, '')}/lineages/${encodeURIComponent(lineageId)}`
-  const [versions, current] = await Promise.all([read(deps, key, base), read(deps, key, `${base}/current`)])
+  const base = `${target.baseUrl.replace(/\/+$/, '')}/lineages/${encodeURIComponent(lineageId)}`
+  const [versions, current] = await Promise.all([
+    read(deps, key, base, target.headers),
+    read(deps, key, `${base}/current`, target.headers),
+  ])
   if (versions.status === 404) throw new ControlPlaneError('REGISTRY_NOT_FOUND', 'the registry knows no such lineage')
   if (versions.status !== 200 || !Array.isArray(versions.body)) {
     throw new ControlPlaneError('FEDERATION_UPSTREAM_ERROR', `the registry answered ${versions.status} for the lineage`)
@@ -61,10 +62,11 @@ async function read(
   deps: LineageRelayDeps,
   authority: string,
   url: string,
+  headers: Record<string, string>,
 ): Promise<{ status: number; body: unknown }> {
   try {
     const response = await deps.outbound.request(url, {
-      headers: { accept: 'application/acdp+json, application/json' },
+      headers,
       totalTimeoutMs: deps.timeoutMs,
       maxRedirects: 3,
       maxBodyBytes: 4 * 1024 * 1024,

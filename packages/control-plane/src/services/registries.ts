@@ -2,7 +2,8 @@
  * Registries: those observed in events (GET /registries) and the enrollment list that decides ingest
  * (product spec "Registry enrollment", "Registries and witness").
  *
- * Enrollment secrets are sealed at rest (secret-box.ts) and never returned. Re-enrolling updates only the
+ * Enrollment secrets (the webhook secret and the optional read credential the control plane sends on its reads
+ * of the registry, registry-read.ts) are sealed at rest (secret-box.ts), never returned and never logged. Re-enrolling updates only the
  * members the request names (`null` clears one), so an admin changing `enabled` does not wipe the secret. A
  * `webhookSecret` given here replaces the secret at once (and ends any rotation in progress); a rotation with a
  * window in which both secrets are accepted is webhook-secret-rotation.ts.
@@ -16,11 +17,18 @@ import {
   type EnrollmentDirectory,
   enrollmentSecretContext,
   previousEnrollmentSecretContext,
+  readCredentialContext,
 } from './enrollment-directory.js'
 import { isSealedWithCurrentKey, openSecret, sealSecret } from './secret-box.js'
 
 /** Minimum length of a per-registry webhook secret (product spec "Limits"). */
 export const MIN_ENROLLMENT_SECRET_LENGTH = 16
+
+/** Longest read credential accepted (a registry JWT is well under 2 KiB; this leaves room for larger tokens). */
+export const MAX_READ_CREDENTIAL_LENGTH = 4096
+
+/** RFC 6750 §2.1 `b64token`: what may follow `Bearer ` in an Authorization header (no space, no control byte). */
+export const READ_CREDENTIAL_PATTERN = '^[A-Za-z0-9._~+/-]+=*$'
 
 /** An observed registry on the wire. */
 export interface RegistryView {
@@ -44,6 +52,8 @@ export interface EnrollmentView {
   hasWebhookSecret: boolean
   /** When a rotation is in progress: until when the previous secret is still accepted; else null. */
   previousWebhookSecretExpiresAt: string | null
+  /** True when a read credential is set (the registry is read with it), else reads are anonymous. */
+  hasReadCredential: boolean
   createdAt: string
   updatedAt: string
 }
@@ -56,6 +66,8 @@ export interface EnrollRequest {
   registryDid?: string | null
   /** attacker-controlled until stored; never logged. */
   webhookSecret?: string | null
+  /** A bearer credential the registry accepts for reads; attacker-controlled until stored; never logged. */
+  readCredential?: string | null
   enabled?: boolean
 }
 
@@ -73,6 +85,7 @@ export function toEnrollmentView(record: EnrollmentRecord, now: number): Enrollm
       record.previousWebhookSecretSealed !== null && previousExpiresAt !== null && previousExpiresAt > now
         ? formatTimestamp(previousExpiresAt)
         : null,
+    hasReadCredential: record.readCredentialSealed !== null,
     createdAt: formatTimestamp(record.createdAt),
     updatedAt: formatTimestamp(record.updatedAt),
   }
@@ -142,6 +155,12 @@ export async function enrollRegistry(
         ? null
         : sealSecret(deps.secrets, request.webhookSecret, enrollmentSecretContext(authority), deps.random)
   }
+  if (request.readCredential !== undefined) {
+    upsert.readCredentialSealed =
+      request.readCredential === null
+        ? null
+        : sealSecret(deps.secrets, request.readCredential, readCredentialContext(authority), deps.random)
+  }
   const record = await deps.store.upsertEnrollment(upsert)
   ctx.enrollments.invalidate(authority)
   return toEnrollmentView(record, upsert.now)
@@ -166,7 +185,7 @@ function checkBaseUrl(config: ControlPlaneConfig, text: string): string {
 }
 
 /**
- * Re-seals every enrollment secret that is not sealed with the current key (after a key rotation), so the
+ * Re-seals every enrollment secret (webhook secrets and read credential) that is not sealed with the current key (after a key rotation), so the
  * previous key can be retired. Safe to run on several instances at once (compare-and-swap per row).
  *
  * @returns how many secrets were re-sealed.
@@ -187,6 +206,11 @@ export async function resealEnrollmentSecrets(
     if (previous !== null && !isSealedWithCurrentKey(deps.secrets, previous)) {
       const resealed = reseal(previous, previousEnrollmentSecretContext(record.authority))
       if (await deps.store.replaceSealedPreviousSecret(record.authority, previous, resealed)) count += 1
+    }
+    const read = record.readCredentialSealed
+    if (read !== null && !isSealedWithCurrentKey(deps.secrets, read)) {
+      const resealed = reseal(read, readCredentialContext(record.authority))
+      if (await deps.store.replaceSealedReadCredential(record.authority, read, resealed)) count += 1
     }
   }
   return count

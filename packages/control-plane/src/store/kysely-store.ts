@@ -407,7 +407,11 @@ class KyselyStore implements ControlPlaneStore {
   async listSealedEnrollments(): Promise<EnrollmentRecord[]> {
     const rows = await this.#selectEnrollments()
       .where((eb) =>
-        eb.or([eb('webhook_secret_sealed', 'is not', null), eb('webhook_secret_previous_sealed', 'is not', null)]),
+        eb.or([
+          eb('webhook_secret_sealed', 'is not', null),
+          eb('webhook_secret_previous_sealed', 'is not', null),
+          eb('read_credential_sealed', 'is not', null),
+        ]),
       )
       .orderBy('authority')
       .execute()
@@ -423,6 +427,7 @@ class KyselyStore implements ControlPlaneStore {
         base_url: input.baseUrl ?? null,
         registry_did: input.registryDid ?? null,
         webhook_secret_sealed: input.webhookSecretSealed ?? null,
+        read_credential_sealed: input.readCredentialSealed ?? null,
         enabled: input.enabled === false ? 0 : 1,
         created_at: input.now,
         updated_at: input.now,
@@ -449,6 +454,17 @@ class KyselyStore implements ControlPlaneStore {
             input.webhookSecretSealed === undefined
               ? eb.ref('registry_enrollments.webhook_secret_previous_expires_at')
               : eb.val(null),
+          // A kept read credential stays with its tenant: moving the enrollment to another tenant drops it, so
+          // the new tenant's callers never read with what was granted to the old one.
+          read_credential_sealed:
+            input.readCredentialSealed === undefined
+              ? eb
+                  .case()
+                  .when('registry_enrollments.tenant_id', '=', eb.ref('excluded.tenant_id'))
+                  .then(eb.ref('registry_enrollments.read_credential_sealed'))
+                  .else(null)
+                  .end()
+              : eb.ref('excluded.read_credential_sealed'),
           enabled: input.enabled === undefined ? eb.ref('registry_enrollments.enabled') : eb.ref('excluded.enabled'),
           updated_at: eb.ref('excluded.updated_at'),
         })),
@@ -474,6 +490,16 @@ class KyselyStore implements ControlPlaneStore {
       .set({ webhook_secret_previous_sealed: sealed })
       .where('authority', '=', authority)
       .where('webhook_secret_previous_sealed', '=', expected)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
+  async replaceSealedReadCredential(authority: string, expected: string, sealed: string): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('registry_enrollments')
+      .set({ read_credential_sealed: sealed })
+      .where('authority', '=', authority)
+      .where('read_credential_sealed', '=', expected)
       .executeTakeFirst()
     return Number(result.numUpdatedRows) === 1
   }
@@ -604,6 +630,7 @@ function toEnrollmentRecord(row: RegistryEnrollmentsTable): EnrollmentRecord {
     previousWebhookSecretSealed: row.webhook_secret_previous_sealed,
     previousWebhookSecretExpiresAt:
       row.webhook_secret_previous_expires_at === null ? null : Number(row.webhook_secret_previous_expires_at),
+    readCredentialSealed: row.read_credential_sealed,
     enabled: Number(row.enabled) === 1,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),

@@ -125,6 +125,8 @@ export interface RegistryEnrollmentsTable {
   webhook_secret_previous_sealed: string | null
   /** Epoch ms after which the previous secret is no longer accepted; NULL with it. */
   webhook_secret_previous_expires_at: number | null
+  /** Sealed bearer credential sent on reads of this registry, or NULL to read anonymously (0860). */
+  read_credential_sealed: string | null
   enabled: number
   created_at: number
   updated_at: number

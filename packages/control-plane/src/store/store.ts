@@ -126,6 +126,8 @@ export interface EnrollmentRecord {
   previousWebhookSecretSealed: string | null
   /** Epoch ms after which the previous secret is refused; null with it. */
   previousWebhookSecretExpiresAt: number | null
+  /** Sealed read credential (never plaintext) sent on the control plane's reads of the registry, or null. */
+  readCredentialSealed: string | null
   enabled: boolean
   createdAt: number
   updatedAt: number
@@ -134,7 +136,8 @@ export interface EnrollmentRecord {
 /**
  * An enrollment upsert. `undefined` members keep the stored value on update (and take the default on insert);
  * `null` clears an optional member. Setting `webhookSecretSealed` (a replacement, not a rotation) also drops the
- * previous secret of a rotation in progress.
+ * previous secret of a rotation in progress. A kept read credential is dropped when the upsert moves the
+ * enrollment to another tenant (it was granted for the tenant it was given under).
  */
 export interface EnrollmentUpsert {
   authority: string
@@ -142,6 +145,7 @@ export interface EnrollmentUpsert {
   baseUrl?: string | null
   registryDid?: string | null
   webhookSecretSealed?: string | null
+  readCredentialSealed?: string | null
   enabled?: boolean
   now: number
 }
@@ -303,13 +307,15 @@ export interface ControlPlaneStore {
 
   getEnrollment(authority: string): Promise<EnrollmentRecord | undefined>
   listEnrollments(tenantId: string): Promise<EnrollmentRecord[]>
-  /** Every enrollment with a sealed secret, all tenants (key rotation re-seals them). */
+  /** Every enrollment with a sealed secret or read credential, all tenants (key rotation re-seals them). */
   listSealedEnrollments(): Promise<EnrollmentRecord[]>
   upsertEnrollment(input: EnrollmentUpsert): Promise<EnrollmentRecord>
   /** Replaces a sealed secret only if it still equals `expected` (rotation must not undo a concurrent enroll). */
   replaceSealedSecret(authority: string, expected: string, sealed: string): Promise<boolean>
   /** Same for the previous secret of a rotation in progress. */
   replaceSealedPreviousSecret(authority: string, expected: string, sealed: string): Promise<boolean>
+  /** As replaceSealedSecret, for the read credential (its re-seal after a key rotation). */
+  replaceSealedReadCredential(authority: string, expected: string, sealed: string): Promise<boolean>
   /**
    * Webhook secret rotation: the new current secret and the previous one (with its expiry) in one write, only if
    * the stored current secret still equals `expectedCurrentSealed` (so two concurrent rotations cannot both keep

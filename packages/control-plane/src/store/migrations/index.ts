@@ -19,6 +19,7 @@ import { migration0810LogReconciliation } from './0810_log_reconciliation.js'
 import { migration0830RunActivity } from './0830_run_activity.js'
 import { migration0840LifecycleReconciliation } from './0840_lifecycle_reconciliation.js'
 import { migration0850WitnessCosigners } from './0850_witness_cosigners.js'
+import { migration0860EnrollmentReadCredential } from './0860_enrollment_read_credential.js'
 
 /** Every migration of the control plane schema, in application order. */
 export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
@@ -35,6 +36,7 @@ export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
   migration0830RunActivity,
   migration0840LifecycleReconciliation,
   migration0850WitnessCosigners,
+  migration0860EnrollmentReadCredential,
   // 0100+ (webhooks, streams, domain packs) are appended below this line, one entry each.
 ]
 
