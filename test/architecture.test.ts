@@ -38,6 +38,29 @@ function offenders(dirs: string[], forbid: string[], files: string[] = []): stri
   })
 }
 
+/**
+ * The one way the console may name the control plane: `import type { … } from '@acdp/control-plane/response-schemas'`
+ * (and `import type` of typebox, for `Static`). Type-only statements are erased from the bundle; any other
+ * mention — a value import, `import { type X }` (which leaves a side-effect import behind), another entry, a dynamic
+ * import — would pull server code into the browser. Returns the offending lines of a console source.
+ */
+const CONSOLE_TYPE_IMPORT =
+  /^(?:import|export) type \{[^}]*\} from '(?:@acdp\/control-plane\/response-schemas|typebox)'$/gm
+function consoleServerImports(source: string): string[] {
+  return (
+    source
+      .replace(CONSOLE_TYPE_IMPORT, '')
+      .split('\n')
+      // Comment lines may name the entry (the type files say where their shapes come from).
+      .filter((line) => !/^\s*(?:\/\/|\/?\*)/.test(line))
+      .filter((line) => line.includes('@acdp/control-plane') || /['"]typebox(?:\/[^'"]*)?['"]/.test(line))
+      .map((line) => line.trim())
+  )
+}
+
+/** The response schemas are what clients import: typebox and each other, nothing else. */
+const RESPONSE_SCHEMAS = 'packages/control-plane/src/response-schemas'
+
 const SERVERS = ['packages/registry/src', 'packages/control-plane/src']
 const REGISTRY = 'packages/registry/src'
 
@@ -136,13 +159,64 @@ const RULES = [
     // browser-safe verification entry of the protocol (its root also exports the Node-only outbound client).
     name: 'console uses only the HTTP API and @acdp/protocol/verify',
     dirs: ['packages/console/src'],
-    forbid: ['@acdp/control-plane', '@acdp/registry', '@acdp/storage', "from '@acdp/protocol'", "from 'node:"],
+    // The control plane is named only through type imports of its response schemas (consoleServerImports below).
+    forbid: ['@acdp/registry', '@acdp/storage', "from '@acdp/protocol'", "from 'node:"],
   },
 ]
 
 describe('architecture', () => {
   it.each(RULES)('$name', ({ dirs, forbid, ...rest }) => {
     expect(offenders(dirs, forbid, 'files' in rest ? rest.files : [])).toEqual([])
+  })
+
+  it('the console names the control plane and typebox only in type imports of the response schemas', () => {
+    const files = sourceFiles('packages/console/src')
+    const offending = files.flatMap((file) =>
+      consoleServerImports(readFileSync(join(ROOT, file), 'utf8')).map((line) => `${file}: ${line}`),
+    )
+    expect(offending).toEqual([])
+    // The rule must keep selecting the console's wire types (or it checks nothing).
+    const typeImporting = files.filter((file) =>
+      readFileSync(join(ROOT, file), 'utf8').includes("from '@acdp/control-plane/response-schemas'"),
+    )
+    expect(typeImporting.length).toBeGreaterThan(0)
+  })
+
+  it.each([
+    ["import { RunShape } from '@acdp/control-plane/response-schemas'", 'a value import'],
+    ["import { type RunShape } from '@acdp/control-plane/response-schemas'", 'inline type modifiers'],
+    ["import type { buildApp } from '@acdp/control-plane'", 'another entry'],
+    ["const m = await import('@acdp/control-plane/response-schemas')", 'a dynamic import'],
+    ["import { Type } from 'typebox'", 'a value import of typebox'],
+    ["import type { Type } from 'typebox/value'", 'a typebox subpath'],
+  ])('the console rule catches %s (%s)', (source) => {
+    expect(consoleServerImports(`import { h } from 'preact'\n${source}\n`)).toEqual([source])
+  })
+
+  it('the console rule allows type-only imports of the response schemas and typebox', () => {
+    const source = [
+      '/** Derived from `@acdp/control-plane/response-schemas`. */',
+      '// see typebox',
+      'import type {',
+      '  RunShape,',
+      '  EventShape,',
+      "} from '@acdp/control-plane/response-schemas'",
+      "import type { Static } from 'typebox'",
+      "export type { SessionShape } from '@acdp/control-plane/response-schemas'",
+    ].join('\n')
+    expect(consoleServerImports(source)).toEqual([])
+  })
+
+  it('the response schemas import only typebox and each other', () => {
+    const files = sourceFiles(RESPONSE_SCHEMAS)
+    expect(files.length).toBeGreaterThan(5)
+    const specifiers = files.flatMap((file) =>
+      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/\bfrom\s+'([^']+)'|\bimport\s*\(\s*'([^']+)'/g)]
+        .map((match) => match[1] ?? match[2] ?? '')
+        .filter((specifier) => specifier !== 'typebox' && !/^\.\/[\w-]+\.js$/.test(specifier))
+        .map((specifier) => `${file}: ${specifier}`),
+    )
+    expect(specifiers).toEqual([])
   })
 
   // The registry's feature-folder rules must still select files: a layout change that empties them would pass

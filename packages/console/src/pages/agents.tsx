@@ -3,12 +3,12 @@
  * GET /capabilities/by-agent/{did} when this control plane serves capabilities (404 → not available).
  */
 import { useState } from 'preact/hooks'
-import type { Agent, ListOf } from '../api/types.js'
+import type { AgentList, CapabilityList } from '../api/types.js'
 import { ErrorPanel, Loading, Section, Time, Unavailable } from '../components/ui.js'
 import { useApi } from '../use-api.js'
 
 export function AgentsPage() {
-  const agents = useApi((client) => client.get<ListOf<Agent>>('/agents', { limit: 200 }), [])
+  const agents = useApi((client) => client.get<AgentList>('/agents', { limit: 200 }), [])
   const [selected, setSelected] = useState<string | undefined>(undefined)
   return (
     <>
@@ -64,15 +64,9 @@ export function AgentsPage() {
   )
 }
 
-interface Capability {
-  capability_uri?: string
-  declared_at?: string
-  [member: string]: unknown
-}
-
 function Capabilities({ did }: { did: string }) {
   const loaded = useApi(
-    (client) => client.get<ListOf<Capability>>(`/capabilities/by-agent/${encodeURIComponent(did)}`),
+    (client) => client.get<CapabilityList>(`/capabilities/by-agent/${encodeURIComponent(did)}`),
     [did],
   )
   return (
@@ -90,7 +84,7 @@ function Capabilities({ did }: { did: string }) {
         <ul>
           {loaded.data.data.map((capability, i) => (
             <li key={i}>
-              {String(capability.capability_uri ?? '')} <Time value={capability.declared_at ?? null} />
+              {capability.capability_uri} <Time value={capability.declared_at} />
             </li>
           ))}
         </ul>

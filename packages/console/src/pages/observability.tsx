@@ -4,7 +4,7 @@
  * same path the federation proxy and the witness take), key figures from this instance's GET /metrics, and where
  * the Prometheus endpoint and the OpenTelemetry export are.
  */
-import type { Enrollment, ListOf, RegistryCapabilities } from '../api/types.js'
+import type { EnrollmentList, RegistryCapabilities } from '../api/types.js'
 import { ErrorPanel, Loading, Section } from '../components/ui.js'
 import { parsePrometheusText, type Sample, total } from '../observability/prometheus-text.js'
 import { useApi } from '../use-api.js'
@@ -121,7 +121,7 @@ function Figures({ samples }: { samples: Sample[] }) {
 
 function Registries() {
   const loaded = useApi(async (client) => {
-    const enrollments = (await client.get<ListOf<Enrollment>>('/registries/enrollments')).data
+    const enrollments = (await client.get<EnrollmentList>('/registries/enrollments')).data
     return Promise.all(
       enrollments.map(async (e) => {
         if (!e.enabled || e.baseUrl === null) return { enrollment: e, reach: 'not asked (disabled or no base URL)' }

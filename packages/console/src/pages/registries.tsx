@@ -7,13 +7,20 @@
  */
 import { useState } from 'preact/hooks'
 import { ApiError } from '../api/client.js'
-import type { Enrollment, ListOf, Registry, RegistryCapabilities, WitnessAlert, WitnessState } from '../api/types.js'
+import type {
+  Enrollment,
+  EnrollmentList,
+  RegistryCapabilities,
+  RegistryList,
+  WitnessAlertList,
+  WitnessState,
+} from '../api/types.js'
 import { ErrorPanel, Loading, Section, Time, Truncated, Unavailable } from '../components/ui.js'
 import { useApi, useConsole } from '../use-api.js'
 
 export function RegistriesPage() {
-  const registries = useApi((client) => client.get<ListOf<Registry>>('/registries'), [])
-  const enrollments = useApi((client) => client.get<ListOf<Enrollment>>('/registries/enrollments'), [])
+  const registries = useApi((client) => client.get<RegistryList>('/registries'), [])
+  const enrollments = useApi((client) => client.get<EnrollmentList>('/registries/enrollments'), [])
   const { session } = useConsole()
   return (
     <>
@@ -220,7 +227,7 @@ function EnrollForm({ onEnrolled }: { onEnrolled(): void }) {
 function WitnessSection({ enrollments }: { enrollments: Enrollment[] }) {
   const { client, session } = useConsole()
   const alerts = useApi(
-    (c) => c.get<ListOf<WitnessAlert>>('/registries/log-witness/alerts', { includeAcknowledged: true }),
+    (c) => c.get<WitnessAlertList>('/registries/log-witness/alerts', { includeAcknowledged: true }),
     [],
   )
   const [note, setNote] = useState<string | undefined>(undefined)

@@ -4,7 +4,7 @@
  * (resumes with Last-Event-ID after a drop), recent history (GET /runs/:runId/events) and the context inspector.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
-import type { EventPage, Lineage, Run } from '../api/types.js'
+import type { EventPage, Lineage, Run, RunDetail } from '../api/types.js'
 import { ContextInspector } from '../components/context-inspector.js'
 import { ContextLink } from '../components/context-link.js'
 import { EventFeed } from '../components/event-feed.js'
@@ -21,7 +21,7 @@ import { verifyNode } from '../verify/verify-node.js'
 const VERIFY_CONCURRENCY = 4
 
 export function RunDetailPage({ runId }: { runId: string }) {
-  const run = useApi((client) => client.get<Run>(`/runs/${encodeURIComponent(runId)}`), [runId])
+  const run = useApi((client) => client.get<RunDetail>(`/runs/${encodeURIComponent(runId)}`), [runId])
   const [selected, setSelected] = useState<string | undefined>(undefined)
   return (
     <>

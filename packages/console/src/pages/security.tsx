@@ -5,7 +5,7 @@
  * reads refused with 403 say so instead of failing the page.
  */
 import type { Session } from '../api/types.js'
-import type { Jwks, PinnedKeyView } from '../api/trust-types.js'
+import type { Jwks, PinnedKeyList } from '../api/trust-types.js'
 import { RevocationFeed } from '../components/revocation-feed.js'
 import { ErrorPanel, Loading, Section, Time, Truncated } from '../components/ui.js'
 import { useApi } from '../use-api.js'
@@ -116,7 +116,7 @@ function SigningKeys() {
 }
 
 function PinnedKeys() {
-  const pinned = useApi((client) => client.get<{ data: PinnedKeyView[]; total: number }>('/admin/pinned-keys'), [])
+  const pinned = useApi((client) => client.get<PinnedKeyList>('/admin/pinned-keys'), [])
   if (pinned.error?.statusCode === 403) {
     return <p class="muted">The pinned keys are listed to admins; this key is not one.</p>
   }

@@ -3,7 +3,7 @@
  * the tenant has enrolled, and an SDK snippet that publishes into this stack (the enrolled registry's base URL;
  * the registry's webhooks then bring each context here). Nothing secret is shown: the API key stays in the tab.
  */
-import type { Enrollment, ListOf } from '../api/types.js'
+import type { EnrollmentList } from '../api/types.js'
 import { ErrorPanel, Loading, Section } from '../components/ui.js'
 import { useApi, useConsole } from '../use-api.js'
 
@@ -23,7 +23,7 @@ function snippet(registryUrl: string): string {
 
 export function SettingsPage() {
   const { session } = useConsole()
-  const enrollments = useApi((client) => client.get<ListOf<Enrollment>>('/registries/enrollments'), [])
+  const enrollments = useApi((client) => client.get<EnrollmentList>('/registries/enrollments'), [])
   const target = enrollments.data?.data.find((e) => e.enabled && e.baseUrl !== null)
   return (
     <>

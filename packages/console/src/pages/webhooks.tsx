@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks'
 import { ApiError } from '../api/client.js'
-import type { ListOf, WebhookDelivery, WebhookSubscription } from '../api/types.js'
+import type { WebhookDelivery, WebhookDeliveryList, WebhookSubscriptionList } from '../api/types.js'
 import { ErrorPanel, Loading, Section, StatusBadge, Time } from '../components/ui.js'
 import { useApi, useConsole } from '../use-api.js'
 
@@ -15,15 +15,10 @@ function describeError(error: unknown): string {
 
 export function WebhooksPage() {
   const { client } = useConsole()
-  const subscriptions = useApi((c) => c.get<ListOf<WebhookSubscription> | WebhookSubscription[]>('/webhooks'), [])
+  const subscriptions = useApi((c) => c.get<WebhookSubscriptionList>('/webhooks'), [])
   const [selected, setSelected] = useState<string | undefined>(undefined)
   const [note, setNote] = useState<string | undefined>(undefined)
-  const list =
-    subscriptions.data === undefined
-      ? []
-      : Array.isArray(subscriptions.data)
-        ? subscriptions.data
-        : subscriptions.data.data
+  const list = subscriptions.data ?? []
   const act = async (what: string, action: () => Promise<unknown>) => {
     try {
       await action()
@@ -157,7 +152,7 @@ function CreateSubscription({ onCreated }: { onCreated(): void }) {
 function Deliveries({ webhookId }: { webhookId: string }) {
   const { client } = useConsole()
   const deliveries = useApi(
-    (c) => c.get<ListOf<WebhookDelivery>>(`/webhooks/${encodeURIComponent(webhookId)}/deliveries`, { limit: 50 }),
+    (c) => c.get<WebhookDeliveryList>(`/webhooks/${encodeURIComponent(webhookId)}/deliveries`, { limit: 50 }),
     [webhookId],
   )
   const [note, setNote] = useState<string | undefined>(undefined)

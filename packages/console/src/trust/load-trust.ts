@@ -3,7 +3,7 @@
  * never one per context or per run (GET /receipt-audit/summary aggregates on the server).
  */
 import { type ApiClient, ApiError } from '../api/client.js'
-import type { Enrollment, ListOf, WitnessAlert } from '../api/types.js'
+import type { Enrollment, EnrollmentList, WitnessAlert, WitnessAlertList } from '../api/types.js'
 import type { AuditSummary, AuditVerdictPage, WitnessHeadState } from '../api/trust-types.js'
 
 /** Runs listed on the page (the most recently audited). */
@@ -34,9 +34,9 @@ async function orAbsent<T>(load: Promise<T>): Promise<T | null> {
 export async function loadTrust(client: ApiClient): Promise<TrustData> {
   const [summary, enrollments, failed, alerts] = await Promise.all([
     client.get<AuditSummary>('/receipt-audit/summary', { runs: TRUST_RUNS }),
-    client.get<ListOf<Enrollment>>('/registries/enrollments'),
+    client.get<EnrollmentList>('/registries/enrollments'),
     client.get<AuditVerdictPage>('/receipt-audit/verdicts', { verdict: 'discrepancy', limit: TRUST_FAILED }),
-    orAbsent(client.get<ListOf<WitnessAlert>>('/registries/log-witness/alerts')),
+    orAbsent(client.get<WitnessAlertList>('/registries/log-witness/alerts')),
   ])
   let witness: Map<string, WitnessHeadState | null> | null = null
   if (alerts !== null) {

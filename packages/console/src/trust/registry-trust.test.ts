@@ -10,6 +10,8 @@ const enrollment = (authority: string): Enrollment => ({
   registryDid: null,
   enabled: true,
   hasWebhookSecret: false,
+  previousWebhookSecretExpiresAt: null,
+  hasReadCredential: false,
   createdAt: '2026-01-15T12:00:00.000Z',
   updatedAt: '2026-01-15T12:00:00.000Z',
 })
@@ -32,6 +34,7 @@ const head: WitnessHeadState = {
   rootHash: 'sha256:abc',
   lastSuccessAt: '2026-01-15T12:00:00.000Z',
   lastAttemptAt: '2026-01-15T12:00:00.000Z',
+  nextPollAt: '2026-01-15T12:05:00.000Z',
   consecutiveFailures: 0,
   lastFailure: null,
   alert: null,
@@ -41,6 +44,8 @@ const head: WitnessHeadState = {
       treeSize: 7,
       rootHash: 'sha256:abc',
       timestamp: '2026-01-15T12:00:00.000Z',
+      firstWitnessedAt: '2026-01-15T12:00:00.000Z',
+      lastWitnessedAt: '2026-01-15T12:00:00.000Z',
       witnessedCount: 2,
       meetsQuorum: true,
       consistencyOk: true,
@@ -52,6 +57,7 @@ const head: WitnessHeadState = {
       ],
     },
   ],
+  total: 1,
 }
 const alert = (authority: string, acknowledgedAt: string | null): WitnessAlert => ({
   id: `alert-${authority}`,

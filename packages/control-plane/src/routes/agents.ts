@@ -4,18 +4,8 @@
  */
 import { Type } from 'typebox'
 import { getAgent, listAgents } from '../services/agents.js'
+import { AgentListShape, AgentShape } from '../response-schemas/agents.js'
 import type { RoutePlugin } from './route-context.js'
-
-const Timestamp = Type.String({ description: 'RFC 3339 UTC with milliseconds' })
-const AgentShape = Type.Object({
-  agentDid: Type.String(),
-  tenantId: Type.String(),
-  firstSeen: Timestamp,
-  lastSeen: Timestamp,
-  registryAuthority: Type.String(),
-  contextCount: Type.Integer(),
-  eventCount: Type.Integer(),
-})
 
 const AgentListQuery = Type.Object(
   {
@@ -36,7 +26,7 @@ export const agentRoutes: RoutePlugin = async (app, { deps }) => {
         summary: "The tenant's agents, with first/last seen and counts",
         tags: ['agents'],
         querystring: AgentListQuery,
-        response: { 200: Type.Object({ data: Type.Array(AgentShape), total: Type.Integer() }) },
+        response: { 200: AgentListShape },
       },
     },
     async (request) => {

@@ -10,6 +10,7 @@ import { ControlPlaneError } from '../errors.js'
 import { exchangeToken, issueChallenge } from '../services/agent-tokens.js'
 import type { TokenFeature } from '../services/token-feature.js'
 import { introspectToken, readRevocationFeed, revokeToken } from '../services/token-revocation.js'
+import { JwksShape, PinnedKeyListShape } from '../response-schemas/auth.js'
 import type { RoutePlugin } from './route-context.js'
 
 const Did = Type.String({ minLength: 8, maxLength: 2048, pattern: '^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$' })
@@ -61,16 +62,6 @@ const IntrospectionShape = Type.Object(
   },
   { description: 'canonical claims when active; only { active: false } otherwise' },
 )
-const UnixSeconds = Type.Union([Type.Integer(), Type.Null()], { description: 'unix seconds; null = open' })
-const PinnedKeyShape = Type.Object({
-  did: Type.String(),
-  algorithm: Type.Union([Type.Literal('ed25519'), Type.Literal('ecdsa-p256')]),
-  publicKey: Type.String({ description: 'the public key, standard base64 (as configured)' }),
-  validFrom: UnixSeconds,
-  validUntil: UnixSeconds,
-  validNow: Type.Boolean({ description: 'the window holds at the time of the request' }),
-})
-const JwksShape = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) })
 
 const FeedQuery = Type.Object(
   {
@@ -217,7 +208,7 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
       schema: {
         summary: 'The pinned agent keys in force (admin; public keys only)',
         tags: ['auth'],
-        response: { 200: Type.Object({ data: Type.Array(PinnedKeyShape), total: Type.Integer() }) },
+        response: { 200: PinnedKeyListShape },
       },
     },
     async () => {

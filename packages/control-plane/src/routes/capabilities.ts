@@ -10,6 +10,7 @@ import {
   listAgentCapabilities,
   searchCapabilities,
 } from '../services/capabilities.js'
+import { CapabilityListShape, CapabilityShape } from '../response-schemas/capabilities.js'
 import type { RoutePlugin } from './route-context.js'
 
 const Did = Type.String({ minLength: 8, maxLength: 2048, pattern: '^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$' })
@@ -24,13 +25,6 @@ const DeclareBody = Type.Object(
   },
   { additionalProperties: false },
 )
-const CapabilityShape = Type.Object({
-  agent_did: Type.String(),
-  capability_uri: Type.String(),
-  declared_at: Type.String(),
-  signed_by: Type.String(),
-})
-const ListShape = Type.Object({ data: Type.Array(CapabilityShape), total: Type.Integer() })
 const SearchQuery = Type.Object(
   { capability: Type.String({ minLength: 1, maxLength: 512 }) },
   { additionalProperties: false },
@@ -71,7 +65,7 @@ export const capabilityRoutes: RoutePlugin = async (app, { deps, tokens, gates }
         summary: 'Search declared capabilities',
         tags: ['capabilities'],
         querystring: SearchQuery,
-        response: { 200: ListShape },
+        response: { 200: CapabilityListShape },
       },
     },
     async (request) =>
@@ -81,7 +75,13 @@ export const capabilityRoutes: RoutePlugin = async (app, { deps, tokens, gates }
   app.get(
     '/capabilities/by-agent/*',
     // No params schema: TypeBox cannot name a '*' property (see routes/agents.ts).
-    { schema: { summary: "One agent's declared capabilities", tags: ['capabilities'], response: { 200: ListShape } } },
+    {
+      schema: {
+        summary: "One agent's declared capabilities",
+        tags: ['capabilities'],
+        response: { 200: CapabilityListShape },
+      },
+    },
     async (request) =>
       listAgentCapabilities(capabilityDeps, request.tenantId, (request.params as { '*': string })['*']),
   )

@@ -8,6 +8,7 @@ import { Type } from 'typebox'
 import { ControlPlaneError } from '../errors.js'
 import { SEARCH_FILTERS, searchEnrolledRegistries } from '../services/context-search.js'
 import { relayLineage } from '../services/lineage-relay.js'
+import { ContextSearchShape } from '../response-schemas/context-search.js'
 import type { RoutePlugin } from './route-context.js'
 
 const Text = Type.String({ minLength: 1, maxLength: 2048 })
@@ -20,18 +21,6 @@ const Query = Type.Object(
   },
   { additionalProperties: false },
 )
-
-const RegistryPage = Type.Object({
-  authority: Type.String(),
-  outcome: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
-  matches: Type.Array(Type.Unknown(), { description: "The registry's match summaries, as it sent them" }),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
-  total_estimate: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([
-    Type.Object({ code: Type.String(), message: Type.String(), status: Type.Union([Type.Integer(), Type.Null()]) }),
-    Type.Null(),
-  ]),
-})
 
 export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, gates, enrollments }) => {
   app.get(
@@ -49,7 +38,7 @@ export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, 
           "A registry that fails, including one refusing the credential, has outcome `error` with the registry's " +
           'own code and does not fail the search.',
         querystring: Query,
-        response: { 200: Type.Object({ registries: Type.Array(RegistryPage) }) },
+        response: { 200: ContextSearchShape },
       },
     },
     async (request) => {

@@ -9,54 +9,11 @@ import { getDashboardActivity } from '../services/dashboard-activity.js'
 import { summarizeWitness } from '../services/witness-state.js'
 import { createDashboardCache } from '../services/dashboard-cache.js'
 import type { RoutePlugin } from './route-context.js'
-import { RunShape } from './wire-schemas.js'
-
-const WindowName = Type.Union([
-  Type.Literal('1h'),
-  Type.Literal('6h'),
-  Type.Literal('24h'),
-  Type.Literal('7d'),
-  Type.Literal('30d'),
-])
-
-const OverviewShape = Type.Object({
-  window: WindowName,
-  totalRuns: Type.Integer(),
-  totalContexts: Type.Integer(),
-  totalRetracted: Type.Integer(),
-  totalContextsLive: Type.Integer(),
-  totalAgents: Type.Integer(),
-  recentRuns: Type.Array(RunShape),
-  byScenario: Type.Array(Type.Object({ scenario_id: Type.String(), run_count: Type.Integer() })),
-  byRegistry: Type.Array(Type.Object({ registry_authority: Type.String(), event_count: Type.Integer() })),
-  receiptCoverage: Type.Array(
-    Type.Object({ registry_authority: Type.String(), publish_count: Type.Integer(), receipt_count: Type.Integer() }),
-  ),
-  didMethods: Type.Array(
-    Type.Object({
-      method: Type.String({ description: 'the DID method as written in DIDs: did:key, did:web' }),
-      publish_count: Type.Integer(),
-    }),
-  ),
-  logWitness: Type.Object({
-    witnessedLogs: Type.Integer(),
-    activeAlerts: Type.Integer(),
-    unacknowledgedAlerts: Type.Integer(),
-    headsMeetingQuorum: Type.Integer(),
-  }),
-})
-
-const ActivityShape = Type.Object({
-  window: WindowName,
-  bucketMs: Type.Integer(),
-  buckets: Type.Array(
-    Type.Object({
-      start: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
-      eventCount: Type.Integer(),
-      publishCount: Type.Integer(),
-    }),
-  ),
-})
+import {
+  DashboardActivityShape,
+  DashboardOverviewShape,
+  DashboardWindowShape as WindowName,
+} from '../response-schemas/dashboard.js'
 
 export const dashboardRoutes: RoutePlugin = async (app, { config, deps, witness }) => {
   const overviewDeps = { ...deps, witnessSummary: (tenantId: string) => summarizeWitness(witness.store, tenantId) }
@@ -72,7 +29,7 @@ export const dashboardRoutes: RoutePlugin = async (app, { config, deps, witness 
         summary: 'Key figures of the tenant over a window',
         tags: ['dashboard'],
         querystring: Type.Object({ window: Type.Optional(WindowName) }, { additionalProperties: false }),
-        response: { 200: OverviewShape },
+        response: { 200: DashboardOverviewShape },
       },
     },
     async (request) => {
@@ -89,7 +46,7 @@ export const dashboardRoutes: RoutePlugin = async (app, { config, deps, witness 
         summary: 'Events and publications per time bucket over a window',
         tags: ['dashboard'],
         querystring: Type.Object({ window: Type.Optional(WindowName) }, { additionalProperties: false }),
-        response: { 200: ActivityShape },
+        response: { 200: DashboardActivityShape },
       },
     },
     async (request) => {

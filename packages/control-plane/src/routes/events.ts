@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { type EventListRequest, eventListQuery } from '../services/events.js'
 import { JSON_MEDIA_TYPE } from '../services/list-json.js'
 import type { RoutePlugin } from './route-context.js'
-import { EventPageShape } from './wire-schemas.js'
+import { EventPageShape } from '../response-schemas/events.js'
 
 /** Default page size of GET /events (product spec "Limits": events limit default 500). */
 export const EVENTS_DEFAULT_LIMIT = 500

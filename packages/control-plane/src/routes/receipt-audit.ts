@@ -4,29 +4,21 @@
  * per registry and per run (the console's trust page, one request), and acknowledgement of a discrepancy (admin).
  * Runs carry their summary in GET /runs/:runId `trust`.
  */
-import { Type } from 'typebox'
-import { RECEIPT_VERDICTS, type ReceiptVerdict } from '../store/receipt-audit-store.js'
+import { type Static, Type } from 'typebox'
+import type { ReceiptVerdict } from '../store/receipt-audit-store.js'
 import { acknowledgeDiscrepancy, toVerdictView } from '../services/receipt-audit-views.js'
+import {
+  AuditSummaryShape,
+  AuditVerdictPageShape,
+  AuditVerdictShape,
+  ReceiptVerdictShape as Verdict,
+} from '../response-schemas/receipt-audit.js'
 import type { RoutePlugin } from './route-context.js'
 
-const Timestamp = Type.String({ description: 'RFC 3339 UTC with milliseconds' })
-const NullableString = Type.Union([Type.String(), Type.Null()])
-const Verdict = Type.Union(RECEIPT_VERDICTS.map((verdict) => Type.Literal(verdict)))
-
-export const VerdictShape = Type.Object({
-  eventId: Type.String({ description: 'store id of the audited context_published event (as in GET /events)' }),
-  runId: NullableString,
-  ctxId: Type.String(),
-  registryEventId: Type.Union([Type.String(), Type.Null()], { description: 'the registry-minted event_id' }),
-  registryAuthority: Type.String(),
-  verdict: Verdict,
-  discrepancies: Type.Array(Type.String()),
-  detail: NullableString,
-  attempts: Type.Integer(),
-  auditedAt: Timestamp,
-  acknowledgedAt: Type.Union([Timestamp, Type.Null()]),
-  acknowledgedBy: NullableString,
-})
+// The served verdicts are the stored ones: the schema's list and the store's must name the same verdicts.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const verdictsAgree: Same<Static<typeof Verdict>, ReceiptVerdict> = true
+void verdictsAgree
 
 const ListQuery = Type.Object(
   {
@@ -40,30 +32,6 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 )
 
-const Count = (description: string) => Type.Integer({ minimum: 0, description })
-const CountsShape = {
-  published: Count('context_published events held'),
-  audited: Count('of those, publications with a verdict (errors included)'),
-  verified: Count('verdict verified'),
-  verifiedHistorical: Count('verdict verified_historical (a retired receipt key)'),
-  structural: Count('verdict structural'),
-  noReceipt: Count('verdict no_receipt'),
-  discrepancies: Count('verdict discrepancy'),
-  errors: Count('verdict error (environmental, never a trust flag)'),
-}
-export const SummaryShape = Type.Object({
-  registries: Type.Array(
-    Type.Object({
-      registryAuthority: Type.String(),
-      ...CountsShape,
-      openDiscrepancies: Count('discrepancies not acknowledged'),
-    }),
-  ),
-  runs: Type.Array(Type.Object({ runId: Type.String(), ...CountsShape }), {
-    description: 'the most recently audited runs, newest first',
-  }),
-})
-
 const EventParams = Type.Object({ eventId: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }) })
 
 export const receiptAuditRoutes: RoutePlugin = async (app, { deps, receiptAudit }) => {
@@ -75,7 +43,7 @@ export const receiptAuditRoutes: RoutePlugin = async (app, { deps, receiptAudit 
         summary: "List the tenant's receipt-audit verdicts, newest first (verdict=discrepancy: the trust alerts)",
         querystring: ListQuery,
         response: {
-          200: Type.Object({ data: Type.Array(VerdictShape), nextBefore: Type.Union([Type.String(), Type.Null()]) }),
+          200: AuditVerdictPageShape,
         },
       },
     },
@@ -115,7 +83,7 @@ export const receiptAuditRoutes: RoutePlugin = async (app, { deps, receiptAudit 
           { runs: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'runs listed (default 20)' })) },
           { additionalProperties: false },
         ),
-        response: { 200: SummaryShape },
+        response: { 200: AuditSummaryShape },
       },
     },
     async (request) => {
@@ -132,7 +100,7 @@ export const receiptAuditRoutes: RoutePlugin = async (app, { deps, receiptAudit 
         tags: ['receipt-audit'],
         summary: 'Acknowledge a receipt discrepancy (the first acknowledgement is kept)',
         params: EventParams,
-        response: { 200: VerdictShape },
+        response: { 200: AuditVerdictShape },
       },
     },
     async (request) => {

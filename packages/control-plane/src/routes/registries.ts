@@ -18,36 +18,8 @@ import {
   MAX_PREVIOUS_SECRET_SECONDS,
   rotateEnrollmentSecret,
 } from '../services/webhook-secret-rotation.js'
+import { EnrollmentListShape, EnrollmentShape, RegistryListShape } from '../response-schemas/registries.js'
 import type { RoutePlugin } from './route-context.js'
-
-const Timestamp = Type.String({ description: 'RFC 3339 UTC with milliseconds' })
-const NullableString = Type.Union([Type.String(), Type.Null()])
-
-const RegistryShape = Type.Object({
-  authority: Type.String(),
-  tenantId: Type.String(),
-  baseUrl: NullableString,
-  firstSeen: Timestamp,
-  lastSeen: Timestamp,
-  eventCount: Type.Integer(),
-})
-
-const EnrollmentShape = Type.Object({
-  authority: Type.String(),
-  tenantId: Type.String(),
-  baseUrl: NullableString,
-  registryDid: NullableString,
-  enabled: Type.Boolean(),
-  hasWebhookSecret: Type.Boolean(),
-  previousWebhookSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
-    description: 'during a webhook secret rotation, until when the previous secret is still accepted',
-  }),
-  hasReadCredential: Type.Boolean({
-    description: 'whether the control plane reads this registry with a read credential (else anonymously)',
-  }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-})
 
 const EnrollBody = Type.Object(
   {
@@ -113,7 +85,7 @@ export const registryRoutes: RoutePlugin = async (app, { config, deps, enrollmen
       schema: {
         summary: 'Registries seen in ingested events, with counts',
         tags: ['registries'],
-        response: { 200: Type.Object({ data: Type.Array(RegistryShape), total: Type.Integer() }) },
+        response: { 200: RegistryListShape },
       },
     },
     async (request) => listRegistries(deps, request.tenantId),
@@ -125,7 +97,7 @@ export const registryRoutes: RoutePlugin = async (app, { config, deps, enrollmen
       schema: {
         summary: "The tenant's registry enrollments (webhook secrets and read credentials never returned)",
         tags: ['registries'],
-        response: { 200: Type.Object({ data: Type.Array(EnrollmentShape), total: Type.Integer() }) },
+        response: { 200: EnrollmentListShape },
       },
     },
     async (request) => listEnrollments(deps, request.tenantId),

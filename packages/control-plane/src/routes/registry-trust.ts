@@ -5,6 +5,11 @@
 import { Type } from 'typebox'
 import { ControlPlaneError } from '../errors.js'
 import { parseProxiedCtxId } from '../services/federation-proxy.js'
+import {
+  LogEvidenceShape,
+  RegistryCapabilitiesShape,
+  RegistryDidDocumentShape,
+} from '../response-schemas/registries.js'
 import type { RoutePlugin } from './route-context.js'
 
 const Authority = Type.Object({
@@ -19,13 +24,7 @@ export const registryTrustRoutes: RoutePlugin = async (app, { registryTrust, gat
         tags: ['registries'],
         summary: "An enrolled registry's advertised profiles (its /.well-known/acdp.json, cached up to 10 min)",
         params: Authority,
-        response: {
-          200: Type.Object({
-            authority: Type.String(),
-            registryDid: Type.Union([Type.String(), Type.Null()]),
-            profiles: Type.Array(Type.String()),
-          }),
-        },
+        response: { 200: RegistryCapabilitiesShape },
       },
     },
     async (request) => {
@@ -41,7 +40,7 @@ export const registryTrustRoutes: RoutePlugin = async (app, { registryTrust, gat
         tags: ['registries'],
         summary: "An enrolled registry's did:web document (receipt and checkpoint keys), relayed unverified",
         params: Authority,
-        response: { 200: Type.Object({ did: Type.String(), document: Type.String() }) },
+        response: { 200: RegistryDidDocumentShape },
       },
     },
     async (request) => {
@@ -62,12 +61,7 @@ export const registryTrustRoutes: RoutePlugin = async (app, { registryTrust, gat
           { ctxId: Type.String({ minLength: 1, maxLength: 512 }) },
           { additionalProperties: false },
         ),
-        response: {
-          200: Type.Object({
-            log_inclusion: Type.Unknown(),
-            witness_signatures: Type.Union([Type.Array(Type.Unknown()), Type.Null()]),
-          }),
-        },
+        response: { 200: LogEvidenceShape },
       },
     },
     async (request) => {

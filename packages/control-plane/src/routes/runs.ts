@@ -10,7 +10,9 @@ import { completeRun, getRun, getRunLineage, listRunEvents, listRuns, startRun }
 import type { RunStatus } from '../store/store.js'
 import { createDeliveryErrorHandler, readDeliveryHeaders } from './delivery.js'
 import type { RoutePlugin } from './route-context.js'
-import { EventPageShape, PRINTABLE_PATTERN, RunShape } from './wire-schemas.js'
+import { EventPageShape } from '../response-schemas/events.js'
+import { LineageShape, RunDetailShape, RunPageShape } from '../response-schemas/runs.js'
+import { PRINTABLE_PATTERN } from './printable.js'
 import { getRunTrust } from '../services/receipt-audit-views.js'
 
 const RunId = Type.String({ minLength: 1, maxLength: 255, pattern: PRINTABLE_PATTERN })
@@ -65,55 +67,12 @@ const RunEventsQuery = Type.Object(
   { additionalProperties: false },
 )
 
-const LineageShape = Type.Object({
-  runId: Type.String(),
-  nodes: Type.Array(
-    Type.Object({
-      ctxId: Type.String(),
-      agentId: Type.String(),
-      contextType: Type.Union([Type.String(), Type.Null()]),
-      visibility: Type.Union([Type.String(), Type.Null()]),
-      registryAuthority: Type.String(),
-      lineageId: Type.Union([Type.String(), Type.Null()], {
-        description: "The context's lineage_id (RFC-ACDP-0001 §5.6); versions sharing it form a supersession chain",
-      }),
-      version: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "The context's version" }),
-      step: Type.Integer(),
-      retracted: Type.Boolean(),
-      status: Type.Union([Type.Literal('active'), Type.Literal('superseded'), Type.Literal('retracted')], {
-        description: 'retracted > superseded (a later version of the lineage was published here) > active',
-      }),
-    }),
-  ),
-  edges: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
-})
-
 declare module 'fastify' {
   interface FastifyRequest {
     /** Tenant of an authenticated run notification (HMAC routes). */
     deliveryTenantId: string
   }
 }
-
-/** A run's receipt-audit summary (docs/control-plane/api.md "Receipt audit"). */
-const RunTrustShape = Type.Object({
-  audited: Type.Integer({ description: 'publications of the run with a verdict (errors included)' }),
-  verified: Type.Integer(),
-  verifiedHistorical: Type.Integer({ description: 'verified under a retired receipt key' }),
-  structural: Type.Integer({ description: 'signature verified, a binding not recomputable' }),
-  noReceipt: Type.Integer(),
-  errors: Type.Integer({ description: 'environmental failures (never trust flags)' }),
-  flagged: Type.Array(
-    Type.Object({
-      eventId: Type.String(),
-      ctxId: Type.String(),
-      status: Type.Literal('discrepancy'),
-      discrepancies: Type.Array(Type.String()),
-    }),
-  ),
-})
-
-const RunDetailShape = Type.Object({ ...RunShape.properties, trust: RunTrustShape })
 
 /**
  * The webhook headers of a run notification. On /runs/:runId/complete the run is named by the path, so the path
@@ -190,12 +149,7 @@ export const runRoutes: RoutePlugin = async (app, { config, deps, enrollments, r
         tags: ['runs'],
         querystring: RunListQuery,
         response: {
-          200: Type.Object({
-            data: Type.Array(RunShape),
-            total: Type.Integer(),
-            limit: Type.Integer(),
-            offset: Type.Integer(),
-          }),
+          200: RunPageShape,
         },
       },
     },

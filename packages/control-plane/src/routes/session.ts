@@ -4,14 +4,8 @@
  * API would refuse anyway (the API still decides; this only avoids offering doomed actions). No secret, key
  * digest or token content is returned.
  */
-import { Type } from 'typebox'
+import { SessionShape } from '../response-schemas/session.js'
 import type { RoutePlugin } from './route-context.js'
-
-const SessionShape = Type.Object({
-  tenantId: Type.String(),
-  isAdmin: Type.Boolean(),
-  credential: Type.Union([Type.Literal('api_key'), Type.Literal('jwt'), Type.Literal('development')]),
-})
 
 export const sessionRoutes: RoutePlugin = async (app) => {
   app.get(

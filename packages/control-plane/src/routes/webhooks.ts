@@ -22,6 +22,13 @@ import {
   type WebhookSubscriptionDeps,
 } from '../services/webhook-subscriptions.js'
 import type { DeliveryRecord, WebhookStore } from '../store/webhook-store.js'
+import {
+  CreatedWebhookSubscriptionShape,
+  WebhookDeliveryListShape,
+  WebhookDeliveryShape,
+  WebhookSubscriptionListShape,
+  WebhookSubscriptionShape,
+} from '../response-schemas/webhooks.js'
 
 export interface WebhookRouteDeps extends WebhookSubscriptionDeps {
   webhookStore: WebhookStore
@@ -56,7 +63,7 @@ const DeliveriesQuery = Type.Object(
 )
 
 /** The wire form of a delivery. */
-function toDeliveryView(record: DeliveryRecord) {
+function toDeliveryView(record: DeliveryRecord): Static<typeof WebhookDeliveryShape> {
   return {
     id: record.id,
     webhookId: record.webhookId,
@@ -77,7 +84,14 @@ function toDeliveryView(record: DeliveryRecord) {
 export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
   app.post(
     '/webhooks',
-    { schema: { summary: 'Create a webhook subscription', tags: ['webhooks'], body: CreateBody } },
+    {
+      schema: {
+        summary: 'Create a webhook subscription',
+        tags: ['webhooks'],
+        body: CreateBody,
+        response: { 201: CreatedWebhookSubscriptionShape },
+      },
+    },
     async (request, reply) => {
       const created = await createSubscription(deps, request.tenantId, request.body as Static<typeof CreateBody>)
       return reply.code(201).header('cache-control', 'no-store').send(created)
@@ -86,13 +100,26 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
 
   app.get(
     '/webhooks',
-    { schema: { summary: "The tenant's webhook subscriptions", tags: ['webhooks'] } },
+    {
+      schema: {
+        summary: "The tenant's webhook subscriptions",
+        tags: ['webhooks'],
+        response: { 200: WebhookSubscriptionListShape },
+      },
+    },
     async (request) => listSubscriptions(deps, request.tenantId),
   )
 
   app.get(
     '/webhooks/:id',
-    { schema: { summary: 'One webhook subscription', tags: ['webhooks'], params: IdParams } },
+    {
+      schema: {
+        summary: 'One webhook subscription',
+        tags: ['webhooks'],
+        params: IdParams,
+        response: { 200: WebhookSubscriptionShape },
+      },
+    },
     async (request) => getSubscription(deps, request.tenantId, (request.params as { id: string }).id),
   )
 
@@ -104,6 +131,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
         tags: ['webhooks'],
         params: IdParams,
         body: UpdateBody,
+        response: { 200: WebhookSubscriptionShape },
       },
     },
     async (request) =>
@@ -132,6 +160,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
         tags: ['webhooks'],
         params: IdParams,
         querystring: DeliveriesQuery,
+        response: { 200: WebhookDeliveryListShape },
       },
     },
     async (request) => {
@@ -145,7 +174,14 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDe
 
   app.post(
     '/webhooks/:id/deliveries/:deliveryId/redeliver',
-    { schema: { summary: 'Queue a delivery again', tags: ['webhooks'], params: DeliveryParams } },
+    {
+      schema: {
+        summary: 'Queue a delivery again',
+        tags: ['webhooks'],
+        params: DeliveryParams,
+        response: { 202: WebhookDeliveryShape },
+      },
+    },
     async (request, reply) => {
       const { id, deliveryId } = request.params as { id: string; deliveryId: string }
       const record =

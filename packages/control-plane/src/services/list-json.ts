@@ -3,7 +3,7 @@
  *
  * Why: serialising a page went through three copies per row (store row → record → wire view → JSON) and parsed
  * each stored JSON body only to stringify it again; on a 50-row page that was most of the request's CPU. Here
- * every field is written once, in the order and form of the response schemas in routes/wire-schemas.ts (which
+ * every field is written once, in the order and form of the response schemas in response-schemas/ (which
  * remain the OpenAPI documentation), and stored JSON text — a run's inputs and result, an event's body — is
  * embedded as stored. The output equals JSON.stringify of the views in services/runs.ts and services/events.ts
  * (tested), except that an event's `rawPayload` is the body's text exactly as the registry sent it (its member

@@ -2,30 +2,16 @@
  * Runs (product spec "Run", "States and transitions", "Runs" endpoints): start and completion notifications
  * (HMAC routes), run reads, the lineage graph and the run's event history.
  */
+import type { Static } from 'typebox'
 import type { ControlPlaneDeps } from '../deps.js'
 import { ControlPlaneError } from '../errors.js'
 import { formatOptionalTimestamp, formatTimestamp, parseTimestamp } from '../http/wire-time.js'
 import type { EventQuery, RunQuery, RunRecord, RunStatus } from '../store/store.js'
+import type { LineageShape, RunShape } from '../response-schemas/runs.js'
 import { decodeEventCursor } from './event-cursor.js'
 
-/** A run on the wire. */
-export interface RunView {
-  runId: string
-  tenantId: string
-  scenarioId: string
-  status: RunStatus
-  startedAt: string
-  completedAt: string | null
-  inputs: unknown
-  result: unknown
-  /** Events of any type correlated into the run. */
-  eventsCount: number
-  /** context_published events of the run. */
-  contextsCount: number
-  /** Registry authorities that delivered events of the run. */
-  registries: string[]
-  updatedAt: string
-}
+/** A run on the wire: the routes' response schema (one run shape for the routes, the services and the console). */
+export type RunView = Static<typeof RunShape>
 
 /** A lineage node's status, in the reference stack's vocabulary (RFC-ACDP-0004 §4). */
 export type LineageNodeStatus = 'active' | 'superseded' | 'retracted'
@@ -36,26 +22,8 @@ export function lineageNodeStatus(publication: { retracted: boolean; superseded:
   return publication.superseded ? 'superseded' : 'active'
 }
 
-/** Lineage graph (product spec "Lineage graph"). */
-export interface LineageGraph {
-  runId: string
-  nodes: Array<{
-    ctxId: string
-    agentId: string
-    contextType: string | null
-    visibility: string | null
-    registryAuthority: string
-    /** The context's `lineage_id` and `version`: versions of one lineage in a run are its supersession chain. */
-    lineageId: string | null
-    version: number | null
-    /** 1-based position in event-time order. */
-    step: number
-    retracted: boolean
-    /** RFC-ACDP-0004 §4 status, precedence retracted > superseded > active (expiry is not known here). */
-    status: LineageNodeStatus
-  }>
-  edges: Array<{ from: string; to: string }>
-}
+/** Lineage graph (product spec "Lineage graph"), as GET /runs/:runId/lineage serves it. */
+export type LineageGraph = Static<typeof LineageShape>
 
 export function toRunView(run: RunRecord): RunView {
   return {

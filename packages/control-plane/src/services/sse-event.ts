@@ -4,16 +4,21 @@
  * runId"). Built once per event, from the committed event (live) or its stored row (Last-Event-ID replay): both
  * paths go through {@link toStreamEvent}, so a replayed frame is byte-identical to the live one.
  */
+import type { Static } from 'typebox'
+import type { StreamEventShape } from '../response-schemas/stream-event.js'
 import type { EventAttributes, StoredEvent } from '../store/schema.js'
 import type { EventSummary } from '../store/store.js'
 import type { BusEvent } from './event-bus.js'
 
-/** The stream event. Absent values are `null`, never omitted, so consumers see one stable shape. */
-export interface StreamEvent extends EventAttributes {
-  type: string
-  /** Event time, RFC 3339 UTC with milliseconds. */
-  ts: string
-}
+/**
+ * The stream event (response-schemas/stream-event.ts, which the console reads). Absent values are `null`, never
+ * omitted, so consumers see one stable shape.
+ */
+export type StreamEvent = Static<typeof StreamEventShape>
+
+// Every stored event attribute is broadcast: a member added to EventAttributes must be added to the schema too.
+const broadcastsEveryAttribute: keyof EventAttributes extends keyof StreamEvent ? true : false = true
+void broadcastsEveryAttribute
 
 /** The members both the committed event and the stored row provide, with the event time as epoch ms. */
 type EventFields = Omit<StreamEvent, 'ts'> & { id: number; tenantId: string; eventTsMs: number }

@@ -9,6 +9,8 @@
  * the event bus (with a TTL as a safety net).
  */
 import { isProtocolError } from '@acdp/protocol'
+import type { Static } from 'typebox'
+import type { WebhookSubscriptionShape } from '../response-schemas/webhooks.js'
 import { ControlPlaneError } from '../errors.js'
 import { formatTimestamp } from '../http/wire-time.js'
 import type { StoreTransaction } from '../store/store.js'
@@ -36,16 +38,8 @@ export interface WebhookSubscriptionDeps {
   bus: Pick<EventBus, 'publishInvalidation'>
 }
 
-/** The wire form of a subscription (secret never included). */
-export interface SubscriptionView {
-  id: string
-  tenantId: string
-  url: string
-  events: string[]
-  active: boolean
-  createdAt: string
-  updatedAt: string
-}
+/** The wire form of a subscription (secret never included): the route's response schema. */
+export type SubscriptionView = Static<typeof WebhookSubscriptionShape>
 
 /** Creation input (validated shape; values still checked here). */
 export interface CreateSubscriptionInput {

@@ -16,6 +16,7 @@ import { type Kysely, sql, type Transaction } from 'kysely'
 import type { StoredEvent } from './schema.js'
 import type { StoreTransaction } from './store.js'
 import type { LogWitnessAlertsTable, LogWitnessCursorsTable, WitnessTables } from './witness-schema.js'
+import { COSIGNER_STANDINGS, MAX_STORED_COSIGNERS } from '../response-schemas/witness.js'
 
 /** A registry whose poll lease this instance now holds. */
 export interface ClaimedRegistry {
@@ -50,8 +51,8 @@ export interface CursorRecord {
   nextPollAt: number
 }
 
-/** How one cosignature of a witnessed checkpoint stands (services/witness-cosigners.ts). */
-export const COSIGNER_STANDINGS = ['counted', 'invalid', 'untrusted', 'unchecked', 'own'] as const
+// The standings and the cap are part of the wire shape of GET /registries/:authority/log-witness.
+export { COSIGNER_STANDINGS, MAX_STORED_COSIGNERS }
 export type CosignerStanding = (typeof COSIGNER_STANDINGS)[number]
 
 /** One cosigner of a checkpoint: the witness its cosignature names (null when it names none), and its standing. */
@@ -59,9 +60,6 @@ export interface CosignerRecord {
   name: string | null
   standing: CosignerStanding
 }
-
-/** Cosigners kept per witnessed checkpoint: the evidence row stays small whatever a registry serves. */
-export const MAX_STORED_COSIGNERS = 32
 
 /** A witnessed checkpoint row. */
 export interface WitnessedCheckpointRecord {

@@ -1,0 +1,9 @@
+/** Building blocks of the response schemas. */
+import { Type, type TSchema } from 'typebox'
+
+export const Timestamp = Type.String({ description: 'RFC 3339 UTC with milliseconds' })
+
+/** `schema` or JSON null (the API writes absent values as null, never omits them). */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const NullableString = Nullable(Type.String())

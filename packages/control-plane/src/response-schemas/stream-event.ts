@@ -1,0 +1,26 @@
+/**
+ * The JSON of an SSE frame's `data:` (GET /events/stream, GET /runs/:runId/events/stream) and of an outbound
+ * webhook body's `data` member; the frame's `id:` is the store sequence id. Not a route response schema (a
+ * stream has none): services/sse-event.ts builds its frames as this type, so the two cannot drift apart.
+ */
+import { Type } from 'typebox'
+import { Nullable, Timestamp } from './common.js'
+
+export const StreamEventShape = Type.Object({
+  type: Type.String(),
+  ts: Timestamp,
+  runId: Nullable(Type.String()),
+  // Registry-minted event id, when the delivery carried one.
+  eventId: Nullable(Type.String()),
+  ctxId: Nullable(Type.String()),
+  lineageId: Nullable(Type.String()),
+  agentId: Nullable(Type.String()),
+  contextType: Nullable(Type.String()),
+  visibility: Nullable(Type.String()),
+  version: Nullable(Type.Integer()),
+  registryAuthority: Type.String(),
+  derivedFrom: Type.Array(Type.String()),
+  scenarioId: Nullable(Type.String()),
+  keyFingerprint: Nullable(Type.String()),
+  receiptPresent: Type.Boolean(),
+})
