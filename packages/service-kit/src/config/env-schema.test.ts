@@ -156,7 +156,7 @@ describe('parseEnv', () => {
     const { values, problems } = parseEnv(SCHEMA, { KEYS: 'k,k,k', PORT: 'x', MODE: 'prod', ENABLED: 'maybe' })
     expect(problems.map((p) => p.variable)).toEqual(['PORT', 'ENABLED', 'MODE', 'KEYS'])
     for (const p of problems) expect(p.message).not.toContain('\n')
-    expect(values).toMatchObject({ PORT: 3001, MODE: 'development', ENABLED: false, KEYS: [] })
+    expect(values).toMatchObject({ PORT: 3001, MODE: 'development', ENABLED: false, KEYS: ['k'] })
   })
 
   it('hands out a fresh default list each time', () => {

@@ -109,7 +109,7 @@ function duration(options: Common & Bounds & { readonly unit: DurationUnit; read
 
 /**
  * List: entries separated by `separator` (default `,`), each trimmed, empty entries dropped; `[]` when unset.
- * `unique` refuses a list that names one entry twice.
+ * `unique` refuses a list that names one entry twice; `values` then holds its entries once each.
  */
 function list(options: Common & { readonly separator?: string; readonly unique?: boolean }): TArray<TString> {
   const schema = Type.Array(Type.String(), {
@@ -135,7 +135,10 @@ export interface EnvProblem {
 }
 
 export interface EnvParse<T> {
-  /** Every variable of the schema: the value given, else its default (also for a refused value). */
+  /**
+   * Every variable of the schema: the value given, else its default (also for a refused value, except a `unique`
+   * list naming an entry twice: its entries once each).
+   */
   readonly values: T
   /** One problem per refused variable, in schema order. */
   readonly problems: readonly EnvProblem[]
@@ -183,7 +186,7 @@ export function parseEnv<S extends TObject<TProperties>>(schema: S, env: EnvSour
     const result = readValue(name, kind, raw, variable)
     if (result instanceof Refused) {
       problems.push({ variable: name, message: result.message })
-      values[name] = Array.isArray(fallback) ? [...(fallback as unknown[])] : fallback
+      values[name] = result.standIn ?? (Array.isArray(fallback) ? [...(fallback as unknown[])] : fallback)
     } else {
       values[name] = result
     }
@@ -219,7 +222,11 @@ function kindOf(name: string, variable: TSchema): EnvKind {
 
 /** A refused value: the one-line reason. */
 class Refused {
-  constructor(readonly message: string) {}
+  constructor(
+    readonly message: string,
+    /** What `values` holds instead of the default, when the value's intent is clear despite the refusal. */
+    readonly standIn?: unknown,
+  ) {}
 }
 
 function readValue(name: string, kind: EnvKind, raw: string, variable: TSchema): unknown {
@@ -290,7 +297,8 @@ function readValue(name: string, kind: EnvKind, raw: string, variable: TSchema):
         .map((entry) => entry.trim())
         .filter((entry) => entry.length > 0)
       if (v['x-env-unique'] === true && new Set(entries).size !== entries.length) {
-        return new Refused(`${name} lists the same entry twice`)
+        // The entries once each stand in: the server's own checks then judge what was meant, not an empty list.
+        return new Refused(`${name} lists the same entry twice`, [...new Set(entries)])
       }
       return entries
     }
