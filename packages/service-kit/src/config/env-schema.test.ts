@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import { describeEnv, Env, EnvRefusal, loadEnv, parseEnv } from './env-schema.js'
 
 const SCHEMA = Type.Object({
@@ -98,6 +98,18 @@ describe('parseEnv', () => {
     })
     expect([...given]).toContain('TIMEOUT')
     expect(given.has('TOKEN')).toBe(false)
+  })
+
+  it('types each value by its kind, optional only where no default is declared', () => {
+    const { values } = parseEnv(SCHEMA, {})
+    expectTypeOf(values.PORT).toEqualTypeOf<number>()
+    expectTypeOf(values.LIMIT).toEqualTypeOf<number | undefined>()
+    expectTypeOf(values.ENABLED).toEqualTypeOf<boolean>()
+    expectTypeOf(values.AUTO).toEqualTypeOf<boolean | undefined>()
+    expectTypeOf(values.MODE).toEqualTypeOf<'development' | 'test' | 'production'>()
+    expectTypeOf(values.KEYS).toEqualTypeOf<string[]>()
+    expectTypeOf(values.HOST).toEqualTypeOf<string>()
+    expect(values.LIMIT).toBeUndefined()
   })
 
   it.each([
