@@ -2,13 +2,19 @@
  * The control plane's configuration: environment variables (product spec control-plane.md,
  * where each setting is named) parsed and validated once into one frozen object.
  *
+ * Each variable's kind, default and bounds are declared once in config-variables.ts and parsed by
+ * @acdp/service-kit's `parseEnv`; the rules that join several variables (production refusals, key formats,
+ * witness identity, telemetry URL) are the plain functions below, run on the parsed values.
+ *
  * `loadConfig(env)` is pure: it reads only the object it is given, so tests and the CLI pass their own. Every
  * problem is collected and reported at once as one line per variable, naming the variable and the fix; dangerous
  * combinations are refused outright (STYLE rule 9). Only this file and `main.ts` touch `process.env`.
  */
 import { createPrivateKey } from 'node:crypto'
 import { isIP } from 'node:net'
+import { parseEnv } from '@acdp/service-kit'
 import { readTokenConfig, type TokenConfig } from './auth/token-settings.js'
+import { CONTROL_PLANE_VARIABLES, type ControlPlaneVariables } from './config-variables.js'
 import { type PolicyConfig, readPolicyConfig } from './policy/policy-settings.js'
 
 /** Runtime environment. Anything else is refused so a typo ("prod") cannot silently enable development bypasses. */
@@ -325,62 +331,19 @@ export const TENANT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 /** The reserved tenant every unscoped request falls back to. */
 export const DEFAULT_TENANT = 'default'
 
-const MIB = 1024 * 1024
 const MIN_SECRET_LENGTH = 16
-const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
 
-/** Collects problems while reading variables, so every mistake is reported in one run. */
-export class EnvReader {
-  readonly problems: string[] = []
-
-  constructor(private readonly env: Environment) {}
-
-  /** Trimmed value, or '' when unset. */
-  string(name: string, fallback = ''): string {
-    const value = this.env[name]
-    return value === undefined ? fallback : value.trim()
-  }
-
-  /** The value exactly as given (secrets: surrounding spaces are part of nothing, so still trimmed). */
-  secret(name: string): string {
-    return this.string(name)
-  }
-
-  boolean(name: string, fallback: boolean): boolean {
-    const value = this.string(name).toLowerCase()
-    if (value === '') return fallback
-    if (value === 'true' || value === '1') return true
-    if (value === 'false' || value === '0') return false
-    this.problems.push(`${name} must be true or false, got "${this.string(name)}"`)
-    return fallback
-  }
-
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const value = this.string(name)
-    if (value === '') return fallback
-    if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-      this.problems.push(`${name} must be an integer, got "${value}"`)
-      return fallback
-    }
-    const n = Number(value)
-    if (n < min || n > max) {
-      this.problems.push(`${name} must be between ${min} and ${max}, got ${n}`)
-      return fallback
-    }
-    return n
-  }
-
-  /** Comma-separated list, empty entries dropped. */
-  list(name: string): string[] {
-    return this.string(name)
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter((entry) => entry.length > 0)
-  }
-
-  refuse(problem: string): void {
-    this.problems.push(problem)
-  }
+/**
+ * What each settings reader is handed: the variables parsed against config-variables.ts, and where the refusals
+ * of the rules joining several variables go (so every mistake is reported in one run).
+ */
+export interface ConfigReader {
+  /** Every variable, typed; a refused one holds its default. */
+  readonly env: ControlPlaneVariables
+  /** The variables set to a non-blank value. */
+  readonly given: ReadonlySet<string>
+  /** Records one refusal: one line naming the variable and the fix. */
+  refuse(problem: string): void
 }
 
 /**
@@ -389,30 +352,28 @@ export class EnvReader {
  * @throws ConfigError listing every refused variable, one line each.
  */
 export function loadConfig(env: Environment): ControlPlaneConfig {
-  const read = new EnvReader(env)
+  const parsed = parseEnv(CONTROL_PLANE_VARIABLES, env)
+  const problems: string[] = []
+  const read: ConfigReader = { env: parsed.values, given: parsed.given, refuse: (problem) => problems.push(problem) }
+  const v = parsed.values
+  const unused = unusedVariables(read)
+  for (const problem of parsed.problems) if (!unused.has(problem.variable)) problems.push(problem.message)
 
-  const nodeEnvRaw = read.string('NODE_ENV', 'development') || 'development'
-  let nodeEnv: NodeEnv = 'development'
-  if (nodeEnvRaw === 'development' || nodeEnvRaw === 'test' || nodeEnvRaw === 'production') nodeEnv = nodeEnvRaw
-  else read.refuse(`NODE_ENV must be development, test or production, got "${nodeEnvRaw}"`)
+  const nodeEnv: NodeEnv = v.NODE_ENV
   const isProduction = nodeEnv === 'production'
   const isDevelopment = nodeEnv === 'development'
 
-  const logLevel = read.string('LOG_LEVEL', 'info') || 'info'
-  if (!LOG_LEVELS.has(logLevel))
-    read.refuse(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`)
-
-  const dataDir = read.string('DATA_DIR', './data') || './data'
+  const dataDir = v.DATA_DIR
   const database = readDatabase(read, dataDir, isProduction)
   const ingest = readIngest(read, isDevelopment, isProduction)
   const auth = readAuth(read, isProduction)
   const secrets = readSecrets(read, isProduction)
   const outbound = readOutbound(read, isProduction)
-  const publicHost = read.string('PUBLIC_HOST')
+  const publicHost = v.PUBLIC_HOST
   const witness = readWitness(read, publicHost)
   const telemetry = readTelemetry(read)
 
-  const swaggerPathRaw = read.string('SWAGGER_PATH', 'docs') || 'docs'
+  const swaggerPathRaw = v.SWAGGER_PATH
   const swaggerPath = `/${swaggerPathRaw.replace(/^\/+|\/+$/g, '')}`
   if (!/^\/[A-Za-z0-9._~/-]+$/.test(swaggerPath))
     read.refuse(`SWAGGER_PATH must be a URL path, got "${swaggerPathRaw}"`)
@@ -422,92 +383,114 @@ export function loadConfig(env: Environment): ControlPlaneConfig {
     isProduction,
     isDevelopment,
     server: {
-      port: read.integer('PORT', 3001, 0, 65535),
-      host: read.string('HOST', '0.0.0.0') || '0.0.0.0',
+      port: v.PORT,
+      host: v.HOST,
       publicHost,
       trustProxy: readTrustProxy(read),
-      logLevel,
-      maxBodyBytes: read.integer('HTTP_MAX_BODY_BYTES', MIB, 1024, 64 * MIB),
+      logLevel: v.LOG_LEVEL,
+      maxBodyBytes: v.HTTP_MAX_BODY_BYTES,
       ...readRequestTimeouts(read),
     },
     database,
     dataDir,
     ingest,
     auth,
-    domainPacks: dedupe(read, 'DOMAIN_PACKS', read.list('DOMAIN_PACKS')),
+    domainPacks: v.DOMAIN_PACKS,
     streams: {
-      sseHeartbeatMs: read.integer('STREAM_SSE_HEARTBEAT_MS', 15_000, 1000, 3_600_000),
-      sseShutdownRetryMs: read.integer('STREAM_SSE_SHUTDOWN_RETRY_MS', 1000, 0, 3_600_000),
+      sseHeartbeatMs: v.STREAM_SSE_HEARTBEAT_MS,
+      sseShutdownRetryMs: v.STREAM_SSE_SHUTDOWN_RETRY_MS,
     },
     webhooks: {
-      retryIntervalMs: read.integer('WEBHOOK_RETRY_INTERVAL_MS', 300_000, -1, 2_147_483_647),
-      maxAttempts: read.integer('WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
-      retryBaseMs: read.integer('WEBHOOK_RETRY_BASE_MS', 1000, 10, 3_600_000),
-      retryMaxMs: read.integer('WEBHOOK_RETRY_MAX_MS', 600_000, 10, 86_400_000),
-      requestTimeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1000, 30_000),
-      concurrency: read.integer('WEBHOOK_CONCURRENCY', 16, 1, 256),
-      deliveredRetentionHours: read.integer('WEBHOOK_DELIVERED_RETENTION_HOURS', 168, 0, 87_600),
+      retryIntervalMs: v.WEBHOOK_RETRY_INTERVAL_MS,
+      maxAttempts: v.WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: v.WEBHOOK_RETRY_MAX_MS,
+      requestTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
+      concurrency: v.WEBHOOK_CONCURRENCY,
+      deliveredRetentionHours: v.WEBHOOK_DELIVERED_RETENTION_HOURS,
     },
-    swagger: { enabled: read.boolean('SWAGGER_ENABLED', isDevelopment), path: swaggerPath },
-    console: { enabled: read.boolean('CONSOLE_ENABLED', true), assetsDir: read.string('CONSOLE_ASSETS_DIR') },
+    swagger: { enabled: v.SWAGGER_ENABLED ?? isDevelopment, path: swaggerPath },
+    console: { enabled: v.CONSOLE_ENABLED, assetsDir: v.CONSOLE_ASSETS_DIR },
     secrets,
     outbound,
     witness,
     receiptAudit: {
-      enabled: read.boolean('RECEIPT_AUDIT_ENABLED', nodeEnv !== 'test'),
-      schedule: read.boolean('RECEIPT_AUDIT_SCHEDULE', true),
-      intervalMs: read.integer('RECEIPT_AUDIT_INTERVAL_MS', 5000, 100, 3_600_000),
-      batchSize: read.integer('RECEIPT_AUDIT_BATCH', 100, 1, 1000),
-      concurrency: read.integer('RECEIPT_AUDIT_CONCURRENCY', 8, 1, 64),
-      settleMs: read.integer('RECEIPT_AUDIT_SETTLE_MS', 2000, 0, 600_000),
-      maxAttempts: read.integer('RECEIPT_AUDIT_MAX_ATTEMPTS', 5, 1, 100),
-      retryBaseMs: read.integer('RECEIPT_AUDIT_RETRY_BASE_MS', 30_000, 100, 86_400_000),
-      requestTimeoutMs: read.integer('RECEIPT_AUDIT_TIMEOUT_MS', 10_000, 100, 30_000),
+      enabled: v.RECEIPT_AUDIT_ENABLED ?? nodeEnv !== 'test',
+      schedule: v.RECEIPT_AUDIT_SCHEDULE,
+      intervalMs: v.RECEIPT_AUDIT_INTERVAL_MS,
+      batchSize: v.RECEIPT_AUDIT_BATCH,
+      concurrency: v.RECEIPT_AUDIT_CONCURRENCY,
+      settleMs: v.RECEIPT_AUDIT_SETTLE_MS,
+      maxAttempts: v.RECEIPT_AUDIT_MAX_ATTEMPTS,
+      retryBaseMs: v.RECEIPT_AUDIT_RETRY_BASE_MS,
+      requestTimeoutMs: v.RECEIPT_AUDIT_TIMEOUT_MS,
     },
     logReconcile: {
-      enabled: read.boolean('LOG_RECONCILE_ENABLED', nodeEnv !== 'test'),
-      schedule: read.boolean('LOG_RECONCILE_SCHEDULE', true),
-      intervalSeconds: read.integer('LOG_RECONCILE_INTERVAL_SECONDS', 60, 1, 86_400),
-      maxEntries: read.integer('LOG_RECONCILE_MAX_ENTRIES', 5000, 1, 1_000_000),
-      concurrency: read.integer('LOG_RECONCILE_CONCURRENCY', 4, 1, 64),
-      requestTimeoutMs: read.integer('LOG_RECONCILE_TIMEOUT_MS', 10_000, 100, 30_000),
-      lifecyclePageSize: read.integer('LOG_RECONCILE_LIFECYCLE_PAGE_SIZE', 100, 0, 10_000),
+      enabled: v.LOG_RECONCILE_ENABLED ?? nodeEnv !== 'test',
+      schedule: v.LOG_RECONCILE_SCHEDULE,
+      intervalSeconds: v.LOG_RECONCILE_INTERVAL_SECONDS,
+      maxEntries: v.LOG_RECONCILE_MAX_ENTRIES,
+      concurrency: v.LOG_RECONCILE_CONCURRENCY,
+      requestTimeoutMs: v.LOG_RECONCILE_TIMEOUT_MS,
+      lifecyclePageSize: v.LOG_RECONCILE_LIFECYCLE_PAGE_SIZE,
     },
     tokens: readTokenConfig(read, isDevelopment),
     policy: readPolicyConfig(read),
     federation: {
-      verifyContexts: read.boolean('FEDERATION_VERIFY_CONTEXTS', false),
-      timeoutMs: read.integer('FEDERATION_TIMEOUT_MS', 10_000, 100, 10_000),
+      verifyContexts: v.FEDERATION_VERIFY_CONTEXTS,
+      timeoutMs: v.FEDERATION_TIMEOUT_MS,
     },
-    routing: { explorationFraction: readFraction(read, 'BANDIT_EXPLORATION_FRACTION', 0.05) },
+    routing: { explorationFraction: v.BANDIT_EXPLORATION_FRACTION },
     dashboard: {
-      cacheMs: read.integer('DASHBOARD_CACHE_MS', 1000, 0, 60_000),
-      cacheMaxEntries: read.integer('DASHBOARD_CACHE_MAX_ENTRIES', 1024, 1, 1_000_000),
+      cacheMs: v.DASHBOARD_CACHE_MS,
+      cacheMaxEntries: v.DASHBOARD_CACHE_MAX_ENTRIES,
     },
     telemetry,
     lifecycle: {
-      shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1000, 2_147_483_647),
-      shutdownDrainDelayMs: read.integer('SHUTDOWN_DRAIN_DELAY_MS', 0, 0, 600_000),
-      readinessDbTimeoutMs: read.integer('READINESS_DB_TIMEOUT_MS', 1000, 10, 60_000),
-      readinessCacheMs: read.integer('READINESS_CACHE_MS', 1000, 0, 60_000),
-      memoryReleaseOnIdle: read.boolean('MEMORY_RELEASE_ON_IDLE', true),
+      shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+      shutdownDrainDelayMs: v.SHUTDOWN_DRAIN_DELAY_MS,
+      readinessDbTimeoutMs: v.READINESS_DB_TIMEOUT_MS,
+      readinessCacheMs: v.READINESS_CACHE_MS,
+      memoryReleaseOnIdle: v.MEMORY_RELEASE_ON_IDLE,
     },
   }
-  if (read.problems.length > 0) throw new ConfigError(read.problems)
+  if (problems.length > 0) throw new ConfigError(problems)
   return deepFreeze(config)
 }
 
-function readRequestTimeouts(read: EnvReader): { headersTimeoutMs: number; requestTimeoutMs: number } {
-  const headersTimeoutMs = read.integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1000, 3_600_000)
-  const requestTimeoutMs = read.integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000)
+const TELEMETRY_TUNING = [
+  'OTEL_BSP_MAX_QUEUE_SIZE',
+  'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+  'OTEL_BSP_SCHEDULE_DELAY',
+  'OTEL_EXPORTER_OTLP_TIMEOUT',
+  'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+]
+
+/**
+ * Variables this configuration does not use, whose malformed value therefore does not stop the boot: a setting of
+ * a feature that is off may stay in a deployment's environment (the SQLite WAL bound beside DATABASE_URL, the
+ * OTel batch and timeout settings while export is off or OTEL_SDK_DISABLED=true, and OTEL_EXPORTER_OTLP_TIMEOUT
+ * when OTEL_EXPORTER_OTLP_TRACES_TIMEOUT replaces it).
+ */
+function unusedVariables(read: ConfigReader): Set<string> {
+  const unused = new Set<string>()
+  if (read.env.DATABASE_URL !== '') unused.add('SQLITE_WAL_MAX_BYTES')
+  if (!isTelemetryOn(read)) for (const name of TELEMETRY_TUNING) unused.add(name)
+  else if (read.given.has('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT')) unused.add('OTEL_EXPORTER_OTLP_TIMEOUT')
+  return unused
+}
+
+function readRequestTimeouts(read: ConfigReader): { headersTimeoutMs: number; requestTimeoutMs: number } {
+  const headersTimeoutMs = read.env.HTTP_HEADERS_TIMEOUT_MS
+  const requestTimeoutMs = read.env.HTTP_REQUEST_TIMEOUT_MS
   if (headersTimeoutMs > requestTimeoutMs)
     read.refuse('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
   return { headersTimeoutMs, requestTimeoutMs }
 }
 
-function readDatabase(read: EnvReader, dataDir: string, isProduction: boolean): DatabaseConfig {
-  const url = read.string('DATABASE_URL')
-  const poolMax = read.integer('DB_POOL_MAX', 20, 1, 1000)
+function readDatabase(read: ConfigReader, dataDir: string, isProduction: boolean): DatabaseConfig {
+  const url = read.env.DATABASE_URL
+  const poolMax = read.env.DB_POOL_MAX
   if (url !== '') {
     if (!/^postgres(ql)?:\/\//.test(url)) {
       read.refuse('DATABASE_URL must be a postgres:// or postgresql:// URL (leave it empty for embedded SQLite)')
@@ -515,14 +498,13 @@ function readDatabase(read: EnvReader, dataDir: string, isProduction: boolean): 
     if (isProduction && poolMax < 2) read.refuse('DB_POOL_MAX must be at least 2 in production')
     return { kind: 'postgres', url, poolMax }
   }
-  const path = read.string('SQLITE_PATH') || `${dataDir.replace(/\/+$/, '')}/control-plane.db`
+  const path = read.env.SQLITE_PATH || `${dataDir.replace(/\/+$/, '')}/control-plane.db`
   // WAL size at which the checkpoint worker escalates to a TRUNCATE checkpoint (docs/architecture.md "WAL bound").
-  const walMaxBytes = read.integer('SQLITE_WAL_MAX_BYTES', 64 * MIB, MIB, 64 * 1024 * MIB)
-  return { kind: 'sqlite', path, walMaxBytes }
+  return { kind: 'sqlite', path, walMaxBytes: read.env.SQLITE_WAL_MAX_BYTES }
 }
 
-function readIngest(read: EnvReader, isDevelopment: boolean, isProduction: boolean): ControlPlaneConfig['ingest'] {
-  const webhookSecret = read.secret('WEBHOOK_SECRET')
+function readIngest(read: ConfigReader, isDevelopment: boolean, isProduction: boolean): ControlPlaneConfig['ingest'] {
+  const webhookSecret = read.env.WEBHOOK_SECRET
   if (!isDevelopment && webhookSecret === '') {
     read.refuse(
       'WEBHOOK_SECRET is empty: ingest signatures would not be checked; set a secret of at least 16 characters',
@@ -530,7 +512,7 @@ function readIngest(read: EnvReader, isDevelopment: boolean, isProduction: boole
   } else if (webhookSecret !== '' && webhookSecret.length < MIN_SECRET_LENGTH) {
     read.refuse(`WEBHOOK_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
   }
-  const webhookSecretPrevious = read.secret('WEBHOOK_SECRET_PREVIOUS')
+  const webhookSecretPrevious = read.env.WEBHOOK_SECRET_PREVIOUS
   if (webhookSecretPrevious !== '') {
     if (webhookSecret === '') read.refuse('WEBHOOK_SECRET_PREVIOUS is set without WEBHOOK_SECRET')
     else if (webhookSecretPrevious.length < MIN_SECRET_LENGTH) {
@@ -539,9 +521,9 @@ function readIngest(read: EnvReader, isDevelopment: boolean, isProduction: boole
       read.refuse('WEBHOOK_SECRET_PREVIOUS equals WEBHOOK_SECRET: put the new secret in WEBHOOK_SECRET')
     }
   }
-  const requireEnrollment = read.boolean('INGEST_REQUIRE_ENROLLMENT', false)
-  const strictTenant = read.boolean('INGEST_STRICT_TENANT', false)
-  const allowUnsignedTenant = read.boolean('INGEST_ALLOW_UNSIGNED_TENANT', !isProduction)
+  const requireEnrollment = read.env.INGEST_REQUIRE_ENROLLMENT
+  const strictTenant = read.env.INGEST_STRICT_TENANT
+  const allowUnsignedTenant = read.env.INGEST_ALLOW_UNSIGNED_TENANT ?? !isProduction
   if (isProduction && allowUnsignedTenant && !requireEnrollment && !strictTenant) {
     // One captured delivery could then be stored once per tenant named in an unsigned header.
     read.refuse(
@@ -555,20 +537,20 @@ function readIngest(read: EnvReader, isDevelopment: boolean, isProduction: boole
     requireEnrollment,
     strictTenant,
     allowUnsignedTenant,
-    maxBodyBytes: read.integer('INGEST_MAX_BODY_BYTES', MIB, 1024, 64 * MIB),
-    maxJsonDepth: read.integer('INGEST_MAX_JSON_DEPTH', 64, 2, 1024),
-    signatureToleranceSeconds: read.integer('INGEST_SIGNATURE_TOLERANCE_SECONDS', 300, 1, 86_400),
-    requireTimestampedSignature: read.boolean('INGEST_REQUIRE_TIMESTAMPED_SIGNATURE', isProduction),
-    enrollmentCacheMs: read.integer('ENROLLMENT_CACHE_MS', 5000, 0, 3_600_000),
+    maxBodyBytes: read.env.INGEST_MAX_BODY_BYTES,
+    maxJsonDepth: read.env.INGEST_MAX_JSON_DEPTH,
+    signatureToleranceSeconds: read.env.INGEST_SIGNATURE_TOLERANCE_SECONDS,
+    requireTimestampedSignature: read.env.INGEST_REQUIRE_TIMESTAMPED_SIGNATURE ?? isProduction,
+    enrollmentCacheMs: read.env.ENROLLMENT_CACHE_MS,
   }
 }
 
-function readAuth(read: EnvReader, isProduction: boolean): ControlPlaneConfig['auth'] {
-  const apiKeys = dedupe(read, 'AUTH_API_KEYS', read.list('AUTH_API_KEYS'))
-  const adminApiKeys = dedupe(read, 'AUTH_ADMIN_API_KEYS', read.list('AUTH_ADMIN_API_KEYS'))
+function readAuth(read: ConfigReader, isProduction: boolean): ControlPlaneConfig['auth'] {
+  const apiKeys = read.env.AUTH_API_KEYS
+  const adminApiKeys = read.env.AUTH_ADMIN_API_KEYS
   const tenantApiKeys: TenantApiKey[] = []
   const boundTo = new Map<string, string>()
-  read.list('TENANT_API_KEYS').forEach((entry, index) => {
+  read.env.TENANT_API_KEYS.forEach((entry, index) => {
     const colon = entry.indexOf(':')
     const label = `TENANT_API_KEYS entry ${index + 1}`
     if (colon <= 0 || colon === entry.length - 1) {
@@ -589,7 +571,7 @@ function readAuth(read: EnvReader, isProduction: boolean): ControlPlaneConfig['a
   for (const { key } of tenantApiKeys) {
     if (adminSet.has(key)) read.refuse('a key in AUTH_ADMIN_API_KEYS is also bound to a tenant in TENANT_API_KEYS')
   }
-  const requireTenant = read.boolean('AUTH_REQUIRE_TENANT', false)
+  const requireTenant = read.env.AUTH_REQUIRE_TENANT
   if (tenantApiKeys.length > 0 && !requireTenant) {
     read.refuse('TENANT_API_KEYS is set but AUTH_REQUIRE_TENANT is not true: set AUTH_REQUIRE_TENANT=true')
   }
@@ -611,9 +593,9 @@ function readAuth(read: EnvReader, isProduction: boolean): ControlPlaneConfig['a
   }
 }
 
-function readSecrets(read: EnvReader, isProduction: boolean): ControlPlaneConfig['secrets'] {
-  const key = read.secret('SECRETS_ENCRYPTION_KEY')
-  const previousKeys = read.list('SECRETS_ENCRYPTION_KEY_PREVIOUS')
+function readSecrets(read: ConfigReader, isProduction: boolean): ControlPlaneConfig['secrets'] {
+  const key = read.env.SECRETS_ENCRYPTION_KEY
+  const previousKeys = read.env.SECRETS_ENCRYPTION_KEY_PREVIOUS
   if (key === '') {
     if (isProduction) {
       read.refuse(
@@ -632,9 +614,9 @@ function readSecrets(read: EnvReader, isProduction: boolean): ControlPlaneConfig
   return { key: key === '' ? undefined : key, previousKeys }
 }
 
-function readOutbound(read: EnvReader, isProduction: boolean): ControlPlaneConfig['outbound'] {
-  const allowCidrs = read.list('OUTBOUND_ALLOW_CIDRS')
-  const allowHttpForAllowlisted = read.boolean('OUTBOUND_ALLOW_HTTP', false)
+function readOutbound(read: ConfigReader, isProduction: boolean): ControlPlaneConfig['outbound'] {
+  const allowCidrs = read.env.OUTBOUND_ALLOW_CIDRS
+  const allowHttpForAllowlisted = read.env.OUTBOUND_ALLOW_HTTP
   if (isProduction && allowCidrs.length > 0) {
     read.refuse('OUTBOUND_ALLOW_CIDRS must be empty in production: it opens private and loopback destinations')
   }
@@ -644,18 +626,18 @@ function readOutbound(read: EnvReader, isProduction: boolean): ControlPlaneConfi
   for (const cidr of allowCidrs) {
     if (!isCidr(cidr)) read.refuse(`OUTBOUND_ALLOW_CIDRS entry "${cidr}" is not an IP address or CIDR`)
   }
-  const maxPools = read.integer('OUTBOUND_MAX_POOLS', 1024, 1, 100_000)
+  const maxPools = read.env.OUTBOUND_MAX_POOLS
   return { allowCidrs, allowHttpForAllowlisted, maxPools }
 }
 
 const WITNESS_DID = /^did:(web:[a-zA-Z0-9.%-]+(:[a-zA-Z0-9.%-]+)*|key:z[1-9A-HJ-NP-Za-km-z]+)$/
 
-function readWitness(read: EnvReader, publicHost: string): WitnessConfig {
-  const enabled = read.boolean('LOG_WITNESS_ENABLED', false)
-  const cosigningEnabled = read.boolean('WITNESS_COSIGNING_ENABLED', false)
-  const witnessId = read.string('WITNESS_ID')
-  const keyId = read.string('WITNESS_KEY_ID') || (witnessId === '' ? '' : `${witnessId}#witness-key-1`)
-  const pem = read.secret('WITNESS_SIGNING_PRIVATE_KEY_PEM').replace(/\\n/g, '\n')
+function readWitness(read: ConfigReader, publicHost: string): WitnessConfig {
+  const enabled = read.env.LOG_WITNESS_ENABLED
+  const cosigningEnabled = read.env.WITNESS_COSIGNING_ENABLED
+  const witnessId = read.env.WITNESS_ID
+  const keyId = read.env.WITNESS_KEY_ID || (witnessId === '' ? '' : `${witnessId}#witness-key-1`)
+  const pem = read.env.WITNESS_SIGNING_PRIVATE_KEY_PEM.replace(/\\n/g, '\n')
   let privateKeySeed: Uint8Array | undefined
   if (witnessId !== '' && !WITNESS_DID.test(witnessId)) {
     read.refuse(`WITNESS_ID must be a did:web or did:key DID, got "${witnessId}"`)
@@ -668,7 +650,7 @@ function readWitness(read: EnvReader, publicHost: string): WitnessConfig {
     if (keyId !== '' && witnessId !== '' && !keyId.startsWith(`${witnessId}#`)) {
       read.refuse('WITNESS_KEY_ID must be a DID URL under WITNESS_ID (<WITNESS_ID>#<fragment>)')
     }
-    if (pem !== '' && pem === read.secret('JWT_PRIVATE_KEY_PEM').replace(/\\n/g, '\n')) {
+    if (pem !== '' && pem === read.env.JWT_PRIVATE_KEY_PEM.replace(/\\n/g, '\n')) {
       read.refuse('WITNESS_SIGNING_PRIVATE_KEY_PEM must be a dedicated key, not the JWT/JWKS signing key')
     }
     if (witnessId.startsWith('did:web:')) {
@@ -679,8 +661,8 @@ function readWitness(read: EnvReader, publicHost: string): WitnessConfig {
       }
     }
   }
-  const quorumEnabled = read.boolean('WITNESS_QUORUM_ENABLED', false)
-  const trusted = dedupe(read, 'WITNESS_QUORUM_TRUSTED', read.list('WITNESS_QUORUM_TRUSTED'))
+  const quorumEnabled = read.env.WITNESS_QUORUM_ENABLED
+  const trusted = read.env.WITNESS_QUORUM_TRUSTED
   for (const did of trusted) {
     if (!WITNESS_DID.test(did)) read.refuse(`WITNESS_QUORUM_TRUSTED entry "${did}" is not a did:web or did:key DID`)
     if (did === witnessId) read.refuse('WITNESS_QUORUM_TRUSTED must not list our own WITNESS_ID')
@@ -689,32 +671,32 @@ function readWitness(read: EnvReader, publicHost: string): WitnessConfig {
   if (quorumEnabled && trusted.length === 0) read.refuse('WITNESS_QUORUM_ENABLED=true needs WITNESS_QUORUM_TRUSTED')
   return {
     enabled,
-    schedule: read.boolean('LOG_WITNESS_SCHEDULE', true),
-    intervalSeconds: read.integer('LOG_WITNESS_INTERVAL_SECONDS', 300, 1, 86_400),
-    excludeAuthorities: read.list('LOG_WITNESS_EXCLUDE_AUTHORITIES').map((a) => a.toLowerCase()),
-    concurrency: read.integer('LOG_WITNESS_CONCURRENCY', 64, 1, 1024),
-    pollTimeoutMs: read.integer('LOG_WITNESS_POLL_TIMEOUT_MS', 15_000, 1000, 120_000),
-    unreachableThreshold: read.integer('LOG_WITNESS_UNREACHABLE_THRESHOLD', 5, 1, 10_000),
-    maxClockSkewSeconds: read.integer('LOG_WITNESS_MAX_CLOCK_SKEW_SECONDS', 120, 0, 3600),
-    checkpointsKept: read.integer('LOG_WITNESS_CHECKPOINTS_KEPT', 100, 1, 10_000_000),
+    schedule: read.env.LOG_WITNESS_SCHEDULE,
+    intervalSeconds: read.env.LOG_WITNESS_INTERVAL_SECONDS,
+    excludeAuthorities: read.env.LOG_WITNESS_EXCLUDE_AUTHORITIES.map((a) => a.toLowerCase()),
+    concurrency: read.env.LOG_WITNESS_CONCURRENCY,
+    pollTimeoutMs: read.env.LOG_WITNESS_POLL_TIMEOUT_MS,
+    unreachableThreshold: read.env.LOG_WITNESS_UNREACHABLE_THRESHOLD,
+    maxClockSkewSeconds: read.env.LOG_WITNESS_MAX_CLOCK_SKEW_SECONDS,
+    checkpointsKept: read.env.LOG_WITNESS_CHECKPOINTS_KEPT,
     cosigning: {
       enabled: cosigningEnabled,
       witnessId,
       keyId,
       privateKeySeed,
-      cosignaturesKeptPerLog: read.integer('WITNESS_COSIGNATURES_KEPT_PER_LOG', 100, 1, 1_000_000),
+      cosignaturesKeptPerLog: read.env.WITNESS_COSIGNATURES_KEPT_PER_LOG,
     },
     quorum: {
       enabled: quorumEnabled,
       trusted,
-      minWitnesses: read.integer('WITNESS_QUORUM_MIN_WITNESSES', 1, 1, 100),
-      maxClockSkewSeconds: read.integer('WITNESS_QUORUM_MAX_CLOCK_SKEW_SECONDS', 120, 0, 3600),
+      minWitnesses: read.env.WITNESS_QUORUM_MIN_WITNESSES,
+      maxClockSkewSeconds: read.env.WITNESS_QUORUM_MAX_CLOCK_SKEW_SECONDS,
     },
   }
 }
 
 /** The 32-byte seed of an Ed25519 PKCS#8 PEM (RFC 8410), or undefined (with a refusal) for anything else. */
-function readEd25519Seed(read: EnvReader, pem: string): Uint8Array | undefined {
+function readEd25519Seed(read: ConfigReader, pem: string): Uint8Array | undefined {
   try {
     const key = createPrivateKey({ key: pem, format: 'pem' })
     if (key.asymmetricKeyType !== 'ed25519') {
@@ -733,11 +715,15 @@ function readEd25519Seed(read: EnvReader, pem: string): Uint8Array | undefined {
  * OTEL_* variables (OpenTelemetry SDK environment specification). Export is on only when an endpoint is given and
  * OTEL_SDK_DISABLED is not true; only the http/json protocol is offered (every OTLP/HTTP receiver accepts it).
  */
-function readTelemetry(read: EnvReader): TelemetryConfig | undefined {
-  const base = read.string('OTEL_EXPORTER_OTLP_ENDPOINT')
-  const traces = read.string('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
-  const isDisabled = read.boolean('OTEL_SDK_DISABLED', false)
-  if ((base === '' && traces === '') || isDisabled) return undefined
+function isTelemetryOn(read: ConfigReader): boolean {
+  const { OTEL_EXPORTER_OTLP_ENDPOINT: base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: traces } = read.env
+  return (base !== '' || traces !== '') && !read.env.OTEL_SDK_DISABLED
+}
+
+function readTelemetry(read: ConfigReader): TelemetryConfig | undefined {
+  if (!isTelemetryOn(read)) return undefined
+  const base = read.env.OTEL_EXPORTER_OTLP_ENDPOINT
+  const traces = read.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
   const name = traces !== '' ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT'
   const tracesUrl = traces !== '' ? traces : `${base.replace(/\/+$/, '')}/v1/traces`
   let url: URL | undefined
@@ -752,8 +738,8 @@ function readTelemetry(read: EnvReader): TelemetryConfig | undefined {
       read.refuse(`${name} must not carry credentials; put them in OTEL_EXPORTER_OTLP_HEADERS`)
     }
   }
-  for (const protocolName of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
-    const protocol = read.string(protocolName)
+  for (const protocolName of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'] as const) {
+    const protocol = read.env[protocolName]
     if (protocol !== '' && protocol !== 'http/json') {
       read.refuse(`${protocolName} must be http/json (the only OTLP encoding this service exports), got "${protocol}"`)
     }
@@ -762,30 +748,31 @@ function readTelemetry(read: EnvReader): TelemetryConfig | undefined {
     ...readOtlpHeaders(read, 'OTEL_EXPORTER_OTLP_HEADERS'),
     ...readOtlpHeaders(read, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
   }
-  const maxQueueSize = read.integer('OTEL_BSP_MAX_QUEUE_SIZE', 2048, 1, 1_000_000)
-  const maxExportBatchSize = read.integer('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1, 100_000)
+  const maxQueueSize = read.env.OTEL_BSP_MAX_QUEUE_SIZE
+  const maxExportBatchSize = read.env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE
   if (maxExportBatchSize > maxQueueSize) {
     read.refuse('OTEL_BSP_MAX_EXPORT_BATCH_SIZE must not exceed OTEL_BSP_MAX_QUEUE_SIZE')
   }
-  const timeoutName =
-    read.string('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT') !== ''
-      ? 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT'
-      : 'OTEL_EXPORTER_OTLP_TIMEOUT'
   return {
     tracesUrl,
     headers,
-    serviceName: read.string('OTEL_SERVICE_NAME') || 'acdp-control-plane',
+    serviceName: read.env.OTEL_SERVICE_NAME || 'acdp-control-plane',
     maxQueueSize,
     maxExportBatchSize,
-    scheduleDelayMs: read.integer('OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 3_600_000),
-    exportTimeoutMs: read.integer(timeoutName, 10_000, 100, 600_000),
+    scheduleDelayMs: read.env.OTEL_BSP_SCHEDULE_DELAY,
+    exportTimeoutMs: read.given.has('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT')
+      ? read.env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT
+      : read.env.OTEL_EXPORTER_OTLP_TIMEOUT,
   }
 }
 
 /** `key=value` pairs separated by commas, values percent-decoded (W3C Baggage octets, as the OTel spec says). */
-function readOtlpHeaders(read: EnvReader, name: string): Record<string, string> {
+function readOtlpHeaders(
+  read: ConfigReader,
+  name: 'OTEL_EXPORTER_OTLP_HEADERS' | 'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+): Record<string, string> {
   const headers: Record<string, string> = {}
-  read.list(name).forEach((entry, index) => {
+  read.env[name].forEach((entry, index) => {
     const equals = entry.indexOf('=')
     const key = equals > 0 ? entry.slice(0, equals).trim().toLowerCase() : ''
     let value: string | undefined
@@ -804,8 +791,8 @@ function readOtlpHeaders(read: EnvReader, name: string): Record<string, string> 
   return headers
 }
 
-function readTrustProxy(read: EnvReader): false | number | string[] {
-  const value = read.string('TRUST_PROXY').toLowerCase()
+function readTrustProxy(read: ConfigReader): false | number | string[] {
+  const value = read.env.TRUST_PROXY.toLowerCase()
   if (value === '' || value === 'false' || value === 'off') return false
   if (value === 'true') {
     read.refuse('TRUST_PROXY=true trusts every X-Forwarded-For hop; give a hop count (1-10) or proxy addresses/CIDRs')
@@ -816,7 +803,10 @@ function readTrustProxy(read: EnvReader): false | number | string[] {
     if (hops < 1 || hops > 10) read.refuse('TRUST_PROXY hop count must be between 1 and 10')
     return hops
   }
-  const entries = read.list('TRUST_PROXY')
+  // Addresses as given (IPv6 case kept), split like every list variable.
+  const entries = read.env.TRUST_PROXY.split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0)
   for (const entry of entries) {
     if (!isCidr(entry)) read.refuse(`TRUST_PROXY entry "${entry}" is not an IP address or CIDR`)
   }
@@ -831,26 +821,6 @@ function isCidr(value: string): boolean {
   if (prefix === undefined) return true
   if (!/^\d{1,3}$/.test(prefix)) return false
   return Number(prefix) <= (family === 4 ? 32 : 128)
-}
-
-function readFraction(read: EnvReader, name: string, fallback: number): number {
-  const value = read.string(name)
-  if (value === '') return fallback
-  const n = Number(value)
-  if (!/^\d*\.?\d+$/.test(value) || n < 0 || n > 1) {
-    read.refuse(`${name} must be a number between 0 and 1, got "${value}"`)
-    return fallback
-  }
-  return n
-}
-
-function dedupe(read: EnvReader, name: string, values: string[]): string[] {
-  const seen = new Set<string>()
-  for (const value of values) {
-    if (seen.has(value)) read.refuse(`${name} lists the same entry twice`)
-    seen.add(value)
-  }
-  return [...seen]
 }
 
 /**

@@ -28,3 +28,16 @@ export {
 } from './revocation/feed-polling.js'
 export { cappedExponentialMs, jitterFraction } from './backoff/exponential-backoff.js'
 export { cutFeedRows, type FeedRows, feedPageOf } from './revocation/feed-page.js'
+export {
+  type DurationUnit,
+  describeEnv,
+  Env,
+  type EnvKind,
+  type EnvParse,
+  type EnvProblem,
+  EnvRefusal,
+  type EnvSource,
+  type EnvVariableDescription,
+  loadEnv,
+  parseEnv,
+} from './config/env-schema.js'

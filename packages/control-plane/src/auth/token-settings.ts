@@ -4,7 +4,7 @@
  * environment object; every malformed value is refused at boot, never parsed lazily per request (a typo must stop the boot, not fail a request hours later).
  */
 import { createPrivateKey } from 'node:crypto'
-import type { EnvReader } from '../config.js'
+import type { ConfigReader } from '../config.js'
 import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../config.js'
 import { parsePinnedKeys } from './pinned-keys.js'
 
@@ -72,14 +72,12 @@ export interface TokenConfig {
 const MIN_JWT_SECRET_BYTES = 32
 
 /** Reads the token settings; problems go to `read`. */
-export function readTokenConfig(read: EnvReader, isDevelopment: boolean): TokenConfig {
-  const issuanceEnabled = read.boolean('TOKEN_ISSUANCE_ENABLED', false)
-  const algRaw = read.string('JWT_SIGNING_ALG', 'HS256') || 'HS256'
-  let signingAlg: 'HS256' | 'EdDSA' = 'HS256'
-  if (algRaw === 'HS256' || algRaw === 'EdDSA') signingAlg = algRaw
-  else read.refuse(`JWT_SIGNING_ALG must be HS256 or EdDSA, got "${algRaw}"`)
-  const secret = read.secret('JWT_SECRET')
-  const privateKeyPem = read.secret('JWT_PRIVATE_KEY_PEM').replace(/\\n/g, '\n')
+export function readTokenConfig(read: ConfigReader, isDevelopment: boolean): TokenConfig {
+  const issuanceEnabled = read.env.TOKEN_ISSUANCE_ENABLED
+  // An unknown algorithm or header trust was refused when the variable was parsed (config-variables.ts).
+  const signingAlg = read.env.JWT_SIGNING_ALG
+  const secret = read.env.JWT_SECRET
+  const privateKeyPem = read.env.JWT_PRIVATE_KEY_PEM.replace(/\\n/g, '\n')
   if (secret !== '' && Buffer.byteLength(secret) < MIN_JWT_SECRET_BYTES) {
     read.refuse(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes`)
   }
@@ -92,37 +90,33 @@ export function readTokenConfig(read: EnvReader, isDevelopment: boolean): TokenC
   if (issuanceEnabled && signingAlg === 'EdDSA' && privateKeyPem === '') {
     read.refuse('TOKEN_ISSUANCE_ENABLED=true with JWT_SIGNING_ALG=EdDSA needs JWT_PRIVATE_KEY_PEM')
   }
-  const authority = read.string('JWT_AUTHORITY', 'control-plane.local') || 'control-plane.local'
+  const authority = read.env.JWT_AUTHORITY
   if (!/^[A-Za-z0-9.:-]{1,255}$/.test(authority)) read.refuse('JWT_AUTHORITY must be a host name (authority)')
-  const audience = read.string('JWT_AUDIENCE') || authority
+  const audience = read.env.JWT_AUDIENCE || authority
 
-  const pinnedKeys = read.string('CONTROL_PLANE_PINNED_KEYS')
+  const pinnedKeys = read.env.CONTROL_PLANE_PINNED_KEYS
   for (const problem of parsePinnedKeys(pinnedKeys).problems) read.refuse(problem)
 
   const tenantAgents = readTenantAgents(read)
-  const trustRaw = read.string('TENANT_HEADER_TRUST', 'none') || 'none'
-  if (trustRaw !== 'none' && trustRaw !== 'any_peer') {
-    read.refuse(`TENANT_HEADER_TRUST must be none or any_peer, got "${trustRaw}"`)
-  }
   const trustedIssuers = readTrustedIssuers(read, authority, isDevelopment)
   return {
     issuanceEnabled,
     signingAlg,
     secret,
     privateKeyPem,
-    kid: read.string('JWT_KID'),
+    kid: read.env.JWT_KID,
     authority,
     audience,
-    ttlSeconds: read.integer('JWT_TTL_SECONDS', 3600, 60, 86_400),
-    challengeTtlSeconds: read.integer('CHALLENGE_TTL_SECONDS', 300, 30, 3600),
+    ttlSeconds: read.env.JWT_TTL_SECONDS,
+    challengeTtlSeconds: read.env.CHALLENGE_TTL_SECONDS,
     pinnedKeys,
     tenantAgents,
-    tenantHeaderTrust: trustRaw === 'any_peer' ? 'any_peer' : 'none',
+    tenantHeaderTrust: read.env.TENANT_HEADER_TRUST,
     trustedIssuers,
     revocationFeeds: readRevocationFeeds(read, isDevelopment),
-    revocationSyncMs: read.integer('REVOCATION_SYNC_INTERVAL_MS', 2000, 100, 600_000),
-    throttleLimit: read.integer('AUTH_THROTTLE_LIMIT', 20, 1, 100_000),
-    throttleWindowMs: read.integer('AUTH_THROTTLE_WINDOW_MS', 60_000, 1000, 3_600_000),
+    revocationSyncMs: read.env.REVOCATION_SYNC_INTERVAL_MS,
+    throttleLimit: read.env.AUTH_THROTTLE_LIMIT,
+    throttleWindowMs: read.env.AUTH_THROTTLE_WINDOW_MS,
   }
 }
 
@@ -135,10 +129,10 @@ function isEd25519Pkcs8(pem: string): boolean {
 }
 
 /** TENANT_AGENTS: `tenantId:agent_did` (tenant first: DIDs contain colons). */
-function readTenantAgents(read: EnvReader): TokenConfig['tenantAgents'] {
+function readTenantAgents(read: ConfigReader): TokenConfig['tenantAgents'] {
   const result: { tenantId: string; agentDid: string }[] = []
   const seen = new Map<string, string>()
-  read.list('TENANT_AGENTS').forEach((entry, index) => {
+  read.env.TENANT_AGENTS.forEach((entry, index) => {
     const label = `TENANT_AGENTS entry ${index + 1}`
     const colon = entry.indexOf(':')
     const tenantId = entry.slice(0, colon)
@@ -160,9 +154,9 @@ function readTenantAgents(read: EnvReader): TokenConfig['tenantAgents'] {
 }
 
 /** TRUSTED_ISSUERS: `iss|HS256|<secret>|<aud>[|scopes[|flags]]` or `iss|EdDSA|<https jwks url>|<aud>[|…]`. */
-function readTrustedIssuers(read: EnvReader, ownAuthority: string, isDevelopment: boolean): TrustedIssuer[] {
+function readTrustedIssuers(read: ConfigReader, ownAuthority: string, isDevelopment: boolean): TrustedIssuer[] {
   const issuers: TrustedIssuer[] = []
-  read.list('TRUSTED_ISSUERS').forEach((entry, index) => {
+  read.env.TRUSTED_ISSUERS.forEach((entry, index) => {
     const label = `TRUSTED_ISSUERS entry ${index + 1}`
     const [issuer = '', algorithm = '', keyRef = '', audience = '', scopes = '', flags = '', ...rest] = entry.split('|')
     if (rest.length > 0 || issuer === '' || audience === '') {
@@ -193,9 +187,9 @@ function readTrustedIssuers(read: EnvReader, ownAuthority: string, isDevelopment
 }
 
 /** REVOCATION_FEEDS: `issuer|feed_url|admin_token[|poll_seconds]`. */
-function readRevocationFeeds(read: EnvReader, isDevelopment: boolean): RevocationFeed[] {
+function readRevocationFeeds(read: ConfigReader, isDevelopment: boolean): RevocationFeed[] {
   const feeds: RevocationFeed[] = []
-  read.list('REVOCATION_FEEDS').forEach((entry, index) => {
+  read.env.REVOCATION_FEEDS.forEach((entry, index) => {
     const label = `REVOCATION_FEEDS entry ${index + 1}`
     const [issuer = '', url = '', token = '', poll = '', ...rest] = entry.split('|')
     if (rest.length > 0 || issuer === '' || token === '') {

@@ -2,7 +2,7 @@
  * Configuration of the policy engine and quotas: POLICY_RULES, POLICY_DEFAULT, TENANT_QUOTAS, AGENT_QUOTAS and
  * QUOTA_STORE. Parsed once at boot; any malformed rule refuses the configuration.
  */
-import type { EnvReader } from '../config.js'
+import type { ConfigReader } from '../config.js'
 import { parsePolicyRules, type PolicyRule } from './policy-rules.js'
 import { parseQuotaRules, type QuotaRule } from './quota-rules.js'
 
@@ -17,22 +17,17 @@ export interface PolicyConfig {
   readonly quotaStore: 'memory' | 'database'
 }
 
-export function readPolicyConfig(read: EnvReader): PolicyConfig {
-  const policy = parsePolicyRules(read.string('POLICY_RULES'))
+export function readPolicyConfig(read: ConfigReader): PolicyConfig {
+  const policy = parsePolicyRules(read.env.POLICY_RULES)
   for (const problem of policy.problems) read.refuse(problem)
-  const defaultEffect = read.string('POLICY_DEFAULT', 'allow') || 'allow'
-  if (defaultEffect !== 'allow' && defaultEffect !== 'deny') {
-    read.refuse(`POLICY_DEFAULT must be allow or deny, got "${defaultEffect}"`)
-  }
-  const tenant = parseQuotaRules('TENANT_QUOTAS', 'tenant', read.string('TENANT_QUOTAS'))
-  const agent = parseQuotaRules('AGENT_QUOTAS', 'agent', read.string('AGENT_QUOTAS'))
+  const tenant = parseQuotaRules('TENANT_QUOTAS', 'tenant', read.env.TENANT_QUOTAS)
+  const agent = parseQuotaRules('AGENT_QUOTAS', 'agent', read.env.AGENT_QUOTAS)
   for (const problem of [...tenant.problems, ...agent.problems]) read.refuse(problem)
-  const store = read.string('QUOTA_STORE', 'memory') || 'memory'
-  if (store !== 'memory' && store !== 'database') read.refuse(`QUOTA_STORE must be memory or database, got "${store}"`)
   return {
     rules: policy.rules,
-    defaultEffect: defaultEffect === 'deny' ? 'deny' : 'allow',
+    // POLICY_DEFAULT and QUOTA_STORE outside their values were refused when parsed (config-variables.ts).
+    defaultEffect: read.env.POLICY_DEFAULT,
     quotas: [...tenant.rules, ...agent.rules],
-    quotaStore: store === 'database' ? 'database' : 'memory',
+    quotaStore: read.env.QUOTA_STORE,
   }
 }
