@@ -22,7 +22,7 @@ import {
   sendRegistryError,
   toRegistryError,
 } from './core/errors.js'
-import { adminTokenDigests } from './core/http/admin-bearer.js'
+import { installRouteAuthentication } from './core/http/route-auth.js'
 import { answerClientError } from './core/http/client-error.js'
 import { clientIpOf, createProxyMatcher } from './core/http/client-ip.js'
 import { installCors } from './core/http/cors.js'
@@ -189,6 +189,12 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
     if (typeof type === 'string' && type.startsWith(ACDP_MEDIA_TYPE)) reply.header('content-type', ACDP_MEDIA_TYPE)
     done(null, payload)
   })
+  // After the request-id hook (refusals carry X-Request-Id) and before any route: every route declares its kind.
+  installRouteAuthentication(app, {
+    adminTokens: config.auth.admin_tokens,
+    metricsBearerToken: config.metrics.bearer_token,
+    ...(auth ? { tokens: auth.routeAuth } : {}),
+  })
 
   installCors(app, config.registry.cors.allowed_origins)
   installAccessLog(app, config.registry.access_log)
@@ -318,7 +324,7 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
     })
   }
   if (transparencyLog && config.auth.admin_tokens.length > 0) {
-    registerAdminLogRoute(app, { log: transparencyLog, adminTokens: config.auth.admin_tokens })
+    registerAdminLogRoute(app, { log: transparencyLog })
   }
   registerLifecycleRoutes(app, {
     scopes,
@@ -351,7 +357,7 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
     })
   } else {
     // RFC-ACDP-0005: without the discovery profile search is not an ACDP surface here.
-    app.get('/contexts/search', { schema: { hide: true } as never }, async () => {
+    app.get('/contexts/search', { config: { auth: 'public' }, schema: { hide: true } as never }, async () => {
       throw new RegistryError(
         'not_implemented',
         'Search is not offered by this registry (acdp-registry-discovery is not advertised).',
@@ -362,15 +368,14 @@ export async function buildApp(config: RegistryConfig, givenDeps: RegistryDeps):
   if (config.playground.enabled && config.auth.admin_tokens.length > 0) {
     registerAdminContextsRoute(app, {
       listing: { store: deps.store, cursors: cursorCodec(config, deps), clock: deps.clock },
-      adminTokens: config.auth.admin_tokens,
       scopes,
     })
   }
   if (config.metrics.enabled && deps.metrics) {
-    registerMetricsRoute(app, { metrics: deps.metrics, bearerToken: config.metrics.bearer_token })
+    registerMetricsRoute(app, { metrics: deps.metrics })
   }
 
-  app.get('/openapi.json', { schema: { hide: true } as never }, async (_request, reply) =>
+  app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } as never }, async (_request, reply) =>
     reply.header('cache-control', 'no-store').send(app.swagger()),
   )
 
@@ -467,13 +472,13 @@ async function setUpAuthentication(
     clock: deps.clock,
     random: deps.random,
   })
-  const bearer = { tokens, store, issuer }
   const limits = new AuthRequestLimits(
     { enabled: config.rate_limit.enabled, budgets: rateLimits.authRequestBudgets() },
     deps.metrics,
   )
   const isTrustedProxy = createProxyMatcher(config.rate_limit.trusted_proxies)
   // One verification per request, however many scopes of the request ask who is calling.
+  const bearer = { tokens, store, issuer }
   const verified = new WeakMap<FastifyRequest, Promise<CallerIdentity>>()
   const identify: CallerIdentifier = (request) => {
     let caller = verified.get(request)
@@ -500,7 +505,6 @@ async function setUpAuthentication(
       challengeTtlSeconds: config.auth.challenge_ttl_seconds,
       tenantOf: tenancy.bindingOf,
     },
-    bearer,
     revocation: {
       store,
       tokens,
@@ -509,10 +513,13 @@ async function setUpAuthentication(
     },
     feed: deps.revocationFeedStore ? { store: deps.revocationFeedStore, issuer, clock: deps.clock } : undefined,
     keys,
-    adminTokenDigests: adminTokenDigests(config.auth.admin_tokens),
-    admit: (request) => limits.admit(clientIpOf(request, isTrustedProxy), deps.clock().getTime()),
   }
-  return { authenticateReader, identify, routes }
+  // What the route-auth kinds of /auth/* check: the request budgets, and the bearer of a revoke.
+  const routeAuth = {
+    admit: (request: FastifyRequest) => limits.admit(clientIpOf(request, isTrustedProxy), deps.clock().getTime()),
+    authenticate: (request: FastifyRequest) => authenticateBearer(bearer, request),
+  }
+  return { authenticateReader, identify, routes, routeAuth }
 }
 
 /** The caller identity of an embedder's authenticator (no tenant claims): anonymous without one. */

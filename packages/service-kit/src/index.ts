@@ -28,3 +28,4 @@ export {
 } from './revocation/feed-polling.js'
 export { cappedExponentialMs, jitterFraction } from './backoff/exponential-backoff.js'
 export { cutFeedRows, type FeedRows, feedPageOf } from './revocation/feed-page.js'
+export type { RouteAuthKind, RouteAuthKinds } from './http/route-auth-kinds.js'
