@@ -6,17 +6,17 @@
  * Each kind's check runs where the registry has always run it, so the order of answers (415 before 403, a bad
  * query before a refusal, …) is what clients have seen before:
  *
- * | kind           | check                                                                      | when           |
- * | -------------- | -------------------------------------------------------------------------- | -------------- |
- * | `public`       | none                                                                       | —              |
- * | `reader`       | the caller's bearer, resolved when the handler asks (auth/read-access.ts)   | in the handler |
- * | `agent`        | as `reader`; the caller is the writing agent (publish, producer lifecycle)  | in the handler |
- * | `admin`        | an `auth.admin_tokens` bearer, else 403 `not_authorized`                   | before the body is read |
- * | `admin-after-body` | the same, header form tolerant of extra blanks (POST /admin/log/verify) | after the body is read |
- * | `metrics`      | the `metrics.bearer_token` bearer when set, else 401 + `WWW-Authenticate`   | after the body is read |
- * | `token-request`| the /auth/* per-IP and global budgets (429)                                | before the body is read |
- * | `token-holder` | budgets; then an admin bearer or a valid registry bearer, else 403         | budgets before, bearer after the body is read |
- * | `token-admin`  | budgets; then an admin bearer, else 403                                    | budgets before, bearer after the body is read |
+ * - `public`: no credential.
+ * - `reader`: the caller's bearer (anonymous where allowed), resolved when the handler asks the request scopes
+ *   (auth/read-access.ts), after the path and query are parsed.
+ * - `agent`: as `reader`; the caller is the writing agent (publish, producer lifecycle events).
+ * - `admin`: an `auth.admin_tokens` bearer, else 403 `not_authorized`; before the body is read.
+ * - `admin-after-body`: the same, after the body is read, with the header form tolerant of extra blanks
+ *   (`POST /admin/log/verify`, which has always checked in its handler).
+ * - `metrics`: with `metrics.bearer_token` set, that bearer, else 401 with `WWW-Authenticate`; after the body.
+ * - `token-request`: the /auth/* per-IP and global budgets (429), before the body is read.
+ * - `token-holder`: the budgets; then, after the body, an admin bearer or a valid registry bearer, else 403.
+ * - `token-admin`: the budgets; then, after the body, an admin bearer, else 403.
  *
  * Product spec "Authentication" 4 (admin bearer) and "Endpoints" (metrics, /auth/*).
  */
@@ -27,7 +27,7 @@ import type { VerifiedToken } from '../../auth/bearer-tokens.js'
 import { RegistryError } from '../errors.js'
 import { adminTokenDigests, isAdminBearer } from './admin-bearer.js'
 
-/** How a route authenticates its callers (the table above). */
+/** How a route authenticates its callers (the list above). */
 export type RouteAuth =
   | 'public'
   | 'reader'
