@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createRegistryMetrics, type RegistryMetrics } from '../src/core/metrics.js'
 import { registerHttpMetrics } from '../src/core/metrics-http.js'
 import { registerMetricsRoute } from '../src/core/metrics-routes.js'
+import { installRouteAuthentication } from '../src/core/http/route-auth.js'
 
 const apps: FastifyInstance[] = []
 
@@ -15,8 +16,10 @@ async function buildMetricsApp(bearerToken = ''): Promise<{ app: FastifyInstance
   const metrics = createRegistryMetrics()
   const app = Fastify()
   registerHttpMetrics(app, metrics)
-  registerMetricsRoute(app, { metrics, bearerToken })
-  app.get('/contexts/:ctx_id', async (request, reply) => {
+  // The metrics bearer is the `metrics` route-auth kind, as buildApp installs it.
+  installRouteAuthentication(app, { adminTokens: [], metricsBearerToken: bearerToken })
+  registerMetricsRoute(app, { metrics })
+  app.get('/contexts/:ctx_id', { config: { auth: 'public' } }, async (request, reply) => {
     const { ctx_id } = request.params as { ctx_id: string }
     return ctx_id === 'missing' ? reply.code(404).send({}) : { ok: true }
   })

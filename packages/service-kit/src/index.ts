@@ -41,3 +41,4 @@ export {
   loadEnv,
   parseEnv,
 } from './config/env-schema.js'
+export type { RouteAuthKind, RouteAuthKinds } from './http/route-auth-kinds.js'

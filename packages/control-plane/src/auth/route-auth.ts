@@ -16,11 +16,17 @@ import { readTenantHeader, resolveTenant } from './tenant.js'
 /** How a route authenticates its callers. */
 export type RouteAuth = 'key' | 'admin' | 'public' | 'hmac'
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Authentication of this route; `key` when omitted. */
-    auth?: RouteAuth
+// `config.auth` is declared once for both servers (@acdp/service-kit); these are the control plane's kinds.
+declare module '@acdp/service-kit' {
+  interface RouteAuthKinds {
+    key: true
+    admin: true
+    public: true
+    hmac: true
   }
+}
+
+declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated caller (`key` and `admin` routes only). */
     principal: Principal | undefined
@@ -48,7 +54,8 @@ export function installRouteAuthentication(
   app.decorateRequest('tenantId', '')
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.is404) return
-    const mode: RouteAuth = request.routeOptions.config.auth ?? 'key'
+    // Only the control plane's kinds are declared on its routes; anything else is treated as `key` (authenticated).
+    const mode = (request.routeOptions.config.auth ?? 'key') as RouteAuth
     if (mode === 'public' || mode === 'hmac') return
     let principal: Principal | undefined
     if (auth.isBypassed) {

@@ -5,13 +5,11 @@
  */
 import { RegistryErrorEnvelope } from '@acdp/protocol'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { createAdminGuard } from '../core/http/admin-bearer.js'
 import { type AdminListingDeps, listPublicContexts, MAX_ADMIN_LIST_LIMIT } from './admin-listing.js'
 import type { RequestScopes } from '../auth/read-access.js'
 
 export interface AdminContextsRouteOptions {
   listing: AdminListingDeps
-  adminTokens: readonly string[]
   scopes: Pick<RequestScopes, 'adminTenant'>
 }
 
@@ -59,7 +57,7 @@ export function registerAdminContextsRoute(app: FastifyInstance, options: AdminC
   app.get(
     '/admin/contexts',
     {
-      onRequest: createAdminGuard(options.adminTokens),
+      config: { auth: 'admin' },
       schema: {
         summary: "List one tenant's public contexts (admin bearer; playground builds)",
         description:

@@ -5,7 +5,6 @@
 import { RegistryErrorEnvelope } from '@acdp/protocol'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { createAdminGuard } from '../core/http/admin-bearer.js'
 import { type AdminStatusSources, readAdminStatus } from './admin-status.js'
 
 const Backend = Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')])
@@ -47,7 +46,7 @@ export function registerAdminStatusRoute(
   app.get(
     '/admin/status',
     {
-      onRequest: createAdminGuard(options.adminTokens),
+      config: { auth: 'admin' },
       schema: {
         summary: 'Operational snapshot (admin bearer)',
         description:

@@ -9,7 +9,6 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { ConfigError } from '../core/config.js'
 import { RegistryError } from '../core/errors.js'
-import { createAdminGuard } from '../core/http/admin-bearer.js'
 import type { PinnedKeyEntry, PinnedKeys } from './pinned-keys.js'
 
 const ReloadBody = Type.Object({
@@ -31,7 +30,7 @@ export function registerPinnedKeysReloadRoute(
   app.post(
     '/admin/pinned-keys/reload',
     {
-      onRequest: createAdminGuard(options.adminTokens),
+      config: { auth: 'admin' },
       schema: {
         summary: 'Reload the pinned agent keys (admin bearer; playground builds)',
         description:

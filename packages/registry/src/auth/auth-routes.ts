@@ -4,6 +4,9 @@
  * jwks.ts whether or not auth is on). HTTP shape only: behaviour lives in auth/auth-challenge.ts, bearer-tokens.ts,
  * token-revocation.ts and revocation-feed.ts.
  *
+ * Every route spends the per-IP and global /auth/* budgets before its body is read, and revoke and the feed
+ * check their caller (`config.auth`, core/http/route-auth.ts).
+ *
  * Media-type and shape rules for /auth/* (product spec "Endpoints"): a missing or unaccepted Content-Type is
  * 415 before parsing; malformed JSON and well-formed JSON of the wrong shape are 400 schema_violation (not 422);
  * a body over `limits.max_payload_bytes` is 413.
@@ -11,26 +14,19 @@
 import { RegistryErrorEnvelope, TOKEN_REVOKE_REASONS } from '@acdp/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ACDP_MEDIA_TYPE, RegistryError } from '../core/errors.js'
-import { isAdminBearer } from '../core/http/admin-bearer.js'
 import { isAcceptedJsonMediaType } from '../core/http/json-body.js'
 import { type AuthChallengeDeps, exchangeChallenge, issueChallenge, type TokenRequest } from './auth-challenge.js'
-import { authenticateBearer, type BearerAuthDeps } from './bearer-auth.js'
 import type { TokenSigningKeys } from './bearer-tokens.js'
 import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, readRevocationFeed, type RevocationFeedDeps } from './revocation-feed.js'
 import { type RevokeRequest, revokeToken, type TokenRevocationDeps } from './token-revocation.js'
 
 export interface AuthRoutesOptions {
   challenge: AuthChallengeDeps
-  bearer: BearerAuthDeps
   /** Absent on an embedding without a revocation store: revoke answers 501 (product spec behaviour 8). */
   revocation: TokenRevocationDeps | undefined
   keys: TokenSigningKeys
-  /** SHA-256 digests of `auth.admin_tokens` (constant-time compared). */
-  adminTokenDigests: readonly Buffer[]
   /** Our revocation feed (GET /auth/revocations); absent without a feed store: the route answers 501. */
   feed: RevocationFeedDeps | undefined
-  /** The per-IP and global /auth/* budgets; rejects with rate_limited. Runs before the body is read. */
-  admit: (request: FastifyRequest) => Promise<void>
 }
 
 const DidString = { type: 'string', minLength: 1, maxLength: 4096 } as const
@@ -132,11 +128,10 @@ function sendJson(reply: FastifyReply, status: number, value: unknown): FastifyR
 }
 
 export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): void {
-  const admit = (request: FastifyRequest): Promise<void> => options.admit(request)
   app.post(
     '/auth/challenge',
     {
-      onRequest: admit,
+      config: { auth: 'token-request' },
       preParsing: requireAuthMediaType,
       schema: {
         summary: 'Start challenge-response: a single-use nonce for agent_id',
@@ -154,7 +149,7 @@ export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOpti
   app.post(
     '/auth/token',
     {
-      onRequest: admit,
+      config: { auth: 'token-request' },
       preParsing: requireAuthMediaType,
       schema: {
         summary: 'Redeem a signed challenge for a bearer JWT',
@@ -174,7 +169,7 @@ export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOpti
   app.post(
     '/auth/token/revoke',
     {
-      onRequest: admit,
+      config: { auth: 'token-holder' },
       preParsing: requireAuthMediaType,
       schema: {
         summary: 'Revoke a bearer token (its holder, or an admin bearer)',
@@ -189,11 +184,12 @@ export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOpti
       if (!options.revocation) {
         throw new RegistryError('not_implemented', 'Token revocation is not available in this embedding.')
       }
-      const caller = isAdminBearer(request.headers.authorization, options.adminTokenDigests)
-        ? 'admin'
-        : await authenticateBearer(options.bearer, request)
-      if (caller === null) throw new RegistryError('not_authorized', 'A bearer token is required.')
-      await revokeToken(options.revocation, caller, request.body as RevokeRequest)
+      // The caller (an admin or the bearer's agent) was settled by the `token-holder` check.
+      await revokeToken(
+        options.revocation,
+        request.tokenCaller as NonNullable<typeof request.tokenCaller>,
+        request.body as RevokeRequest,
+      )
       return reply.code(204).header('cache-control', 'no-store').send()
     },
   )
@@ -201,7 +197,7 @@ export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOpti
   app.get(
     '/auth/revocations',
     {
-      onRequest: admit,
+      config: { auth: 'token-admin' },
       schema: {
         summary: 'Our revoked tokens, for peers’ [[auth.revocation_feeds]] (admin bearer)',
         description:
@@ -214,9 +210,6 @@ export function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOpti
       },
     },
     async (request, reply) => {
-      if (!isAdminBearer(request.headers.authorization, options.adminTokenDigests)) {
-        throw new RegistryError('not_authorized', 'An admin bearer token is required.')
-      }
       if (!options.feed) throw new RegistryError('not_implemented', 'No revocation feed in this embedding.')
       const query = request.query as { since?: unknown; limit?: unknown }
       const since = queryInteger(query.since, 'since', 0, 0, Number.MAX_SAFE_INTEGER)

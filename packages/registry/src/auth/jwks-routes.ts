@@ -17,7 +17,10 @@ export function registerJwksRoute(app: FastifyInstance, jwks: JwksDocument): voi
   const json = JSON.stringify(jwks)
   app.get(
     '/.well-known/jwks.json',
-    { schema: { summary: 'Bearer-token verification keys (an empty set with auth off or HS256)' } },
+    {
+      config: { auth: 'public' },
+      schema: { summary: 'Bearer-token verification keys (an empty set with auth off or HS256)' },
+    },
     // Verifiers cache the key set for 300 s (product spec "Limits": JWKS cache).
     async (_request, reply) =>
       reply.header('content-type', 'application/json').header('cache-control', 'public, max-age=300').send(json),

@@ -6,6 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { RegistryError } from '../core/errors.js'
+import { type RouteAuth, routeAuthOf } from '../core/http/route-auth.js'
 import type { LifecycleCaller } from '../lifecycle/lifecycle.js'
 import type { Reader } from '../retrieval/retrieval.js'
 import { holdRefusal, type TenancyPolicy, tenantOfRequest, type WriteTenant } from '../tenancy/tenancy.js'
@@ -58,6 +59,7 @@ export function createRequestScopes(options: {
     tenantOfRequest(tenancy, request, { claim: caller.tenantClaim, agentDid })
   return {
     async reader(request) {
+      declared(request, 'reader')
       const caller = await identify(request)
       if (caller.did === null && !options.anonymousPublicReads) {
         throw new RegistryError('not_authorized', 'This registry does not serve anonymous reads; authenticate first.')
@@ -65,10 +67,12 @@ export function createRequestScopes(options: {
       return { did: caller.did, tenant: tenantOf(request, caller, caller.did) }
     },
     async auditor(request) {
+      declared(request, 'reader')
       const caller = await identify(request)
       return { did: caller.did, tenant: tenantOf(request, caller, caller.did) }
     },
     async publisher(request, agentId) {
+      declared(request, 'agent')
       const caller = await identify(request)
       if (options.requireBearer && caller.did !== agentId) {
         throw new RegistryError('not_authorized', 'Publishing needs a bearer token issued to the agent_id.')
@@ -81,6 +85,7 @@ export function createRequestScopes(options: {
       return { did: caller.did, tenant: proven ? { tenant: resolve() } : holdRefusal(resolve) }
     },
     async lifecycleActor(request) {
+      declared(request, 'agent')
       const caller = await identify(request)
       if (caller.did !== null || !tenancy.hasBindings) {
         const tenant = tenantOf(request, caller, caller.did)
@@ -90,8 +95,21 @@ export function createRequestScopes(options: {
       return { did: null, tenant: before.tenant, settled: false, tenantOf: (actor) => tenantOf(request, caller, actor) }
     },
     adminTenant(request) {
+      declared(request, 'admin')
       return tenantOfRequest(tenancy, request, { agentDid: null, admin: true })
     },
+  }
+}
+
+/**
+ * The scopes serve only routes that declared they identify their caller this way (`config.auth`,
+ * core/http/route-auth.ts): a route that resolves a caller while declaring `public` is a wiring bug, refused
+ * loudly rather than served.
+ */
+function declared(request: FastifyRequest, kind: RouteAuth): void {
+  const actual = routeAuthOf(request)
+  if (actual !== kind) {
+    throw new TypeError(`route ${request.routeOptions.url ?? ''} declares auth ${String(actual)}, not ${kind}`)
   }
 }
 

@@ -21,7 +21,10 @@ export function registerWellKnownRoutes(
   const capabilitiesJson = JSON.stringify(options.capabilities)
   app.get(
     '/.well-known/acdp.json',
-    { schema: { summary: 'Capabilities document', response: { 200: CapabilitiesDocument } } },
+    {
+      config: { auth: 'public' },
+      schema: { summary: 'Capabilities document', response: { 200: CapabilitiesDocument } },
+    },
     async (_request, reply: FastifyReply) =>
       reply
         .header('content-type', ACDP_MEDIA_TYPE)
@@ -34,6 +37,7 @@ export function registerWellKnownRoutes(
     app.get(
       '/.well-known/did.json',
       {
+        config: { auth: 'public' },
         schema: {
           summary: 'Registry DID document: current receipt key (assertionMethod) and retired ones (RFC-ACDP-0010 §9)',
         },
@@ -50,6 +54,7 @@ export function registerWellKnownRoutes(
   app.get(
     '/healthz',
     {
+      config: { auth: 'public' },
       schema: {
         summary: 'Readiness: 200 when storage answers, 503 otherwise',
         response: {

@@ -8,7 +8,6 @@
 import { RegistryErrorEnvelope, type SigningKey } from '@acdp/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ACDP_MEDIA_TYPE, RegistryError, toRegistryError } from '../core/errors.js'
-import { createAdminGuard } from '../core/http/admin-bearer.js'
 import { requireJsonMediaType } from '../core/http/json-body.js'
 import { parseCtxIdPath } from '../core/context-id.js'
 import {
@@ -47,6 +46,7 @@ export function registerLifecycleRoutes(app: FastifyInstance, options: Lifecycle
   app.post(
     '/contexts/*',
     {
+      config: { auth: 'agent' },
       preParsing: requireJsonMediaType,
       schema: {
         summary: 'Retract ({ctx_id}/retract) or republish ({ctx_id}/republish) a context, producer-signed',
@@ -78,10 +78,9 @@ export function registerLifecycleRoutes(app: FastifyInstance, options: Lifecycle
   app.post(
     '/admin/contexts/*',
     {
-      onRequest: createAdminGuard(options.adminTokens),
       preParsing: requireJsonMediaType,
       // The body ({ "reason" }) is optional and has no schema: the lifecycle service checks it.
-      config: { body: 'optional' },
+      config: { body: 'optional', auth: 'admin' },
       schema: {
         summary: 'Registry-initiated retract or republish (admin bearer)',
         description:

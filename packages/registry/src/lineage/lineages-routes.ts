@@ -29,6 +29,7 @@ export function registerLineageRoutes(app: FastifyInstance, options: LineageRout
   app.get(
     '/lineages/:lineage_id',
     {
+      config: { auth: 'reader' },
       schema: {
         summary: 'Every version of a lineage the reader may retrieve, version ascending',
         params: LineageParams,
@@ -49,6 +50,7 @@ export function registerLineageRoutes(app: FastifyInstance, options: LineageRout
   app.get(
     '/lineages/:lineage_id/current',
     {
+      config: { auth: 'reader' },
       schema: {
         summary:
           'The newest version neither superseded nor retracted that the reader may retrieve (expired heads included)',

@@ -50,6 +50,7 @@ export function registerLogRoutes(app: FastifyInstance, options: LogRoutesOption
   app.get(
     '/log/checkpoint',
     {
+      config: { auth: 'public' },
       schema: {
         summary: 'The current signed checkpoint (RFC-ACDP-0012 §8.1)',
         description:
@@ -68,6 +69,7 @@ export function registerLogRoutes(app: FastifyInstance, options: LogRoutesOption
   app.get(
     '/log/proof',
     {
+      config: { auth: 'reader' },
       schema: {
         summary: 'Inclusion proof (ctx_id or leaf_index [, tree_size]) or consistency proof (first, second)',
         querystring: {
@@ -121,6 +123,7 @@ export function registerLogRoutes(app: FastifyInstance, options: LogRoutesOption
   app.get(
     '/log/entries',
     {
+      config: { auth: 'reader' },
       schema: {
         summary: 'Leaves [start, end) with their leaf hashes (RFC-ACDP-0012 §8.3)',
         description: 'At most 1000 entries per page; continue from start + entries.length.',

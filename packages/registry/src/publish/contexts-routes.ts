@@ -35,6 +35,7 @@ export function registerContextRoutes(app: FastifyInstance, options: ContextRout
   app.post(
     '/contexts',
     {
+      config: { auth: 'agent' },
       preParsing: requireJsonMediaType,
       schema: {
         summary: 'Publish a signed context',
@@ -78,6 +79,7 @@ export function registerContextRoutes(app: FastifyInstance, options: ContextRout
   app.get(
     '/contexts/*',
     {
+      config: { auth: 'reader' },
       schema: {
         summary: 'Retrieve a context ({ctx_id}) or its bare body ({ctx_id}/body)',
         description:

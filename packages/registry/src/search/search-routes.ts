@@ -25,7 +25,7 @@ export interface SearchRouteOptions {
  * `search` before the parametric one.
  */
 export function registerSearchRoute(app: FastifyInstance, options: SearchRouteOptions): void {
-  app.get('/contexts/search', async (request, reply) => {
+  app.get('/contexts/search', { config: { auth: 'reader' } }, async (request, reply) => {
     if (!options.isDiscoveryAdvertised) {
       throw new RegistryError('not_implemented', 'This registry does not offer keyword search.')
     }

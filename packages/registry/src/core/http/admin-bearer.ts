@@ -2,11 +2,11 @@
  * The admin bearer check (product spec "Authentication" 4): `Authorization: Bearer <token>` must equal one of
  * `auth.admin_tokens`, compared in constant time. Both sides are hashed first so the comparison always runs over
  * equal lengths and its timing says nothing about the token's length or its first differing byte; every
- * configured token is compared (no early exit), so which entry matched is not observable either.
+ * configured token is compared (no early exit), so which entry matched is not observable either. The `admin`
+ * route-auth kind (route-auth.ts) refuses with `not_authorized` (403) whether the header is absent, malformed or
+ * wrong, so the answer never hints at which.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { RegistryError } from '../errors.js'
 
 const BEARER = /^Bearer ([\x21-\x7e]+)$/i
 
@@ -26,17 +26,4 @@ export function isAdminBearer(authorization: string | undefined, tokenDigests: r
   let ok = false
   for (const expected of tokenDigests) ok = timingSafeEqual(presented, expected) || ok
   return ok && match !== null
-}
-
-/**
- * A route `onRequest` hook admitting only admin bearers. Refusals are `not_authorized` (403) whether the header is
- * absent, malformed or wrong, so the answer never hints at which.
- */
-export function createAdminGuard(tokens: readonly string[]) {
-  const tokenDigests = adminTokenDigests(tokens)
-  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
-    if (!isAdminBearer(request.headers.authorization, tokenDigests)) {
-      throw new RegistryError('not_authorized', 'An admin bearer token is required.')
-    }
-  }
 }

@@ -64,7 +64,7 @@ export function installCors(app: FastifyInstance, allowedOrigins: readonly strin
     done(null, payload)
   })
 
-  app.options('/*', { schema: { hide: true } as never }, async (request, reply) => {
+  app.options('/*', { config: { auth: 'public' }, schema: { hide: true } as never }, async (request, reply) => {
     const requestedMethod = request.headers['access-control-request-method']
     if (typeof requestedMethod !== 'string') return reply.callNotFound()
     const origin = singleOrigin(request)
