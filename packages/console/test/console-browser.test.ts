@@ -381,6 +381,16 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
         expect(await node.getAttribute('data-verdict'), ctxId).toBe('verified')
         expect(await node.locator('text.node-verdict').textContent()).toBe('✓')
       }
+      // No heading runs under its node's verdict mark; the superseded one still says so.
+      for (const ctxId of published.slice(0, 4)) {
+        const node = page.locator(`g.node[data-ctx-id="${ctxId}"]`)
+        const heading = (await node.locator('text.node-title').boundingBox())!
+        const mark = (await node.locator('text.node-verdict').boundingBox())!
+        expect(heading.x + heading.width, ctxId).toBeLessThanOrEqual(mark.x)
+      }
+      expect(await page.textContent(`g.node[data-ctx-id="${published[2]!}"] text.node-title`)).toMatch(
+        /… · v1 \(superseded\)$/,
+      )
       // A verified node shows its title.
       expect(await page.locator(`g.node[data-ctx-id="${revised.ctxId}"] text.node-step`).textContent()).toContain(
         'revised while',
