@@ -5,8 +5,7 @@
  * serious axe-core violation and do not scroll sideways at 390 px. Screenshots go to docs/console/.
  */
 import { join } from 'node:path'
-import { randomUUID } from 'node:crypto'
-import { createProducer, createProducerKey, type Producer, type ProducerKey, signLifecycleEvent } from '@acdp/protocol'
+import { createProducer, createProducerKey, type Producer, type ProducerKey } from '@acdp/protocol'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningDevStack } from '../../cli/src/dev/dev-stack.js'
@@ -15,6 +14,7 @@ import { hasChromium, launchChromium, warnWhenChromiumAbsent } from './support/c
 import { ensureConsoleBuild } from './support/console-build.js'
 import { openConsolePage, SCREENSHOTS, signIn, waitForPageData, WAIT_MS } from './support/console-session.js'
 import { type ConsoleStack, startConsoleStack } from './support/console-stack.js'
+import { postLifecycleEvent } from './support/lifecycle-events.js'
 import { DESKTOP_VIEWPORT, horizontalOverflow, NARROW_VIEWPORT } from './support/page-layout.js'
 
 warnWhenChromiumAbsent('console-explore-browser')
@@ -75,26 +75,8 @@ describe.skipIf(!hasChromium)('console exploration pages in headless Chromium', 
     })
   })
 
-  /** A producer-signed lifecycle event (RFC-ACDP-0013 §5) posted to the registry. */
-  const lifecycle = async (ctxId: string, action: 'retract' | 'republish', reason?: string) => {
-    const event = signLifecycleEvent(
-      {
-        event_id: randomUUID(),
-        ctx_id: ctxId,
-        event_type: action === 'retract' ? 'retracted' : 'republished',
-        occurred_at: new Date().toISOString(),
-        actor: key.did,
-        ...(reason === undefined ? {} : { reason }),
-      },
-      { algorithm: key.algorithm, keyId: key.keyId, privateKey: key.privateKey },
-    )
-    const response = await fetch(`${stack.registryUrl}/contexts/${encodeURIComponent(ctxId)}/${action}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/acdp+json' },
-      body: JSON.stringify({ event }),
-    })
-    expect(response.status, await response.text()).toBe(200)
-  }
+  const lifecycle = (ctxId: string, action: 'retract' | 'republish', reason?: string) =>
+    postLifecycleEvent(stack.registryUrl, key, ctxId, action, reason)
 
   it('the lineage explorer shows a supersession, a retraction and a republish, and verifies the head receipt', async () => {
     const v1 = await producer.publish({ type: 'analysis', title: 'forecast, first cut' })

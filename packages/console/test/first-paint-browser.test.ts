@@ -10,8 +10,7 @@
  * the minute that would call for a gate. `npm run bench:console-first-paint` runs it alone on a fresh build, for
  * figures worth writing down. Skips with one printed line when /usr/bin/chromium is absent.
  */
-import { randomUUID } from 'node:crypto'
-import { createProducer, createProducerKey, type Producer, type ProducerKey, signLifecycleEvent } from '@acdp/protocol'
+import { createProducer, createProducerKey, type Producer, type ProducerKey } from '@acdp/protocol'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningDevStack } from '../../cli/src/dev/dev-stack.js'
@@ -19,6 +18,7 @@ import { hasChromium, launchChromium, warnWhenChromiumAbsent } from './support/c
 import { ensureConsoleBuild } from './support/console-build.js'
 import { getJson, signIn, WAIT_MS } from './support/console-session.js'
 import { type ConsoleStack, startConsoleStack } from './support/console-stack.js'
+import { postLifecycleEvent } from './support/lifecycle-events.js'
 import { DESKTOP_VIEWPORT } from './support/page-layout.js'
 import { STORED_EVENTS_AUTHORITY, storePublishEvents } from './support/stored-events.js'
 
@@ -112,7 +112,7 @@ describe.skipIf(!hasChromium)(`console first paint with ${STORED_EVENTS} stored 
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     // A retraction, so the lineage page has a lifecycle history beyond publication.
-    await lifecycleEvent(third.ctxId, 'retract')
+    await postLifecycleEvent(stack.registryUrl, key, third.ctxId, 'retract', 'measured page history')
     // One subscription (to retractions only: the stored events queue no delivery), one audit sweep and one witness
     // poll, so those pages show content rather than their empty states.
     const created = await fetch(`${base}/webhooks`, {
@@ -138,27 +138,6 @@ describe.skipIf(!hasChromium)(`console first paint with ${STORED_EVENTS} stored 
     await browser?.close()
     await running?.close()
   })
-
-  /** A producer-signed lifecycle event (RFC-ACDP-0013 §5) posted to the registry. */
-  async function lifecycleEvent(ctxId: string, action: 'retract' | 'republish'): Promise<void> {
-    const event = signLifecycleEvent(
-      {
-        event_id: randomUUID(),
-        ctx_id: ctxId,
-        event_type: action === 'retract' ? 'retracted' : 'republished',
-        occurred_at: new Date().toISOString(),
-        actor: key.did,
-        reason: 'measured page history',
-      },
-      { algorithm: key.algorithm, keyId: key.keyId, privateKey: key.privateKey },
-    )
-    const response = await fetch(`${stack.registryUrl}/contexts/${encodeURIComponent(ctxId)}/${action}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/acdp+json' },
-      body: JSON.stringify({ event }),
-    })
-    expect(response.status, await response.text()).toBe(200)
-  }
 
   /** Loads `target` from about:blank; the two times after navigation start, in ms, once its content is visible. */
   async function measure(target: MeasuredPage): Promise<{ fcp: number; content: number }> {
