@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import type { LineageNode } from './api/types.js'
-import { layoutLineage, NODE_WIDTH, supersessionEdges } from './lineage-layout.js'
+import {
+  HEADING_FONT_PX,
+  layoutLineage,
+  NODE_PADDING,
+  NODE_WIDTH,
+  nodeHeading,
+  supersessionEdges,
+  verdictMarkLeft,
+} from './lineage-layout.js'
+import { textWidth } from './text-width.js'
+import { VERDICT_SYMBOL } from './verify/node-verdict.js'
 
 const node = (ctxId: string, step: number, lineage: Partial<LineageNode> = {}): LineageNode => ({
   ctxId,
@@ -101,5 +111,56 @@ describe('supersessionEdges', () => {
       { from: 'v1', to: 'v2' },
       { from: 'v2', to: 'v3' },
     ])
+  })
+})
+
+describe('nodeHeading', () => {
+  const end = (heading: ReturnType<typeof nodeHeading>) => heading.x + textWidth(heading.text, HEADING_FONT_PX)
+  const superseded = node('old', 0, { contextType: 'analysis', version: 1, status: 'superseded' })
+
+  it('ends a long superseded heading before the verdict mark, with an ellipsis, the full heading kept for the tooltip', () => {
+    for (const mark of Object.values(VERDICT_SYMBOL)) {
+      const heading = nodeHeading(superseded, mark)
+      expect(heading.full).toBe('analysis · v1 (superseded)')
+      // Drawn in full, the heading would reach under the mark: that is the case being fitted.
+      expect(heading.x + textWidth(heading.full, HEADING_FONT_PX)).toBeGreaterThan(verdictMarkLeft(mark))
+      expect(end(heading)).toBeLessThan(verdictMarkLeft(mark))
+      // The version and the status stay readable; the type gives way.
+      expect(heading.text).toMatch(/^ana[a-z]*… · v1 \(superseded\)$/)
+    }
+  })
+
+  it('fits a heading of any length, and leaves a short one whole', () => {
+    const long = node('long', 0, {
+      contextType: 'quarterly-revenue-forecast-reconciliation',
+      version: 12,
+      status: 'retracted',
+    })
+    for (const mark of ['✓', undefined]) {
+      const heading = nodeHeading(long, mark)
+      const room = mark === undefined ? NODE_WIDTH - NODE_PADDING : verdictMarkLeft(mark)
+      expect(end(heading)).toBeLessThanOrEqual(room)
+      expect(heading.text.endsWith(' · v12 (retracted)')).toBe(true)
+    }
+    // A status too long for any type still ends before the mark, cut at the end.
+    const odd = nodeHeading(node('odd', 0, { contextType: 'x', status: 'W'.repeat(40) as LineageNode['status'] }), '✗')
+    expect(end(odd)).toBeLessThan(verdictMarkLeft('✗'))
+    expect(odd.text.endsWith('…')).toBe(true)
+    expect(nodeHeading(node('short', 0, { version: 2 }), '✓').text).toBe('analysis · v2')
+    expect(nodeHeading(null).text).toBe('external parent')
+  })
+
+  it('gives the unmarked heading the whole inner width', () => {
+    // Without a mark the superseded heading fits whole (DejaVu Sans Bold at 13 px: about 188 of 200 px).
+    expect(nodeHeading(superseded).text).toBe('analysis · v1 (superseded)')
+  })
+})
+
+describe('textWidth', () => {
+  it('is additive and grows with the font size', () => {
+    expect(textWidth('ab', 10)).toBeCloseTo(textWidth('a', 10) + textWidth('b', 10))
+    expect(textWidth('analysis', 26)).toBeCloseTo(2 * textWidth('analysis', 13))
+    // An unlisted character (another script) counts as the widest.
+    expect(textWidth('漢', 10)).toBeGreaterThan(textWidth('m', 10))
   })
 })

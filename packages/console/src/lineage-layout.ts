@@ -7,10 +7,18 @@
  */
 import { Graph, layout } from '@dagrejs/dagre'
 import type { Lineage, LineageNode } from './api/types.js'
+import { textWidth, truncateToWidth } from './text-width.js'
 
 export const NODE_WIDTH = 220
 export const NODE_HEIGHT = 64
 const MARGIN = 16
+/** The node's inner padding left and right: where its text starts, where the verdict mark ends. */
+export const NODE_PADDING = 10
+/** Font sizes of the heading and of the verdict mark (styles.css `.node-title`, `.node-verdict`). */
+export const HEADING_FONT_PX = 13
+export const VERDICT_FONT_PX = 16
+/** Room kept between the end of the heading and the verdict mark. */
+const MARK_GAP = 6
 
 export type EdgeKind = 'derived' | 'supersedes'
 
@@ -35,6 +43,43 @@ export interface LineageLayout {
   edges: PlacedEdge[]
   width: number
   height: number
+}
+
+/** A node's first line as drawn: `text` starts at `x` and ends before `x + maxWidth`; `full` goes in its tooltip. */
+export interface NodeHeading {
+  text: string
+  full: string
+  x: number
+  maxWidth: number
+}
+
+/** The left edge of the verdict mark `mark`, drawn right-aligned at the node's top-right corner. */
+export function verdictMarkLeft(mark: string): number {
+  return NODE_WIDTH - NODE_PADDING - textWidth(mark, VERDICT_FONT_PX)
+}
+
+/**
+ * "type · vN (status)" for a context, "external parent" for a parent outside the run, fitted to the width left of
+ * the verdict mark when there is one (`mark`), else to the node's inner width. A heading too long for the room
+ * keeps its version and status and shortens the type with an ellipsis; only when even those do not fit is the
+ * whole heading cut at the end.
+ */
+export function nodeHeading(node: LineageNode | null, mark?: string): NodeHeading {
+  const right = mark === undefined ? NODE_WIDTH - NODE_PADDING : verdictMarkLeft(mark) - MARK_GAP
+  const maxWidth = right - NODE_PADDING
+  const fit = (text: string) => ({ text, x: NODE_PADDING, maxWidth })
+  if (node === null)
+    return { full: 'external parent', ...fit(truncateToWidth('external parent', maxWidth, HEADING_FONT_PX)) }
+  const type = node.contextType ?? 'context'
+  const status = node.status === 'active' ? '' : ` (${node.status})`
+  const suffix = `${node.version === null ? '' : ` · v${node.version}`}${status}`
+  const full = `${type}${suffix}`
+  if (textWidth(full, HEADING_FONT_PX) <= maxWidth) return { full, ...fit(full) }
+  const typeRoom = maxWidth - textWidth(suffix, HEADING_FONT_PX)
+  const shortType = truncateToWidth(type, typeRoom, HEADING_FONT_PX)
+  // At least one character of the type before its ellipsis, or the type is not recognisable at all.
+  if (shortType.length >= 2) return { full, ...fit(`${shortType}${suffix}`) }
+  return { full, ...fit(truncateToWidth(full, maxWidth, HEADING_FONT_PX)) }
 }
 
 /** Consecutive versions of each lineage among the run's nodes, older → newer. */

@@ -8,73 +8,26 @@
  *
  * Skips with one printed line when /usr/bin/chromium is absent. Loopback only; every wait is bounded.
  */
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { createProducer, createProducerKey, type Producer } from '@acdp/protocol'
-import { type Browser, type BrowserContext, chromium, type Page, type Request } from 'playwright-core'
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningDevStack, startDevStack } from '../../cli/src/dev/dev-stack.js'
-import { buildPublishEvent } from '../../control-plane/test/support/new-event.js'
+import type { RunningDevStack } from '../../cli/src/dev/dev-stack.js'
+import { seriousViolations, unlabelledControls } from './support/accessibility.js'
+import { hasChromium, launchChromium, warnWhenChromiumAbsent } from './support/chromium.js'
+import { ensureConsoleBuild } from './support/console-build.js'
+import { getJson, openConsolePage, SCREENSHOTS, waitForPageData, WAIT_MS } from './support/console-session.js'
+import { type ConsoleStack, startConsoleStack } from './support/console-stack.js'
+import { DESKTOP_VIEWPORT, horizontalOverflow, NARROW_VIEWPORT, signOutOffsetFromBrand } from './support/page-layout.js'
+import { storePublishEvents } from './support/stored-events.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 /** An enrolled registry nobody serves (the witness section's alert). */
 const OFFLINE_REGISTRY = 'offline-registry.test'
-const hasChromium = existsSync(CHROMIUM)
-if (!hasChromium) console.warn(`[console-browser] skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`)
-
-const CONSOLE_DIR = fileURLToPath(new URL('../', import.meta.url))
-const SCREENSHOTS = fileURLToPath(new URL('../../../docs/console/', import.meta.url))
-const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8')
-const WAIT_MS = 15_000
+warnWhenChromiumAbsent('console-browser')
 const PERF_EVENTS = 100_000
 
-const PROTOCOL_DIR = fileURLToPath(new URL('../../protocol/', import.meta.url))
-
-/**
- * Builds the console when no build is present (CI builds first; a bare `vitest run` after a fresh clone still
- * works). The bundle imports `@acdp/protocol/verify` through the package's exports, i.e. its dist with the
- * "browser" map's platform swaps (which name dist files), so the protocol is compiled first when it is not.
- */
-async function ensureConsoleBuild(): Promise<void> {
-  if (existsSync(join(CONSOLE_DIR, 'dist', 'index.html'))) return
-  if (!existsSync(join(PROTOCOL_DIR, 'dist', 'verify.js'))) {
-    const tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'))
-    await promisify(execFile)(process.execPath, [tsc, '-b', PROTOCOL_DIR])
-  }
-  const { build } = await import('vite')
-  await build({ root: CONSOLE_DIR, configFile: join(CONSOLE_DIR, 'vite.config.ts'), logLevel: 'warn' })
-}
-
-interface AxeViolation {
-  id: string
-  impact: string | null
-  help: string
-  nodes: Array<{ target: string[] }>
-}
-
-/** axe-core over the current page; returns serious and critical violations. */
-async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  // DevTools evaluation is not subject to the page's CSP, so axe runs without weakening the policy under test.
-  await page.evaluate(AXE_SOURCE)
-  const result = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-  )) as AxeViolation[]
-  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-}
-
-/** Form controls in main with neither a label, an aria-label nor text content. */
-function unlabelledControls(page: Page): Promise<number> {
-  return page.evaluate(
-    `[...document.querySelectorAll('main input, main select, main textarea, main button')].filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.textContent || '').trim()).length`,
-  ) as Promise<number>
-}
-
 describe.skipIf(!hasChromium)('console in headless Chromium', () => {
-  let dataDir: string
+  let running: ConsoleStack
   let stack: RunningDevStack
   let browser: Browser
   let context: BrowserContext
@@ -87,11 +40,7 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
   const streamRequests: Request[] = []
   const pageErrors: string[] = []
 
-  const api = async <T>(path: string): Promise<T> => {
-    const response = await fetch(`${stack.controlPlaneUrl}${path}`, { headers: { authorization: `Bearer ${apiKey}` } })
-    expect(response.status, path).toBe(200)
-    return (await response.json()) as T
-  }
+  const api = <T>(path: string): Promise<T> => getJson<T>(stack.controlPlaneUrl, apiKey, path)
   const publish = async (title: string, derivedFrom: string[] = []) => {
     const result = await producer.publish(
       { type: 'analysis', title, ...(derivedFrom.length > 0 ? { derived_from: derivedFrom } : {}) },
@@ -100,23 +49,12 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     published.push(result.ctxId)
     return result.ctxId
   }
-  /** A full page load (from about:blank, so a hash-only change cannot turn into a same-document navigation). */
-  const goto = async (hash: string) => {
-    await page.goto('about:blank')
-    await page.goto(`${base}/console/${hash}`)
-    await page.waitForSelector('main h1', { timeout: WAIT_MS })
-  }
+  const goto = (hash: string) => openConsolePage(page, base, hash)
 
   beforeAll(async () => {
     await ensureConsoleBuild()
-    dataDir = mkdtempSync(join(tmpdir(), 'acdp-console-browser-'))
-    stack = await startDevStack({
-      dataDir,
-      host: '127.0.0.1',
-      registryPort: 0,
-      controlPlanePort: 0,
-      logLevel: 'warn',
-      writeLog: () => {},
+    running = await startConsoleStack({
+      name: 'console-browser',
       // The log witness on, polled by the test (never by a timer); one failed poll raises `unreachable`.
       controlPlaneEnv: {
         LOG_WITNESS_ENABLED: 'true',
@@ -127,14 +65,12 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
         DASHBOARD_CACHE_MS: '0',
       },
     })
+    stack = running.stack
     base = stack.controlPlaneUrl
     apiKey = stack.secrets.control_plane_api_key
     producer = createProducer({ registryUrl: stack.registryUrl, key: createProducerKey() })
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    })
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    browser = await launchChromium()
+    context = await browser.newContext({ viewport: DESKTOP_VIEWPORT })
     page = await context.newPage()
     // Record every Content-Security-Policy violation the console causes (registered before any page script).
     await page.addInitScript(
@@ -148,8 +84,7 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
 
   afterAll(async () => {
     await browser?.close()
-    await stack?.close()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    await running?.close()
   })
 
   it('signs in with an API key, shows the tenant, and refuses a wrong key', async () => {
@@ -446,6 +381,16 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
         expect(await node.getAttribute('data-verdict'), ctxId).toBe('verified')
         expect(await node.locator('text.node-verdict').textContent()).toBe('✓')
       }
+      // No heading runs under its node's verdict mark; the superseded one still says so.
+      for (const ctxId of published.slice(0, 4)) {
+        const node = page.locator(`g.node[data-ctx-id="${ctxId}"]`)
+        const heading = (await node.locator('text.node-title').boundingBox())!
+        const mark = (await node.locator('text.node-verdict').boundingBox())!
+        expect(heading.x + heading.width, ctxId).toBeLessThanOrEqual(mark.x)
+      }
+      expect(await page.textContent(`g.node[data-ctx-id="${published[2]!}"] text.node-title`)).toMatch(
+        /… · v1 \(superseded\)$/,
+      )
       // A verified node shows its title.
       expect(await page.locator(`g.node[data-ctx-id="${revised.ctxId}"] text.node-step`).textContent()).toContain(
         'revised while',
@@ -725,14 +670,8 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
   it('no page scrolls sideways at 390 px, and the header keeps Sign out on its line at 1280 px', async () => {
     // The header at desktop width: the lookup box shrinks rather than wrapping "Sign out" onto a second line.
     await goto('#/dashboard')
-    const middle = async (selector: string) => {
-      const box = (await page.locator(selector).first().boundingBox())!
-      return box.y + box.height / 2
-    }
-    expect(Math.abs((await middle('.topbar button:text("Sign out")')) - (await middle('.topbar .brand')))).toBeLessThan(
-      8,
-    )
-    await page.setViewportSize({ width: 390, height: 844 })
+    expect(await signOutOffsetFromBrand(page)).toBeLessThan(8)
+    await page.setViewportSize(NARROW_VIEWPORT)
     try {
       const pages = [
         ['dashboard', '#/dashboard'],
@@ -747,56 +686,18 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
       for (const [name, hash] of pages) {
         await goto(hash)
         // Wait until the page has its data (no loading line left), so what is measured is the full page.
-        await expect
-          .poll(() => page.locator('main [role=status]', { hasText: /^(Loading|Retrieving|Signing)/ }).count(), {
-            timeout: WAIT_MS,
-          })
-          .toBe(0)
-        const overflow = (await page.evaluate(`(() => {
-          const root = document.documentElement
-          const wide = [...document.querySelectorAll('body *')]
-            .filter((el) => el.getBoundingClientRect().right > root.clientWidth + 0.5)
-            .filter((el) => !el.closest('.table-scroll, .graph-scroll, pre, .visually-hidden, .skip-link'))
-            .slice(0, 5)
-            .map((el) => el.tagName.toLowerCase() + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right))
-          return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, wide }
-        })()`)) as { scrollWidth: number; clientWidth: number; wide: string[] }
+        await waitForPageData(page)
+        const overflow = await horizontalOverflow(page)
         expect(overflow.scrollWidth, `${hash}: ${overflow.wide.join(' | ')}`).toBeLessThanOrEqual(overflow.clientWidth)
         await page.screenshot({ path: join(SCREENSHOTS, `narrow-${name}.png`), fullPage: true })
       }
     } finally {
-      await page.setViewportSize({ width: 1280, height: 900 })
+      await page.setViewportSize(DESKTOP_VIEWPORT)
     }
   })
 
   it(`dashboard first paint with ${PERF_EVENTS.toLocaleString('en-US')} stored events (measured, not asserted)`, async () => {
-    const store = stack.controlPlane.deps.store
-    const start = Date.now()
-    const batch = 500
-    for (let offset = 0; offset < PERF_EVENTS; offset += batch) {
-      await Promise.all(
-        Array.from({ length: batch }, (_, i) => {
-          const n = offset + i
-          return store.recordEvent(
-            buildPublishEvent(
-              {
-                tenantId: 'default',
-                dedupKey: `perf:${n}`,
-                eventId: `perf-${n}`,
-                ctxId: `acdp://perf.example/${n}`,
-                runId: `perf-run-${n % 500}`,
-                agentId: `did:key:z6MkPerfAgent${n % 50}`,
-                registryBaseUrl: 'https://perf.example',
-                eventTs: start - (n % 86_400) * 1000,
-                receivedAt: start - (n % 86_400) * 1000,
-              },
-              { registryAuthority: 'perf.example' },
-            ),
-          )
-        }),
-      )
-    }
-    const seededMs = Date.now() - start
+    const seededMs = await storePublishEvents(stack.controlPlane.deps.store, PERF_EVENTS)
     await page.goto('about:blank')
     await page.goto(`${base}/console/#/dashboard`)
     await page.waitForSelector('[data-kpi=contexts]', { timeout: 60_000 })

@@ -4,27 +4,23 @@
  * shows a supersession, a retraction and a republish, the current version and its verified head receipt; the pages carry no
  * serious axe-core violation and do not scroll sideways at 390 px. Screenshots go to docs/console/.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomUUID } from 'node:crypto'
-import { createProducer, createProducerKey, type Producer, type ProducerKey, signLifecycleEvent } from '@acdp/protocol'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import { createProducer, createProducerKey, type Producer, type ProducerKey } from '@acdp/protocol'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningDevStack, startDevStack } from '../../cli/src/dev/dev-stack.js'
-import {
-  CHROMIUM,
-  ensureConsoleBuild,
-  hasChromium,
-  horizontalOverflow,
-  SCREENSHOTS,
-  seriousViolations,
-} from './support/browser.js'
+import type { RunningDevStack } from '../../cli/src/dev/dev-stack.js'
+import { seriousViolations } from './support/accessibility.js'
+import { hasChromium, launchChromium, warnWhenChromiumAbsent } from './support/chromium.js'
+import { ensureConsoleBuild } from './support/console-build.js'
+import { openConsolePage, SCREENSHOTS, signIn, waitForPageData, WAIT_MS } from './support/console-session.js'
+import { type ConsoleStack, startConsoleStack } from './support/console-stack.js'
+import { postLifecycleEvent } from './support/lifecycle-events.js'
+import { DESKTOP_VIEWPORT, horizontalOverflow, NARROW_VIEWPORT } from './support/page-layout.js'
 
-const WAIT_MS = 15_000
+warnWhenChromiumAbsent('console-explore-browser')
 
 describe.skipIf(!hasChromium)('console exploration pages in headless Chromium', () => {
-  let dataDir: string
+  let running: ConsoleStack
   let stack: RunningDevStack
   let browser: Browser
   let page: Page
@@ -35,41 +31,23 @@ describe.skipIf(!hasChromium)('console exploration pages in headless Chromium', 
   const pageErrors: string[] = []
   const narrow: Array<[string, string]> = []
 
-  const goto = async (hash: string) => {
-    await page.goto('about:blank')
-    await page.goto(`${stack.controlPlaneUrl}/console/${hash}`)
-    await page.waitForSelector('main h1', { timeout: WAIT_MS })
-  }
+  const goto = (hash: string) => openConsolePage(page, stack.controlPlaneUrl, hash)
 
   beforeAll(async () => {
     await ensureConsoleBuild()
-    dataDir = mkdtempSync(join(tmpdir(), 'acdp-console-explore-'))
-    stack = await startDevStack({
-      dataDir,
-      host: '127.0.0.1',
-      registryPort: 0,
-      controlPlanePort: 0,
-      logLevel: 'warn',
-      writeLog: () => {},
-    })
+    running = await startConsoleStack({ name: 'console-explore' })
+    stack = running.stack
     key = createProducerKey()
     producer = createProducer({ registryUrl: stack.registryUrl, key })
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    })
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
+    browser = await launchChromium()
+    page = await (await browser.newContext({ viewport: DESKTOP_VIEWPORT })).newPage()
     page.on('pageerror', (error) => pageErrors.push(error.message))
-    await page.goto(`${stack.controlPlaneUrl}/console/`)
-    await page.fill('#api-key', stack.secrets.control_plane_api_key)
-    await page.keyboard.press('Enter')
-    await page.waitForSelector('[data-testid=tenant]', { timeout: WAIT_MS })
+    await signIn(page, stack.controlPlaneUrl, stack.secrets.control_plane_api_key)
   }, 120_000)
 
   afterAll(async () => {
     await browser?.close()
-    await stack?.close()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    await running?.close()
   })
 
   it('the Contexts search finds a published context by a word of its title and opens its page', async () => {
@@ -97,26 +75,8 @@ describe.skipIf(!hasChromium)('console exploration pages in headless Chromium', 
     })
   })
 
-  /** A producer-signed lifecycle event (RFC-ACDP-0013 §5) posted to the registry. */
-  const lifecycle = async (ctxId: string, action: 'retract' | 'republish', reason?: string) => {
-    const event = signLifecycleEvent(
-      {
-        event_id: randomUUID(),
-        ctx_id: ctxId,
-        event_type: action === 'retract' ? 'retracted' : 'republished',
-        occurred_at: new Date().toISOString(),
-        actor: key.did,
-        ...(reason === undefined ? {} : { reason }),
-      },
-      { algorithm: key.algorithm, keyId: key.keyId, privateKey: key.privateKey },
-    )
-    const response = await fetch(`${stack.registryUrl}/contexts/${encodeURIComponent(ctxId)}/${action}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/acdp+json' },
-      body: JSON.stringify({ event }),
-    })
-    expect(response.status, await response.text()).toBe(200)
-  }
+  const lifecycle = (ctxId: string, action: 'retract' | 'republish', reason?: string) =>
+    postLifecycleEvent(stack.registryUrl, key, ctxId, action, reason)
 
   it('the lineage explorer shows a supersession, a retraction and a republish, and verifies the head receipt', async () => {
     const v1 = await producer.publish({ type: 'analysis', title: 'forecast, first cut' })
@@ -186,22 +146,18 @@ describe.skipIf(!hasChromium)('console exploration pages in headless Chromium', 
   })
 
   it('no exploration page scrolls sideways at 390 px, and none has a serious axe violation', async () => {
-    await page.setViewportSize({ width: 390, height: 844 })
+    await page.setViewportSize(NARROW_VIEWPORT)
     try {
       for (const [name, hash] of narrow) {
         await goto(hash)
-        await expect
-          .poll(() => page.locator('main [role=status]', { hasText: /^(Loading|Retrieving|Signing)/ }).count(), {
-            timeout: WAIT_MS,
-          })
-          .toBe(0)
+        await waitForPageData(page)
         const overflow = await horizontalOverflow(page)
         expect(overflow.scrollWidth, `${hash}: ${overflow.wide.join(' | ')}`).toBeLessThanOrEqual(overflow.clientWidth)
         expect(await seriousViolations(page), hash).toEqual([])
         await page.screenshot({ path: join(SCREENSHOTS, `narrow-${name}.png`), fullPage: true })
       }
     } finally {
-      await page.setViewportSize({ width: 1280, height: 900 })
+      await page.setViewportSize(DESKTOP_VIEWPORT)
     }
     expect(narrow.length).toBeGreaterThan(0)
     expect(pageErrors).toEqual([])

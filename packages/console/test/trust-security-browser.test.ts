@@ -8,28 +8,21 @@
  * Skips with one printed line when /usr/bin/chromium is absent. Loopback only; every wait is bounded.
  */
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createProducer, createProducerKey, encodeDidKey, type Producer } from '@acdp/protocol'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningDevStack, startDevStack } from '../../cli/src/dev/dev-stack.js'
+import type { RunningDevStack } from '../../cli/src/dev/dev-stack.js'
 import { createTestAgent, issueToken } from '../../control-plane/test/support/agent-keys.js'
 import { boundHeaders } from '../../control-plane/test/support/signed-delivery.js'
-import {
-  CHROMIUM,
-  CHROMIUM_ARGS,
-  ensureConsoleBuild,
-  horizontalOverflow,
-  SCREENSHOTS,
-  seriousViolations,
-  unlabelledControls,
-} from './support/browser.js'
+import { seriousViolations, unlabelledControls } from './support/accessibility.js'
+import { hasChromium, launchChromium, warnWhenChromiumAbsent } from './support/chromium.js'
+import { ensureConsoleBuild } from './support/console-build.js'
+import { getJson, openConsolePage, SCREENSHOTS, signIn, waitForPageData, WAIT_MS } from './support/console-session.js'
+import { type ConsoleStack, startConsoleStack } from './support/console-stack.js'
+import { DESKTOP_VIEWPORT, horizontalOverflow, NARROW_VIEWPORT, signOutOffsetFromBrand } from './support/page-layout.js'
 
-const hasChromium = existsSync(CHROMIUM)
-if (!hasChromium) console.warn(`[trust-security-browser] skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`)
-const WAIT_MS = 15_000
+warnWhenChromiumAbsent('trust-security-browser')
 /** A non-admin key of the same tenant (the Security page's refusals). */
 const OPERATOR_KEY = 'operator-key-0123456789abcdef'
 /** An agent whose key is pinned and who is issued (then revoked) a token. */
@@ -41,7 +34,7 @@ const TRUSTED_WITNESS = encodeDidKey({ algorithm: 'ed25519', publicKey: randomBy
 type Json = any
 
 describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', () => {
-  let dataDir: string
+  let running: ConsoleStack
   let stack: RunningDevStack
   let browser: Browser
   let page: Page
@@ -52,30 +45,16 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
   let forgedCtxId = ''
   const pageErrors: string[] = []
 
-  const api = async (path: string): Promise<Json> => {
-    const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${apiKey}` } })
-    expect(response.status, path).toBe(200)
-    return response.json()
-  }
+  const api = (path: string): Promise<Json> => getJson<Json>(base, apiKey, path)
   const goto = async (hash: string) => {
-    await page.goto('about:blank')
-    await page.goto(`${base}/console/${hash}`)
-    await page.waitForSelector('main h1', { timeout: WAIT_MS })
-    await expect
-      .poll(() => page.locator('main [role=status]', { hasText: /^Loading/ }).count(), { timeout: WAIT_MS })
-      .toBe(0)
+    await openConsolePage(page, base, hash)
+    await waitForPageData(page, /^Loading/)
   }
 
   beforeAll(async () => {
     await ensureConsoleBuild()
-    dataDir = mkdtempSync(join(tmpdir(), 'acdp-trust-browser-'))
-    stack = await startDevStack({
-      dataDir,
-      host: '127.0.0.1',
-      registryPort: 0,
-      controlPlanePort: 0,
-      logLevel: 'warn',
-      writeLog: () => {},
+    running = await startConsoleStack({
+      name: 'trust-browser',
       // The witness and the receipt audit on, each run by the test (never by a timer).
       controlPlaneEnv: {
         LOG_WITNESS_ENABLED: 'true',
@@ -99,6 +78,7 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
         AUTH_API_KEYS: OPERATOR_KEY,
       },
     })
+    stack = running.stack
     base = stack.controlPlaneUrl
     apiKey = stack.secrets.control_plane_api_key
     producer = createProducer({ registryUrl: stack.registryUrl, key: createProducerKey() })
@@ -160,20 +140,16 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
       await stack.controlPlane.app.witness.poller!.pollDue()
     }
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    browser = await launchChromium()
+    const context = await browser.newContext({ viewport: DESKTOP_VIEWPORT })
     page = await context.newPage()
     page.on('pageerror', (error) => pageErrors.push(error.message))
-    await page.goto(`${base}/console/`)
-    await page.fill('#api-key', apiKey)
-    await page.keyboard.press('Enter')
-    await page.waitForSelector('[data-testid=tenant]', { timeout: WAIT_MS })
+    await signIn(page, base, apiKey)
   }, 120_000)
 
   afterAll(async () => {
     await browser?.close()
-    await stack?.close()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    await running?.close()
   })
 
   it('the trust page shows every registry figure, failed context and run count as the API serves them', async () => {
@@ -320,17 +296,11 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
 
   it('the header with the two new pages keeps Sign out on its line at 1280 px', async () => {
     await goto('#/security')
-    const middle = async (selector: string) => {
-      const box = (await page.locator(selector).first().boundingBox())!
-      return box.y + box.height / 2
-    }
-    expect(Math.abs((await middle('.topbar button:text("Sign out")')) - (await middle('.topbar .brand')))).toBeLessThan(
-      8,
-    )
+    expect(await signOutOffsetFromBrand(page)).toBeLessThan(8)
   })
 
   it('no horizontal overflow at 390 px', async () => {
-    await page.setViewportSize({ width: 390, height: 844 })
+    await page.setViewportSize(NARROW_VIEWPORT)
     try {
       for (const [name, hash] of [
         ['trust', '#/trust'],
@@ -342,7 +312,7 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
         await page.screenshot({ path: join(SCREENSHOTS, `narrow-${name}.png`), fullPage: true })
       }
     } finally {
-      await page.setViewportSize({ width: 1280, height: 900 })
+      await page.setViewportSize(DESKTOP_VIEWPORT)
     }
   })
 })

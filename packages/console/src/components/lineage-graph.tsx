@@ -10,7 +10,14 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Lineage } from '../api/types.js'
 import { fitView, panView, type View, zoomView } from '../graph-view.js'
 import { shortDid } from '../short-did.js'
-import { layoutLineage, NODE_HEIGHT, NODE_WIDTH, type PlacedEdge } from '../lineage-layout.js'
+import {
+  layoutLineage,
+  NODE_HEIGHT,
+  NODE_PADDING,
+  NODE_WIDTH,
+  nodeHeading,
+  type PlacedEdge,
+} from '../lineage-layout.js'
 import { type NodeResult, VERDICT_SYMBOL } from '../verify/node-verdict.js'
 
 const MAX_HEIGHT = 560
@@ -145,11 +152,10 @@ export function LineageGraph({
           const node = placed.node
           const result = results?.get(placed.ctxId)
           const id = placed.ctxId.split('/').at(-1) ?? placed.ctxId
-          const status = node === null || node.status === 'active' ? '' : ` (${node.status})`
-          const heading =
-            node === null
-              ? 'external parent'
-              : `${node.contextType ?? 'context'}${node.version === null ? '' : ` · v${node.version}`}${status}`
+          const mark = result === undefined ? undefined : VERDICT_SYMBOL[result.verdict]
+          // Fitted to the room left of the verdict mark: SVG text is never clipped, so a long heading would run
+          // under the mark. The tooltip carries it in full.
+          const heading = nodeHeading(node, mark)
           const second = node === null ? clip(id, 30) : shortDid(node.agentId)
           const third =
             node === null
@@ -160,7 +166,7 @@ export function LineageGraph({
           // The tooltip is also the node's accessible name (SVG's <title>): it starts with the visible text
           // (WCAG 2.5.3), then the full ids and the verdict in words (the corner symbol alone is not the information).
           const tooltip = [
-            `${heading}, ${second}, ${third}`,
+            `${heading.full}, ${second}, ${third}`,
             `${node === null ? 'Parent outside this run' : 'Context'} ${placed.ctxId}`,
             node === null ? '' : `published by ${node.agentId}`,
             result === undefined ? '' : `verification: ${result.verdict}${result.detail ? ` (${result.detail})` : ''}`,
@@ -199,8 +205,8 @@ export function LineageGraph({
             >
               <title>{tooltip}</title>
               <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={6} />
-              <text x={10} y={18} class="node-title">
-                {clip(heading, 28)}
+              <text x={heading.x} y={18} class="node-title">
+                {heading.text}
               </text>
               <text x={10} y={36} class="node-id">
                 {second}
@@ -209,8 +215,13 @@ export function LineageGraph({
                 {third}
               </text>
               {result !== undefined && (
-                <text x={NODE_WIDTH - 10} y={18} text-anchor="end" class={`node-verdict verdict-${result.verdict}`}>
-                  {VERDICT_SYMBOL[result.verdict]}
+                <text
+                  x={NODE_WIDTH - NODE_PADDING}
+                  y={18}
+                  text-anchor="end"
+                  class={`node-verdict verdict-${result.verdict}`}
+                >
+                  {mark}
                 </text>
               )}
             </g>
