@@ -7,7 +7,7 @@
  *
  * Skips with one printed line when /usr/bin/chromium is absent. Loopback only; every wait is bounded.
  */
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto'
+import { generateKeyPairSync, randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { createProducer, createProducerKey, encodeDidKey, type Producer } from '@acdp/protocol'
 import type { Browser, Page } from 'playwright-core'
@@ -28,7 +28,11 @@ const OPERATOR_KEY = 'operator-key-0123456789abcdef'
 /** An agent whose key is pinned and who is issued (then revoked) a token. */
 const agent = createTestAgent('console-security')
 /** The one witness the control plane trusts for quorum: nobody in the stack runs it, so no head meets quorum. */
-const TRUSTED_WITNESS = encodeDidKey({ algorithm: 'ed25519', publicKey: randomBytes(32) })
+// A real key (32 random bytes are not always a point on the curve, which encodeDidKey refuses).
+const TRUSTED_WITNESS = encodeDidKey({
+  algorithm: 'ed25519',
+  publicKey: Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x ?? '', 'base64url'),
+})
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- API bodies are untyped JSON in tests
 type Json = any
