@@ -438,25 +438,32 @@ describe.skipIf(!hasChromium)('console in headless Chromium', () => {
     await page.waitForSelector(`.inspector[data-ctx-id="${ctxId}"]`, { timeout: WAIT_MS })
   })
 
-  it('an enrollment made in the form appears in the API, and its secret is never shown', async () => {
+  it('an enrollment made in the form appears in the API, and its secret and read credential are never shown', async () => {
     await goto('#/registries')
     const secret = 'enroll-secret-from-the-browser-0123'
+    const readCredential = 'read-credential-from-the-browser-4567'
     await page.getByLabel('Authority (host or host:port)').fill('browser-enrolled.example')
     await page.getByLabel('Base URL').fill('https://browser-enrolled.example')
     await page.getByLabel('Webhook secret (at least 16 characters; write-only)').fill(secret)
+    await page.getByLabel(/^Read credential/).fill(readCredential)
     // Disabled: nothing (profiles, witness) ever tries to reach this made-up host; the test stays on loopback.
     await page.getByLabel('Enabled').uncheck()
     await page.getByRole('button', { name: 'Enroll' }).click()
     await page.waitForSelector('tr[data-authority="browser-enrolled.example"]', { timeout: WAIT_MS })
-    const enrollments = await api<{ data: Array<{ authority: string; enabled: boolean; hasWebhookSecret: boolean }> }>(
-      '/registries/enrollments',
-    )
+    const enrollments = await api<{
+      data: Array<{ authority: string; enabled: boolean; hasWebhookSecret: boolean; hasReadCredential: boolean }>
+    }>('/registries/enrollments')
     expect(enrollments.data.find((e) => e.authority === 'browser-enrolled.example')).toMatchObject({
       enabled: false,
       hasWebhookSecret: true,
+      hasReadCredential: true,
     })
     expect(await page.content()).not.toContain(secret)
-    expect(await page.inputValue('input[type=password]')).toBe('')
+    expect(await page.content()).not.toContain(readCredential)
+    for (const input of await page.locator('input[type=password]').all()) expect(await input.inputValue()).toBe('')
+    expect(
+      await page.locator('tr[data-authority="browser-enrolled.example"] [data-read-credential]').textContent(),
+    ).toBe('set (never shown)')
     // Advertised profiles, read through GET /registries/:authority/capabilities from the dev registry itself.
     const profiles = page.locator('tr[data-authority="localhost"] [data-profiles] li')
     await expect

@@ -98,6 +98,7 @@ function EnrollmentTable({ enrollments }: { enrollments: Enrollment[] }) {
             <th scope="col">Registry DID</th>
             <th scope="col">Enabled</th>
             <th scope="col">Webhook secret</th>
+            <th scope="col">Read credential</th>
             <th scope="col">Advertised profiles</th>
             <th scope="col">Updated</th>
           </tr>
@@ -110,6 +111,7 @@ function EnrollmentTable({ enrollments }: { enrollments: Enrollment[] }) {
               <td>{e.registryDid ?? '—'}</td>
               <td>{e.enabled ? 'yes' : 'no'}</td>
               <td>{e.hasWebhookSecret ? 'set (never shown)' : 'not set'}</td>
+              <td data-read-credential>{e.hasReadCredential ? 'set (never shown)' : 'none: reads are anonymous'}</td>
               <td data-profiles>
                 {e.enabled && e.baseUrl !== null ? <AdvertisedProfiles authority={e.authority} /> : '—'}
               </td>
@@ -152,7 +154,7 @@ function AdvertisedProfiles({ authority }: { authority: string }) {
 
 function EnrollForm({ onEnrolled }: { onEnrolled(): void }) {
   const { client } = useConsole()
-  const empty = { authority: '', baseUrl: '', registryDid: '', webhookSecret: '', enabled: true }
+  const empty = { authority: '', baseUrl: '', registryDid: '', webhookSecret: '', readCredential: '', enabled: true }
   const [form, setForm] = useState(empty)
   const [message, setMessage] = useState<{ ok: boolean; text: string } | undefined>(undefined)
   const submit = async (event: Event) => {
@@ -161,9 +163,11 @@ function EnrollForm({ onEnrolled }: { onEnrolled(): void }) {
     if (form.baseUrl.trim() !== '') body['baseUrl'] = form.baseUrl.trim()
     if (form.registryDid.trim() !== '') body['registryDid'] = form.registryDid.trim()
     if (form.webhookSecret !== '') body['webhookSecret'] = form.webhookSecret
+    // Left empty, an update keeps the stored credential (POST /registries/enroll: absent keeps, null clears).
+    if (form.readCredential !== '') body['readCredential'] = form.readCredential
     try {
       const saved = await client.post<Enrollment>('/registries/enroll', body)
-      // The secret leaves the page's memory as soon as the server has it.
+      // The secret and the credential leave the page's memory as soon as the server has them.
       setForm(empty)
       setMessage({ ok: true, text: `Enrolled ${saved.authority}.` })
       onEnrolled()
@@ -204,6 +208,11 @@ function EnrollForm({ onEnrolled }: { onEnrolled(): void }) {
             value={form.webhookSecret}
             onInput={field('webhookSecret')}
           />
+        </label>
+        <label>
+          Read credential (a bearer token the registry accepts for reads; optional, write-only): search, lineage and
+          contexts are then read with it instead of anonymously
+          <input type="password" autoComplete="off" value={form.readCredential} onInput={field('readCredential')} />
         </label>
         <label class="inline">
           <input
