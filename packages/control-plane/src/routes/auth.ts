@@ -9,6 +9,7 @@ import { type Static, Type } from 'typebox'
 import { ControlPlaneError } from '../errors.js'
 import { exchangeToken, issueChallenge } from '../services/agent-tokens.js'
 import type { TokenFeature } from '../services/token-feature.js'
+import { listPeerFeeds, NEWEST_PER_FEED } from '../services/revocation-feed-status.js'
 import { introspectToken, readRevocationFeed, revokeToken } from '../services/token-revocation.js'
 import type { RoutePlugin } from './route-context.js'
 
@@ -71,6 +72,47 @@ const PinnedKeyShape = Type.Object({
   validNow: Type.Boolean({ description: 'the window holds at the time of the request' }),
 })
 const JwksShape = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) })
+
+const Instant = Type.String({ description: 'RFC 3339 UTC with milliseconds' })
+const PeerFeedShape = Type.Object({
+  issuer: Type.String(),
+  feedUrl: Type.String({ description: 'origin and path of the configured feed URL (no userinfo, no query)' }),
+  pollSeconds: Type.Integer(),
+  cursorMs: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'the durable cursor (unix ms, shared by all instances); null before the first page moved it',
+  }),
+  cursorUpdatedAt: Type.Union([Instant, Type.Null()]),
+  lastPoll: Type.Union(
+    [
+      Type.Object({
+        at: Instant,
+        outcome: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
+        errorCategory: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'http_<status>, malformed_page, malformed_entry, the outbound refusal reason or failure code, or internal',
+        }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "this instance's last poll (kept in memory per instance: another instance may report another); null " +
+        'before its first poll ended',
+    },
+  ),
+  applied: Type.Object({
+    count: Type.Integer({ description: 'revocations from this feed still on the deny list (expired ones are purged)' }),
+    newest: Type.Array(
+      Type.Object({
+        jtiSha256: Type.String({ description: 'first 16 hex digits of SHA-256 of the jti' }),
+        subjectSha256: Type.String({ description: 'first 16 hex digits of SHA-256 of the subject' }),
+        exp: Type.Integer({ description: 'unix seconds' }),
+        revokedAt: Instant,
+      }),
+      { maxItems: NEWEST_PER_FEED },
+    ),
+  }),
+})
 
 const FeedQuery = Type.Object(
   {
@@ -192,6 +234,27 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
       const query = request.query as Static<typeof FeedQuery>
       return readRevocationFeed(admin, query.since ?? 0, query.limit ?? 200)
     },
+  )
+
+  app.get(
+    '/auth/revocation-feeds',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        summary: "The peers' revocation feeds this service follows (admin)",
+        description:
+          'One entry per REVOCATION_FEEDS feed: cursor, last poll outcome of this instance, revocations applied. ' +
+          'The feeds and the deny list are instance-wide, like GET /auth/revocations; no credential is returned.',
+        tags: ['auth'],
+        response: { 200: Type.Object({ data: Type.Array(PeerFeedShape), total: Type.Integer() }) },
+      },
+    },
+    async () =>
+      listPeerFeeds({
+        feeds: config.tokens.revocationFeeds,
+        authStore: tokens.authStore,
+        lastPoll: (issuer) => tokens.feeds.lastPoll(issuer),
+      }),
   )
 
   app.get(

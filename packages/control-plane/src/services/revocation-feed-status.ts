@@ -1,0 +1,79 @@
+/**
+ * What the control plane knows of each peer revocation feed it follows (REVOCATION_FEEDS), for the console's
+ * Security page: the configured issuer and feed URL (origin and path only: userinfo and query are dropped, and the
+ * bearer credential is never read here), the durable cursor and when it last moved, this instance's last poll
+ * outcome (in memory: each instance polls on its own), and the revocations the feed brought that are still on the
+ * deny list — a count and the newest few, with their jti and subject as digests, never a token.
+ */
+import { createHash } from 'node:crypto'
+import type { RevocationFeed } from '../auth/token-settings.js'
+import type { AuthStore } from '../store/auth-store.js'
+import type { FeedPollOutcome } from './revocation-feed-poller.js'
+
+export interface PeerFeedStatus {
+  issuer: string
+  feedUrl: string
+  pollSeconds: number
+  /** Unix ms; null before the first page moved it. */
+  cursorMs: number | null
+  cursorUpdatedAt: string | null
+  lastPoll: { at: string; outcome: 'ok' | 'error'; errorCategory: string | null } | null
+  applied: {
+    count: number
+    newest: Array<{ jtiSha256: string; subjectSha256: string; exp: number; revokedAt: string }>
+  }
+}
+
+/** The newest entries listed per feed. */
+export const NEWEST_PER_FEED = 10
+
+export async function listPeerFeeds(deps: {
+  feeds: readonly RevocationFeed[]
+  authStore: Pick<AuthStore, 'getFeedCursorState' | 'summarizeFeedRevocations'>
+  lastPoll: (issuer: string) => FeedPollOutcome | undefined
+}): Promise<{ data: PeerFeedStatus[]; total: number }> {
+  const data = await Promise.all(
+    deps.feeds.map(async (feed): Promise<PeerFeedStatus> => {
+      const [cursor, applied] = await Promise.all([
+        deps.authStore.getFeedCursorState(feed.issuer),
+        deps.authStore.summarizeFeedRevocations(feed.issuer, NEWEST_PER_FEED),
+      ])
+      const last = deps.lastPoll(feed.issuer)
+      return {
+        issuer: feed.issuer,
+        feedUrl: displayUrl(feed.url),
+        pollSeconds: feed.pollSeconds,
+        cursorMs: cursor?.cursorMs ?? null,
+        cursorUpdatedAt: cursor === undefined ? null : new Date(cursor.updatedAtMs).toISOString(),
+        lastPoll:
+          last === undefined
+            ? null
+            : { at: new Date(last.atMs).toISOString(), outcome: last.outcome, errorCategory: last.errorCategory },
+        applied: {
+          count: applied.count,
+          newest: applied.newest.map((row) => ({
+            jtiSha256: digest(row.jti),
+            subjectSha256: digest(row.sub),
+            exp: row.exp,
+            revokedAt: new Date(row.revokedAtMs).toISOString(),
+          })),
+        },
+      }
+    }),
+  )
+  return { data, total: data.length }
+}
+
+/** First 16 hex digits of SHA-256: enough to match an entry against a peer's own list, nothing to replay. */
+function digest(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 16)
+}
+
+function displayUrl(raw: string): string {
+  try {
+    const url = new URL(raw)
+    return `${url.origin}${url.pathname}`
+  } catch {
+    return '(unparseable URL)'
+  }
+}
