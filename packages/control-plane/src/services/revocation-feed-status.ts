@@ -5,7 +5,7 @@
  * outcome (in memory: each instance polls on its own), and the revocations the feed brought that are still on the
  * deny list — a count and the newest few, with their jti and subject as digests, never a token.
  */
-import { createHash } from 'node:crypto'
+import { sha256String } from '@acdp/protocol'
 import type { RevocationFeed } from '../auth/token-settings.js'
 import type { AuthStore } from '../store/auth-store.js'
 import type { FeedPollOutcome } from './revocation-feed-poller.js'
@@ -66,7 +66,7 @@ export async function listPeerFeeds(deps: {
 
 /** First 16 hex digits of SHA-256: enough to match an entry against a peer's own list, nothing to replay. */
 function digest(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 16)
+  return sha256String(value).slice('sha256:'.length, 'sha256:'.length + 16)
 }
 
 function displayUrl(raw: string): string {
