@@ -66,6 +66,18 @@ describe.each(testDatabaseTargets())('registry health on $name', (target) => {
     expect(upstream.seen.map((s) => s.path).sort()).toEqual(['/healthz', '/readyz'])
   })
 
+  it('shares one answer per tenant and authority for 5 s, then asks again', async () => {
+    await open(upstream.client(), [['reg-a.test', 'acme', upstream.origin('reg-a.test')]])
+    const [first, second] = await Promise.all([health('reg-a.test'), health('reg-a.test')])
+    expect(second.json()).toEqual(first.json())
+    expect((await health('reg-a.test')).json()).toEqual(first.json())
+    expect(upstream.seen).toHaveLength(2)
+    t.advance(5000)
+    const later = (await health('reg-a.test')).json()
+    expect(later.checkedAt).toBe(new Date(t.deps.clock()).toISOString())
+    expect(upstream.seen).toHaveLength(4)
+  })
+
   it('drops a body that is not a small JSON object, and names a probe the registry does not serve', async () => {
     upstream.handle((path) =>
       path === '/healthz'

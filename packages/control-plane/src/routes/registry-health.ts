@@ -3,7 +3,7 @@
  * outbound client and summarised (services/registry-health.ts).
  */
 import { Type } from 'typebox'
-import { checkRegistryHealth, MAX_KEPT_BODY_BYTES } from '../services/registry-health.js'
+import { createRegistryHealthChecker, HEALTH_FRESH_MS, MAX_KEPT_BODY_BYTES } from '../services/registry-health.js'
 import type { RoutePlugin } from './route-context.js'
 
 const Authority = Type.Object({
@@ -29,6 +29,12 @@ const Probe = Type.Object({
 })
 
 export const registryHealthRoutes: RoutePlugin = async (app, { federation, enrollments, deps }) => {
+  const checker = createRegistryHealthChecker({
+    outbound: federation.outbound,
+    timeoutMs: federation.timeoutMs,
+    enrollments,
+    now: deps.clock,
+  })
   app.get(
     '/registries/:authority/health',
     {
@@ -37,7 +43,8 @@ export const registryHealthRoutes: RoutePlugin = async (app, { federation, enrol
         summary: "An enrolled registry's /healthz and /readyz, asked now through the outbound policy",
         description:
           "Only the caller's tenant's enabled enrollments with a base URL; any other authority is 404 " +
-          'REGISTRY_NOT_FOUND. A probe that fails is reported in its member, the request itself succeeds.',
+          'REGISTRY_NOT_FOUND. A probe that fails is reported in its member, the request itself succeeds. One ' +
+          `answer serves the tenant's callers for ${HEALTH_FRESH_MS / 1000} s (checkedAt says when it was asked).`,
         params: Authority,
         response: {
           200: Type.Object({
@@ -49,11 +56,6 @@ export const registryHealthRoutes: RoutePlugin = async (app, { federation, enrol
         },
       },
     },
-    async (request) =>
-      checkRegistryHealth(
-        { outbound: federation.outbound, timeoutMs: federation.timeoutMs, enrollments, now: deps.clock },
-        request.tenantId,
-        (request.params as { authority: string }).authority,
-      ),
+    async (request) => checker.check(request.tenantId, (request.params as { authority: string }).authority),
   )
 }

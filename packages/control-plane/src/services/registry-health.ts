@@ -9,6 +9,9 @@
  * when it is a JSON object of at most MAX_KEPT_BODY_BYTES (larger or non-JSON bodies are dropped), so a registry
  * cannot push arbitrary content through the control plane to the console.
  *
+ * Answers are shared for HEALTH_FRESH_MS per (tenant, authority), in flight included: every console tab asks on
+ * load, and the control plane should not turn a crowd of readers into a stream of requests to one registry.
+ *
  * Status of one probe: `ok` (2xx), `failing` (answered with another status), `not_served` (404: the registry has
  * no such probe — the ACDP registry serves only `/healthz`, which is its readiness check: 200 when its storage
  * answers, 503 otherwise), `unreachable` (refused by the SSRF policy, transport failure, deadline, body too large).
@@ -49,6 +52,39 @@ export interface RegistryHealthDeps {
 export const MAX_KEPT_BODY_BYTES = 4096
 /** The client stops reading past this (and the probe is `unreachable`, outbound_too_large). */
 const MAX_READ_BODY_BYTES = 64 * 1024
+
+/** How long one answer serves every caller of a tenant. */
+export const HEALTH_FRESH_MS = 5000
+const MAX_SHARED_ANSWERS = 1000
+
+export interface RegistryHealthChecker {
+  /**
+   * The probes of `authority` for `tenantId`: asked now, or the answer (or the check in flight) of the last
+   * HEALTH_FRESH_MS.
+   *
+   * @throws ControlPlaneError REGISTRY_NOT_FOUND (see checkRegistryHealth), never shared.
+   */
+  check(tenantId: string, authority: string): Promise<RegistryHealth>
+}
+
+export function createRegistryHealthChecker(deps: RegistryHealthDeps): RegistryHealthChecker {
+  const shared = new Map<string, { atMs: number; answer: Promise<RegistryHealth> }>()
+  return {
+    check(tenantId, authority) {
+      const key = `${tenantId}\u0000${authority.toLowerCase()}`
+      const nowMs = deps.now().getTime()
+      const hit = shared.get(key)
+      if (hit !== undefined && nowMs - hit.atMs < HEALTH_FRESH_MS) return hit.answer
+      const answer = checkRegistryHealth(deps, tenantId, authority)
+      shared.delete(key)
+      shared.set(key, { atMs: nowMs, answer })
+      // A refusal (not enrolled) is not kept: enrolling must show at once.
+      answer.catch(() => shared.delete(key))
+      if (shared.size > MAX_SHARED_ANSWERS) shared.delete(shared.keys().next().value as string)
+      return answer
+    },
+  }
+}
 
 /**
  * Asks both probes of the enrolled registry `authority`.
