@@ -368,6 +368,8 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
       body: { token: revokedToken, reason: 'admin_revoke' },
     },
     { route: 'GET /auth/revocations', method: 'GET', path: '/auth/revocations?since=0&limit=10', headers: admin },
+    // The fuzz target follows no peer feed: the list is empty, the route and its admin check are reached.
+    { route: 'GET /auth/revocation-feeds', method: 'GET', path: '/auth/revocation-feeds', headers: admin },
     { route: 'GET /.well-known/jwks.json', method: 'GET', path: '/.well-known/jwks.json', headers: {} },
     { route: 'GET /admin/pinned-keys', method: 'GET', path: '/admin/pinned-keys', headers: admin },
     { route: 'POST /admin/pinned-keys/reload', method: 'POST', path: '/admin/pinned-keys/reload', headers: admin },
@@ -476,6 +478,13 @@ export async function startControlPlaneTarget(postgresUrl?: string): Promise<Fuz
       headers: user,
       // The relayed registry holds no lineage: the seed reaches the relay and its answer, the registry's 404.
       expectStatus: 404,
+    },
+    // The relayed registry's probes (it serves neither: both are not_served, the route answers 200).
+    {
+      route: 'GET /registries/:authority/health',
+      method: 'GET',
+      path: `/registries/${RELAYED}/health`,
+      headers: user,
     },
     {
       route: 'GET /registries/:authority/did-document',

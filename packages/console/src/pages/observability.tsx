@@ -1,10 +1,12 @@
 /**
  * Observability: the control plane's liveness and readiness (GET /healthz, GET /readyz, public), each enrolled
  * registry's reachability (its advertised profiles read through GET /registries/:authority/capabilities, the
- * same path the federation proxy and the witness take), key figures from this instance's GET /metrics, and where
+ * same path the federation proxy and the witness take) and its own health and readiness probes (GET
+ * /registries/:authority/health: the control plane asks the registry's /healthz and /readyz), key figures from this instance's GET /metrics, and where
  * the Prometheus endpoint and the OpenTelemetry export are.
  */
-import type { EnrollmentList, RegistryCapabilities } from '../api/types.js'
+import type { RegistryHealth, RegistryProbe } from '../api/status-types.js'
+import type { Enrollment, EnrollmentList, RegistryCapabilities } from '../api/types.js'
 import { ErrorPanel, Loading, Section } from '../components/ui.js'
 import { parsePrometheusText, type Sample, total } from '../observability/prometheus-text.js'
 import { useApi } from '../use-api.js'
@@ -119,20 +121,39 @@ function Figures({ samples }: { samples: Sample[] }) {
   )
 }
 
+/** What a registry probe's status means, in words. */
+const PROBE_TEXT: Record<RegistryProbe['status'], string> = {
+  ok: 'ok',
+  failing: 'failing',
+  not_served: 'not served by this registry',
+  unreachable: 'unreachable',
+}
+
+interface RegistryRow {
+  enrollment: Enrollment
+  reach: string
+  profiles?: string[]
+  /** The probes, or why they could not be asked. */
+  health?: RegistryHealth | string
+}
+
 function Registries() {
-  const loaded = useApi(async (client) => {
+  const loaded = useApi(async (client): Promise<RegistryRow[]> => {
     const enrollments = (await client.get<EnrollmentList>('/registries/enrollments')).data
     return Promise.all(
-      enrollments.map(async (e) => {
+      enrollments.map(async (e): Promise<RegistryRow> => {
         if (!e.enabled || e.baseUrl === null) return { enrollment: e, reach: 'not asked (disabled or no base URL)' }
-        try {
-          const c = await client.get<RegistryCapabilities>(
-            `/registries/${encodeURIComponent(e.authority)}/capabilities`,
-          )
-          return { enrollment: e, reach: 'reachable', profiles: c.profiles }
-        } catch (error) {
-          return { enrollment: e, reach: `unreachable (${(error as Error).message})` }
-        }
+        const path = `/registries/${encodeURIComponent(e.authority)}`
+        const [capabilities, health] = await Promise.allSettled([
+          client.get<RegistryCapabilities>(`${path}/capabilities`),
+          client.get<RegistryHealth>(`${path}/health`),
+        ])
+        const row: RegistryRow =
+          capabilities.status === 'fulfilled'
+            ? { enrollment: e, reach: 'reachable', profiles: capabilities.value.profiles }
+            : { enrollment: e, reach: `unreachable (${(capabilities.reason as Error).message})` }
+        row.health = health.status === 'fulfilled' ? health.value : (health.reason as Error).message
+        return row
       }),
     )
   }, [])
@@ -144,19 +165,64 @@ function Registries() {
       ) : loaded.data.length === 0 ? (
         <p class="muted">No registry is enrolled.</p>
       ) : (
-        <ul>
+        <ul class="registry-status">
           {loaded.data.map((r) => (
             <li key={r.enrollment.authority} data-registry={r.enrollment.authority} data-reach={r.reach}>
               <strong>{r.enrollment.authority}</strong>: {r.reach}
               {r.profiles !== undefined && <span class="muted"> · {r.profiles.join(', ')}</span>}
+              {r.health !== undefined && <RegistryProbes health={r.health} />}
             </li>
           ))}
         </ul>
       )}
       <p class="muted">
         Reachability is the registry&apos;s advertised profiles read through the control plane (the path the federation
-        proxy and the witness use); a registry&apos;s own /healthz is not relayed.
+        proxy and the witness use). Health and readiness are the registry&apos;s own /healthz and /readyz, asked by the
+        control plane under its outbound policy when this page loads; an ACDP registry serves only /healthz, which is
+        its readiness check (its storage answers).
       </p>
     </Section>
   )
+}
+
+function RegistryProbes({ health }: { health: RegistryHealth | string }) {
+  if (typeof health === 'string') {
+    return (
+      <p class="error" data-registry-probes="error">
+        Health not asked: {health}
+      </p>
+    )
+  }
+  const row = (label: string, name: 'health' | 'readiness', path: string) => {
+    const p = health[name]
+    return [
+      <dt key={`${name}-t`}>
+        {label} ({path})
+      </dt>,
+      <dd key={`${name}-d`} data-registry-probe={name} data-status={p.status} class={p.status === 'ok' ? 'ok' : ''}>
+        {describeRegistryProbe(p)}
+      </dd>,
+    ]
+  }
+  return (
+    <dl class="facts" data-registry-probes={health.authority}>
+      {row('Health', 'health', '/healthz')}
+      {row('Readiness', 'readiness', '/readyz')}
+    </dl>
+  )
+}
+
+/** The probe in one line: status, HTTP status or failure category, and the body's scalar members. */
+function describeRegistryProbe(p: RegistryProbe): string {
+  const parts = [PROBE_TEXT[p.status]]
+  if (p.httpStatus !== null) parts.push(`(HTTP ${p.httpStatus})`)
+  if (p.error !== null) parts.push(`(${p.error})`)
+  const detail =
+    p.body === null || p.status === 'not_served'
+      ? ''
+      : Object.entries(p.body)
+          .filter(([, v]) => typeof v !== 'object')
+          .map(([k, v]) => `${k}: ${String(v)}`)
+          .join(' · ')
+  return `${parts.join(' ')}${detail === '' ? '' : ` — ${detail}`}`
 }

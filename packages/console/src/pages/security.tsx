@@ -1,11 +1,13 @@
 /**
  * Security: who the caller is as the API sees it (GET /session: tenant, role, credential kind) and what that role
  * may do; the control plane's token-signing keys (GET /.well-known/jwks.json); the pinned agent keys in force
- * (GET /admin/pinned-keys, admin); the token revocation feed (GET /auth/revocations, admin). Four reads; admin
- * reads refused with 403 say so instead of failing the page.
+ * (GET /admin/pinned-keys, admin); the token revocation feed (GET /auth/revocations, admin); the peers' revocation
+ * feeds it follows (GET /auth/revocation-feeds, admin). Five reads; admin reads refused with 403 say so instead of
+ * failing the page.
  */
 import type { Session } from '../api/types.js'
 import type { Jwks, PinnedKeyList } from '../api/trust-types.js'
+import { PeerFeeds } from '../components/peer-feeds.js'
 import { RevocationFeed } from '../components/revocation-feed.js'
 import { ErrorPanel, Loading, Section, Time, Truncated } from '../components/ui.js'
 import { useApi } from '../use-api.js'
@@ -31,6 +33,9 @@ export function SecurityPage() {
       </Section>
       <Section title="Token revocation feed">
         <RevocationFeed />
+      </Section>
+      <Section title="Peers' revocation feeds">
+        <PeerFeeds />
       </Section>
     </>
   )

@@ -53,3 +53,35 @@ export const LogEvidenceShape = Type.Object({
   log_inclusion: Type.Unknown(),
   witness_signatures: Type.Union([Type.Array(Type.Unknown()), Type.Null()]),
 })
+
+/**
+ * Bytes of a registry probe's answer kept in GET /registries/:authority/health: a probe body is a handful of
+ * members; anything larger is not a probe answer worth showing, and is dropped.
+ */
+export const MAX_KEPT_BODY_BYTES = 4096
+
+export const RegistryProbeShape = Type.Object({
+  status: Type.Union(
+    [Type.Literal('ok'), Type.Literal('failing'), Type.Literal('not_served'), Type.Literal('unreachable')],
+    {
+      description:
+        'ok: 2xx; failing: another status; not_served: 404 (the registry has no such probe); unreachable: ' +
+        'refused by the outbound policy, transport failure, deadline or oversized body',
+    },
+  ),
+  httpStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'null when the registry was not reached' }),
+  body: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+    description: `the answer when it is a JSON object of at most ${MAX_KEPT_BODY_BYTES} bytes, else null`,
+  }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: 'the outbound failure category when unreachable (e.g. loopback, outbound_failed), else null',
+  }),
+})
+
+/** GET /registries/:authority/health: the registry's /healthz and /readyz, asked now by the control plane. */
+export const RegistryHealthShape = Type.Object({
+  authority: Type.String(),
+  health: RegistryProbeShape,
+  readiness: RegistryProbeShape,
+  checkedAt: Timestamp,
+})

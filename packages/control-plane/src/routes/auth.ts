@@ -9,8 +9,9 @@ import { type Static, Type } from 'typebox'
 import { ControlPlaneError } from '../errors.js'
 import { exchangeToken, issueChallenge } from '../services/agent-tokens.js'
 import type { TokenFeature } from '../services/token-feature.js'
+import { listPeerFeeds } from '../services/revocation-feed-status.js'
 import { introspectToken, readRevocationFeed, revokeToken } from '../services/token-revocation.js'
-import { JwksShape, PinnedKeyListShape } from '../response-schemas/auth.js'
+import { JwksShape, PeerFeedListShape, PinnedKeyListShape } from '../response-schemas/auth.js'
 import type { RoutePlugin } from './route-context.js'
 
 const Did = Type.String({ minLength: 8, maxLength: 2048, pattern: '^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$' })
@@ -183,6 +184,27 @@ export const authRoutes: RoutePlugin = async (app, { config, deps, tokens, gates
       const query = request.query as Static<typeof FeedQuery>
       return readRevocationFeed(admin, query.since ?? 0, query.limit ?? 200)
     },
+  )
+
+  app.get(
+    '/auth/revocation-feeds',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        summary: "The peers' revocation feeds this service follows (admin)",
+        description:
+          'One entry per REVOCATION_FEEDS feed: cursor, last poll outcome of this instance, revocations applied. ' +
+          'The feeds and the deny list are instance-wide, like GET /auth/revocations; no credential is returned.',
+        tags: ['auth'],
+        response: { 200: PeerFeedListShape },
+      },
+    },
+    async () =>
+      listPeerFeeds({
+        feeds: config.tokens.revocationFeeds,
+        authStore: tokens.authStore,
+        lastPoll: (issuer) => tokens.feeds.lastPoll(issuer),
+      }),
   )
 
   app.get(

@@ -15,6 +15,7 @@ import { healthRoutes } from './health.js'
 import { ingestRoutes } from './ingest.js'
 import { registerMetricsRoutes } from './metrics.js'
 import { registryRoutes } from './registries.js'
+import { registryHealthRoutes } from './registry-health.js'
 import { registryTrustRoutes } from './registry-trust.js'
 import { markRoutesPublic, type RoutePlugin } from './route-context.js'
 import { routingRoutes } from './routing.js'
@@ -71,4 +72,5 @@ export const ROUTE_PLUGINS: readonly RoutePlugin[] = [
   routingRoutes,
   registryTrustRoutes,
   contextSearchRoutes,
+  registryHealthRoutes,
 ]

@@ -59,6 +59,14 @@ export interface AuthStore {
   deleteExpiredRevocations(nowSeconds: number): Promise<number>
   getFeedCursor(issuer: string): Promise<number | undefined>
   setFeedCursor(issuer: string, cursorMs: number, now: number): Promise<void>
+  /** The durable cursor of a peer feed and when it last moved (unix ms); undefined before its first page. */
+  getFeedCursorState(issuer: string): Promise<{ cursorMs: number; updatedAtMs: number } | undefined>
+  /**
+   * Revocations still on the deny list that the feed of `issuer` brought (iss = issuer, recorded by
+   * `feed:<issuer>`; a peer speaks only for its own tokens, so the primary key's iss prefix bounds the scan): how
+   * many, and the newest `limit` of them (by revoked_at_ms, then jti, descending).
+   */
+  summarizeFeedRevocations(issuer: string, limit: number): Promise<{ count: number; newest: RevocationRecord[] }>
 
   /** Inserts unless (tenant, agent, URI) exists; returns the stored row (the original on a re-declaration). */
   declareCapability(record: CapabilityRecord): Promise<{ record: CapabilityRecord; created: boolean }>
@@ -178,6 +186,35 @@ export function createAuthStore(database: { db: Kysely<unknown>; kind: DatabaseK
         .values({ issuer, cursor_ms: cursorMs, updated_at: now })
         .onConflict((conflict) => conflict.column('issuer').doUpdateSet({ cursor_ms: cursorMs, updated_at: now }))
         .execute()
+    },
+
+    async getFeedCursorState(issuer) {
+      const row = await db
+        .selectFrom('revocation_cursors')
+        .select(['cursor_ms', 'updated_at'])
+        .where('issuer', '=', issuer)
+        .executeTakeFirst()
+      return row === undefined ? undefined : { cursorMs: Number(row.cursor_ms), updatedAtMs: Number(row.updated_at) }
+    },
+
+    async summarizeFeedRevocations(issuer, limit) {
+      const revokedBy = `feed:${issuer}`
+      const counted = await db
+        .selectFrom('revoked_tokens')
+        .select((eb) => eb.fn.countAll().as('count'))
+        .where('iss', '=', issuer)
+        .where('revoked_by', '=', revokedBy)
+        .executeTakeFirstOrThrow()
+      const rows = await db
+        .selectFrom('revoked_tokens')
+        .selectAll()
+        .where('iss', '=', issuer)
+        .where('revoked_by', '=', revokedBy)
+        .orderBy('revoked_at_ms', 'desc')
+        .orderBy('jti', 'desc')
+        .limit(limit)
+        .execute()
+      return { count: Number(counted.count), newest: rows.map(toRevocation) }
     },
 
     async declareCapability(record) {
