@@ -11,6 +11,7 @@
  * /registries/:authority/did-document, …/log-evidence) and checked here like everything else. Everything is
  * keyed by ctx_id, so a route change starts from nothing.
  */
+import type { VerificationStage } from '@acdp/protocol/verify'
 import { useEffect, useState } from 'preact/hooks'
 import { type ApiClient, ApiError } from '../api/client.js'
 import { dataRefRows } from '../inspector/data-ref-rows.js'
@@ -22,7 +23,7 @@ import { fetchLineage } from '../lineage/fetch-lineage.js'
 import { type HeadVerdict, verifyHeadReceipt } from '../lineage/head-receipt.js'
 import { type LineageVersion, readVersions } from '../lineage/lineage-history.js'
 import { type Inspection, inspectContext, type RegistryTrustMaterial } from '../verify/inspect-context.js'
-import { sameOriginDataRefClient } from '../verify/same-origin-data-refs.js'
+import { verifyDataRefStages } from '../verify/verify-data-ref-stages.js'
 import { trustMaterial } from '../verify/trust-material.js'
 import { useConsole } from '../use-api.js'
 import { CopyButton } from './inspector/copy-button.js'
@@ -44,6 +45,7 @@ type State =
       inspection: Inspection
       registryState: RegistryStateView
       lineage: LineageAnswer
+      dataRefStages: VerificationStage[]
     }
 
 function describe(error: unknown): string {
@@ -86,10 +88,11 @@ export function ContextInspector({ ctxId, onClose }: { ctxId: string; onClose?: 
         const material = await trust
         const registryState = readRegistryState(envelope)
         const [inspection, lineage] = await Promise.all([
-          inspectContext(envelope, { ...material, dataRefs: { client: sameOriginDataRefClient(location.origin) } }),
+          inspectContext(envelope, material),
           lineageOf(client, registryState, material),
         ])
-        if (current) setState({ kind: 'loaded', envelope, inspection, registryState, lineage })
+        const dataRefStages = await verifyDataRefStages(envelope, inspection, location.origin)
+        if (current) setState({ kind: 'loaded', envelope, inspection, registryState, lineage, dataRefStages })
       })
       .catch((error: unknown) => {
         if (!current) return
@@ -136,6 +139,7 @@ function Loaded({
   inspection,
   registryState,
   lineage,
+  dataRefStages,
 }: Extract<State, { kind: 'loaded' }> & { ctxId: string }) {
   const body = (envelope as { body?: unknown } | null)?.body
   const bodyJson = JSON.stringify(body ?? null, null, 2)
@@ -164,7 +168,7 @@ function Loaded({
       ))}
       <RegistryStateBlock state={registryState} />
       <SupersessionLinks neighbours={neighbours(ctxId, registryState.supersedes, lineage)} />
-      <DataRefList rows={dataRefRows(envelope, report)} />
+      <DataRefList rows={dataRefRows(envelope, dataRefStages)} />
       <details>
         <summary>Every stage ({report?.summary ?? 'not verified'})</summary>
         <ul class="verdicts" aria-label="Verification stages">

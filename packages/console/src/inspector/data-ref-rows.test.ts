@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { buildPublishRequest, canonicalize, completeProducerContent, createProducerKey } from '@acdp/protocol'
 import { describe, expect, it } from 'vitest'
 import { inspectContext } from '../verify/inspect-context.js'
-import { sameOriginDataRefClient } from '../verify/same-origin-data-refs.js'
+import { verifyDataRefStages } from '../verify/verify-data-ref-stages.js'
 import { dataRefRows } from './data-ref-rows.js'
 
 const ORIGIN = 'http://127.0.0.1:8080'
@@ -43,13 +43,17 @@ const served: typeof fetch = async (input) => {
   return Object.defineProperty(new Response(DATA, { status: 200 }), 'url', { value: url })
 }
 
-async function rows(refs: unknown[]) {
+async function rows(refs: unknown[], tamper = false) {
   const context = envelope(refs)
-  const inspection = await inspectContext(context, {
-    now: new Date(),
-    dataRefs: { client: sameOriginDataRefClient(ORIGIN, served) },
-  })
-  return dataRefRows(context, inspection.report)
+  if (tamper) (context.body as Record<string, unknown>)['title'] = 'tampered after signing'
+  const inspection = await inspectContext(context)
+  // The protocol's report is the CLI's without --fetch-data: no location fetched, so none failed by the browser.
+  expect(
+    inspection.report!.stages.filter(
+      (s) => s.name.startsWith('data_ref[') && s.state === 'failed' && s.reason.includes('origin'),
+    ),
+  ).toEqual([])
+  return dataRefRows(context, await verifyDataRefStages(context, inspection, ORIGIN, served))
 }
 
 describe('dataRefRows', () => {
@@ -95,6 +99,14 @@ describe('dataRefRows', () => {
     const [row] = await rows([{ type: 'raw_data', location: `${ORIGIN}/data.csv`, content_hash: hash('other') }])
     expect(row).toMatchObject({ mark: 'failed' })
     expect(row!.detail).toContain('data_ref_hash_mismatch')
+  })
+
+  it("fetches nothing for a body that did not verify: its DataRefs keep the report's verdicts", async () => {
+    const [row] = await rows(
+      [{ type: 'raw_data', location: `${ORIGIN}/elsewhere.csv`, content_hash: hash(DATA) }],
+      true,
+    )
+    expect(row!.mark).toBe('not_checked')
   })
 
   it('has no rows for a body without DataRefs, and unchecked rows without a report', async () => {

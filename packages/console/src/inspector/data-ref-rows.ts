@@ -5,7 +5,7 @@
  * the declared `content_hash`. A location the browser may not fetch (verify/same-origin-data-refs.ts) is "not
  * available" with that reason, not a failure.
  */
-import type { VerificationReport } from '@acdp/protocol/verify'
+import type { VerificationStage } from '@acdp/protocol/verify'
 import type { Mark } from '../verify/inspect-context.js'
 import { NOT_FETCHABLE } from '../verify/same-origin-data-refs.js'
 
@@ -33,13 +33,13 @@ function where(ref: Record<string, unknown>): string {
   return 'no location'
 }
 
-export function dataRefRows(envelope: unknown, report: VerificationReport | undefined): DataRefRow[] {
+export function dataRefRows(envelope: unknown, stages: readonly VerificationStage[] | undefined): DataRefRow[] {
   const refs = record(record(envelope)['body'])['data_refs']
   if (!Array.isArray(refs)) return []
   return refs.map((raw, index) => {
     const ref = record(raw)
     const size = ref['size_bytes']
-    const stage = report?.stages.find((candidate) => candidate.name === `data_ref[${index}]`)
+    const stage = stages?.find((candidate) => candidate.name === `data_ref[${index}]`)
     const refused = stage?.state === 'failed' && stage.reason.includes(NOT_FETCHABLE)
     return {
       index,

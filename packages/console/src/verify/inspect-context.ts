@@ -24,7 +24,6 @@ import {
   type VerificationReport,
   type RegistryProfiles,
   type VerificationStage,
-  type DataRefOptions,
   verifyContext,
 } from '@acdp/protocol/verify'
 
@@ -69,8 +68,6 @@ export interface RegistryTrustMaterial {
    * or why they are unknown: evidence the registry does not advertise is then not reported missing.
    */
   registryProfiles?: RegistryProfiles
-  /** How DataRef locations are reached (verify/same-origin-data-refs.ts); absent: they are not fetched. */
-  dataRefs?: DataRefOptions
 }
 
 const NETWORK_ONLY = 'is resolved over the network'
@@ -132,7 +129,6 @@ export async function inspectContext(envelope: unknown, trust?: RegistryTrustMat
       resolver: browserKeyResolver(trust?.didDocument),
       ...(trust?.registryProfiles === undefined ? {} : { registryProfiles: trust.registryProfiles }),
       ...(canCheckEvidence ? { evidence: { now: trust.now } } : {}),
-      ...(trust?.dataRefs === undefined ? {} : { dataRefs: trust.dataRefs }),
     })
   } catch (error) {
     // A bug, not bad data (bad data is a failed check): say so instead of showing anything as verified.
