@@ -178,6 +178,11 @@ describe.skipIf(!hasChromium)('context inspector in headless Chromium', () => {
     }
     // v2 is the lineage's head: its head receipt, verified against the registry's relayed DID document.
     expect(await page.getAttribute('[data-evidence=lineage_head_receipt]', 'data-mark')).toBe('verified')
+    // The producer's revocations searched on its registry through the control plane, as the CLI does: none found.
+    expect(await page.getAttribute('[data-evidence=key_revocation]', 'data-mark')).toBe('verified')
+    expect(await page.textContent('[data-evidence=key_revocation] .detail')).toContain(
+      `0 verified key revocation(s) by ${key.did} on this registry`,
+    )
   })
 
   it('copies the body JSON to the clipboard and says so', async () => {

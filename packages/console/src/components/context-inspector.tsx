@@ -11,7 +11,7 @@
  * /registries/:authority/did-document, …/log-evidence) and checked here like everything else. Everything is
  * keyed by ctx_id, so a route change starts from nothing.
  */
-import type { VerificationStage } from '@acdp/protocol/verify'
+import type { RevocationLookup, VerificationStage } from '@acdp/protocol/verify'
 import { useEffect, useState } from 'preact/hooks'
 import { type ApiClient, ApiError } from '../api/client.js'
 import { dataRefRows } from '../inspector/data-ref-rows.js'
@@ -22,7 +22,13 @@ import { neighbours } from '../inspector/supersession.js'
 import { fetchLineage } from '../lineage/fetch-lineage.js'
 import { type HeadVerdict, verifyHeadReceipt } from '../lineage/head-receipt.js'
 import { type LineageVersion, readVersions } from '../lineage/lineage-history.js'
-import { type Inspection, inspectContext, type RegistryTrustMaterial } from '../verify/inspect-context.js'
+import {
+  browserKeyResolver,
+  type Inspection,
+  inspectContext,
+  type RegistryTrustMaterial,
+} from '../verify/inspect-context.js'
+import { lookUpRevocations } from '../verify/revocation-lookup.js'
 import { verifyDataRefStages } from '../verify/verify-data-ref-stages.js'
 import { trustMaterial } from '../verify/trust-material.js'
 import { useConsole } from '../use-api.js'
@@ -46,10 +52,26 @@ type State =
       registryState: RegistryStateView
       lineage: LineageAnswer
       dataRefStages: VerificationStage[]
+      /** How the producer's key revocations were found, or why they were not. */
+      revocationNote: string
     }
 
 function describe(error: unknown): string {
   return error instanceof ApiError ? `${error.errorCode}: ${error.message}` : String(error)
+}
+
+/** The producer's key revocations on the context's registry, as the CLI finds them; or why they were not looked up. */
+async function revocationsOf(
+  client: ApiClient,
+  envelope: unknown,
+  state: RegistryStateView,
+  trust: RegistryTrustMaterial,
+): Promise<RevocationLookup> {
+  const agentId = (envelope as { body?: { agent_id?: unknown } } | null)?.body?.agent_id
+  if (state.authority === null || typeof agentId !== 'string') {
+    return { revocations: undefined, note: 'revocations not looked up: the body names no registry or producer' }
+  }
+  return lookUpRevocations(client, state.authority, agentId, browserKeyResolver(trust.didDocument))
 }
 
 /** The context's lineage as its registry serves it, with the lineage head receipt checked; or why it is not had. */
@@ -87,12 +109,26 @@ export function ContextInspector({ ctxId, onClose }: { ctxId: string; onClose?: 
       .then(async (envelope) => {
         const material = await trust
         const registryState = readRegistryState(envelope)
-        const [inspection, lineage] = await Promise.all([
-          inspectContext(envelope, material),
+        const [revocations, lineage] = await Promise.all([
+          revocationsOf(client, envelope, registryState, material),
           lineageOf(client, registryState, material),
         ])
+        const inspection = await inspectContext(envelope, {
+          ...material,
+          ...(revocations.revocations === undefined ? {} : { revocations: revocations.revocations }),
+        })
         const dataRefStages = await verifyDataRefStages(envelope, inspection, location.origin)
-        if (current) setState({ kind: 'loaded', envelope, inspection, registryState, lineage, dataRefStages })
+        if (current) {
+          setState({
+            kind: 'loaded',
+            envelope,
+            inspection,
+            registryState,
+            lineage,
+            dataRefStages,
+            revocationNote: revocations.note,
+          })
+        }
       })
       .catch((error: unknown) => {
         if (!current) return
@@ -140,6 +176,7 @@ function Loaded({
   registryState,
   lineage,
   dataRefStages,
+  revocationNote,
 }: Extract<State, { kind: 'loaded' }> & { ctxId: string }) {
   const body = (envelope as { body?: unknown } | null)?.body
   const bodyJson = JSON.stringify(body ?? null, null, 2)
@@ -157,9 +194,12 @@ function Loaded({
         ))}
         <EvidenceStageRow
           label="Lineage head receipt"
-          row={evidenceRow(report, 'lineage_head_receipt', 'head' in lineage ? lineage.head : undefined)}
+          row={evidenceRow(report, 'lineage_head_receipt', { fallback: 'head' in lineage ? lineage.head : undefined })}
         />
-        <EvidenceStageRow label="Key revocation" row={evidenceRow(report, 'key_revocation')} />
+        <EvidenceStageRow
+          label="Key revocation"
+          row={evidenceRow(report, 'key_revocation', { note: revocationNote })}
+        />
       </ul>
       {(report?.warnings ?? []).map((warning) => (
         <p key={warning} class="muted" data-warning="">

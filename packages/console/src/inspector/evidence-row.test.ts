@@ -37,6 +37,9 @@ describe('evidenceRow', () => {
       detail: stage!.reason,
     })
     expect(stage!.state).not.toBe('verified')
+    expect(evidenceRow(report, 'key_revocation', { note: '0 verified key revocation(s)' }).detail).toBe(
+      `${stage!.reason} (0 verified key revocation(s))`,
+    )
   })
 
   it('says a lineage head receipt the registry did not attach is not available, or shows the lineage head instead', async () => {
@@ -48,7 +51,9 @@ describe('evidenceRow', () => {
       detail: 'the registry attached no lineage head receipt to this retrieval',
     })
     expect(
-      evidenceRow(report, 'lineage_head_receipt', { mark: 'verified', detail: 'signed by did:web:r as of t' }),
+      evidenceRow(report, 'lineage_head_receipt', {
+        fallback: { mark: 'verified', detail: 'signed by did:web:r as of t' },
+      }),
     ).toEqual({
       stage: 'lineage_head_receipt',
       mark: 'verified',
@@ -61,7 +66,7 @@ describe('evidenceRow', () => {
     const { report } = await inspectContext(envelope({ lineage_head_receipt: { head_version: 7 } }), {
       now: new Date(),
     })
-    const row = evidenceRow(report, 'lineage_head_receipt', { mark: 'verified', detail: 'ignored' })
+    const row = evidenceRow(report, 'lineage_head_receipt', { fallback: { mark: 'verified', detail: 'ignored' } })
     expect(row.mark).not.toBe('verified')
     expect(row.detail).not.toContain('ignored')
   })

@@ -18,13 +18,19 @@ const ABSENT: Record<string, string> = {
   key_revocation: 'the verification did not reach the key revocation stage',
 }
 
+/**
+ * `fallback` stands in for a stage the report lacks; `note` (how the stage's input was found, e.g. the revocation
+ * lookup's count) follows the stage's reason.
+ */
 export function evidenceRow(
   report: VerificationReport | undefined,
   stage: 'lineage_head_receipt' | 'key_revocation',
-  fallback?: { mark: Mark; detail: string },
+  { fallback, note }: { fallback?: { mark: Mark; detail: string } | undefined; note?: string | undefined } = {},
 ): EvidenceRow {
   const found = report?.stages.find((candidate) => candidate.name === stage)
-  if (found !== undefined) return { stage, mark: found.state, detail: found.reason }
+  if (found !== undefined) {
+    return { stage, mark: found.state, detail: note === undefined ? found.reason : `${found.reason} (${note})` }
+  }
   const absent = report === undefined ? 'the context was not verified' : (ABSENT[stage] ?? 'not in the report')
   if (fallback !== undefined)
     return { stage, mark: fallback.mark, detail: `${absent}; the lineage's current head: ${fallback.detail}` }
