@@ -38,7 +38,7 @@ describe('evidenceRow', () => {
     })
     expect(stage!.state).not.toBe('verified')
     expect(evidenceRow(report, 'key_revocation', { note: '0 verified key revocation(s)' }).detail).toBe(
-      `${stage!.reason} (0 verified key revocation(s))`,
+      `${stage!.reason}; 0 verified key revocation(s)`,
     )
   })
 

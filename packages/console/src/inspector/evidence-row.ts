@@ -29,7 +29,7 @@ export function evidenceRow(
 ): EvidenceRow {
   const found = report?.stages.find((candidate) => candidate.name === stage)
   if (found !== undefined) {
-    return { stage, mark: found.state, detail: note === undefined ? found.reason : `${found.reason} (${note})` }
+    return { stage, mark: found.state, detail: note === undefined ? found.reason : `${found.reason}; ${note}` }
   }
   const absent = report === undefined ? 'the context was not verified' : (ABSENT[stage] ?? 'not in the report')
   if (fallback !== undefined)
