@@ -4,13 +4,11 @@
  * previous context survives a route change.
  */
 import { ContextInspector } from '../components/context-inspector.js'
-import { LineageLink } from '../components/lineage-link.js'
 
 export function ContextPage({ ctxId }: { ctxId: string }) {
   return (
     <>
       <h1>Context</h1>
-      <LineageLink ctxId={ctxId} />
       <ContextInspector ctxId={ctxId} />
     </>
   )

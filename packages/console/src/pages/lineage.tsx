@@ -9,14 +9,9 @@ import type { RegistryDidDocument } from '../api/types.js'
 import { ContextLink } from '../components/context-link.js'
 import { ErrorPanel, Loading, Section, StatusBadge, Time, VerdictMark } from '../components/ui.js'
 import { type HeadVerdict, verifyHeadReceipt } from '../lineage/head-receipt.js'
+import { fetchLineage, registryBase } from '../lineage/fetch-lineage.js'
 import { type LineageVersion, lineageHistory, readVersions } from '../lineage/lineage-history.js'
 import { useApi } from '../use-api.js'
-
-interface RelayedLineage {
-  authority: string
-  versions: unknown[]
-  current: unknown
-}
 
 export function LineagePage({ lineageId, registry }: { lineageId: string; registry: string | null }) {
   if (registry === null) {
@@ -33,12 +28,11 @@ export function LineagePage({ lineageId, registry }: { lineageId: string; regist
 }
 
 function Explorer({ lineageId, registry }: { lineageId: string; registry: string }) {
-  const base = `/registries/${encodeURIComponent(registry)}`
   const loaded = useApi(
     async (client) => {
       const [lineage, didDocument] = await Promise.all([
-        client.get<RelayedLineage>(`${base}/lineages/${encodeURIComponent(lineageId)}`),
-        client.get<RegistryDidDocument>(`${base}/did-document`).catch(() => undefined),
+        fetchLineage(client, registry, lineageId),
+        client.get<RegistryDidDocument>(`${registryBase(registry)}/did-document`).catch(() => undefined),
       ])
       const head = await verifyHeadReceipt(lineage.current, registry, lineageId, didDocument, new Date())
       return { lineage, head }

@@ -20,6 +20,7 @@ import {
   ProtocolError,
   type ResolvedKey,
   splitKeyId,
+  type KeyRevocation,
   type StageState,
   type VerificationReport,
   type RegistryProfiles,
@@ -68,6 +69,11 @@ export interface RegistryTrustMaterial {
    * or why they are unknown: evidence the registry does not advertise is then not reported missing.
    */
   registryProfiles?: RegistryProfiles
+  /**
+   * The producer's key revocations, already verified (verify/revocation-lookup.ts); absent: not looked up, and the
+   * `key_revocation` stage says so.
+   */
+  revocations?: readonly KeyRevocation[]
 }
 
 const NETWORK_ONLY = 'is resolved over the network'
@@ -128,7 +134,14 @@ export async function inspectContext(envelope: unknown, trust?: RegistryTrustMat
     report = await verifyContext(record, {
       resolver: browserKeyResolver(trust?.didDocument),
       ...(trust?.registryProfiles === undefined ? {} : { registryProfiles: trust.registryProfiles }),
-      ...(canCheckEvidence ? { evidence: { now: trust.now } } : {}),
+      ...(canCheckEvidence
+        ? {
+            evidence: {
+              now: trust.now,
+              ...(trust.revocations === undefined ? {} : { revocations: trust.revocations }),
+            },
+          }
+        : {}),
     })
   } catch (error) {
     // A bug, not bad data (bad data is a failed check): say so instead of showing anything as verified.
