@@ -7,30 +7,26 @@
  * copies to the clipboard. No serious axe-core violation, no sideways scroll at 390 px. Screenshots go to
  * docs/console/ (context-retracted.png, narrow-context-retracted.png).
  */
-import { createHash, randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { createProducer, createProducerKey, type Producer, type ProducerKey, signLifecycleEvent } from '@acdp/protocol'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import { createProducer, createProducerKey, type Producer, type ProducerKey } from '@acdp/protocol'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningDevStack, startDevStack } from '../../cli/src/dev/dev-stack.js'
-import {
-  CHROMIUM,
-  CHROMIUM_ARGS,
-  ensureConsoleBuild,
-  hasChromium,
-  horizontalOverflow,
-  SCREENSHOTS,
-  seriousViolations,
-} from './support/browser.js'
+import type { RunningDevStack } from '../../cli/src/dev/dev-stack.js'
+import { seriousViolations } from './support/accessibility.js'
+import { hasChromium, launchChromium, warnWhenChromiumAbsent } from './support/chromium.js'
+import { ensureConsoleBuild } from './support/console-build.js'
+import { openConsolePage, SCREENSHOTS, signIn, WAIT_MS } from './support/console-session.js'
+import { type ConsoleStack, startConsoleStack } from './support/console-stack.js'
+import { postLifecycleEvent } from './support/lifecycle-events.js'
+import { DESKTOP_VIEWPORT, horizontalOverflow } from './support/page-layout.js'
 
-const WAIT_MS = 15_000
+warnWhenChromiumAbsent('inspector-browser')
 const sha256 = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`
 const REASON = 'the input series was wrong'
 
 describe.skipIf(!hasChromium)('context inspector in headless Chromium', () => {
-  let dataDir: string
+  let running: ConsoleStack
   let stack: RunningDevStack
   let browser: Browser
   let page: Page
@@ -41,11 +37,7 @@ describe.skipIf(!hasChromium)('context inspector in headless Chromium', () => {
   let lineageId: string
   const pageErrors: string[] = []
 
-  const goto = async (hash: string) => {
-    await page.goto('about:blank')
-    await page.goto(`${stack.controlPlaneUrl}/console/${hash}`)
-    await page.waitForSelector('main h1', { timeout: WAIT_MS })
-  }
+  const goto = (hash: string) => openConsolePage(page, stack.controlPlaneUrl, hash)
   const openContext = async (ctxId: string) => {
     await goto(`#/contexts/${encodeURIComponent(ctxId)}`)
     // The supersession block renders once the lineage answered: everything is on the page.
@@ -53,37 +45,13 @@ describe.skipIf(!hasChromium)('context inspector in headless Chromium', () => {
   }
 
   /** A producer-signed retraction (RFC-ACDP-0013 §5) posted to the registry's lifecycle route. */
-  const retract = async (ctxId: string, reason: string) => {
-    const event = signLifecycleEvent(
-      {
-        event_id: randomUUID(),
-        ctx_id: ctxId,
-        event_type: 'retracted',
-        occurred_at: new Date().toISOString(),
-        actor: key.did,
-        reason,
-      },
-      { algorithm: key.algorithm, keyId: key.keyId, privateKey: key.privateKey },
-    )
-    const response = await fetch(`${stack.registryUrl}/contexts/${encodeURIComponent(ctxId)}/retract`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/acdp+json' },
-      body: JSON.stringify({ event }),
-    })
-    expect(response.status, await response.text()).toBe(200)
-  }
+  const retract = (ctxId: string, reason: string) =>
+    postLifecycleEvent(stack.registryUrl, key, ctxId, 'retract', reason)
 
   beforeAll(async () => {
     await ensureConsoleBuild()
-    dataDir = mkdtempSync(join(tmpdir(), 'acdp-console-inspector-'))
-    stack = await startDevStack({
-      dataDir,
-      host: '127.0.0.1',
-      registryPort: 0,
-      controlPlanePort: 0,
-      logLevel: 'warn',
-      writeLog: () => {},
-    })
+    running = await startConsoleStack({ name: 'console-inspector' })
+    stack = running.stack
     key = createProducerKey()
     producer = createProducer({ registryUrl: stack.registryUrl, key })
     const first = await producer.publish({
@@ -111,21 +79,17 @@ describe.skipIf(!hasChromium)('context inspector in headless Chromium', () => {
     v2 = second.ctxId
     lineageId = String((first.response as { lineage_id?: unknown }).lineage_id)
     await retract(v1, REASON)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    browser = await launchChromium()
+    const context = await browser.newContext({ viewport: DESKTOP_VIEWPORT })
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.controlPlaneUrl })
     page = await context.newPage()
     page.on('pageerror', (error) => pageErrors.push(error.message))
-    await page.goto(`${stack.controlPlaneUrl}/console/`)
-    await page.fill('#api-key', stack.secrets.control_plane_api_key)
-    await page.keyboard.press('Enter')
-    await page.waitForSelector('[data-testid=tenant]', { timeout: WAIT_MS })
+    await signIn(page, stack.controlPlaneUrl, stack.secrets.control_plane_api_key)
   }, 120_000)
 
   afterAll(async () => {
     await browser?.close()
-    await stack?.close()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    await running?.close()
   })
 
   it('a retracted version shows the banner with its reason, its registry state and a link to the version after it', async () => {
