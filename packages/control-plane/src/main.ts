@@ -4,7 +4,7 @@
  * gracefully on SIGTERM/SIGINT (exit 0 when the shutdown completed in time, 1 otherwise), and gives memory back
  * when the process turns idle after load (@acdp/service-kit, memory/idle-memory-release.ts).
  */
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig } from './core/config.js'
 import { DEFAULT_IDLE_MEMORY_RELEASE, startIdleMemoryRelease } from '@acdp/service-kit'
 import { startControlPlane } from './start.js'
 

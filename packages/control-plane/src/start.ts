@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
-import type { ControlPlaneConfig } from './config.js'
-import { type ControlPlaneDeps, closeDeps, createDeps } from './deps.js'
+import type { ControlPlaneConfig } from './core/config.js'
+import { type ControlPlaneDeps, closeDeps, createDeps } from './core/deps.js'
 
 /** A listening control plane. */
 export interface RunningControlPlane {

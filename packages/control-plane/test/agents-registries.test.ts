@@ -3,10 +3,10 @@
  */
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../src/config.js'
-import { enrollmentSecretContext, readCredentialContext } from '../src/services/enrollment-directory.js'
-import { resealEnrollmentSecrets } from '../src/services/registries.js'
-import { createSecretKeyring, isSealedWithCurrentKey, openSecret } from '../src/services/secret-box.js'
+import { loadConfig } from '../src/core/config.js'
+import { enrollmentSecretContext, readCredentialContext } from '../src/registries/enrollment-directory.js'
+import { resealEnrollmentSecrets } from '../src/registries/registries.js'
+import { createSecretKeyring, isSealedWithCurrentKey, openSecret } from '../src/core/secret-box.js'
 import { publishedEvent, retrievedEvent, signedDelivery } from './support/signed-delivery.js'
 import { ADMIN_KEY, bearer, openTestApp, type TestApp, USER_KEY } from './support/test-app.js'
 
@@ -351,7 +351,7 @@ describe.each(testDatabaseTargets())('agents and registries on $name', (target) 
         AUTH_ADMIN_API_KEYS: ADMIN_KEY,
         SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
       })
-      const { enrollRegistry } = await import('../src/services/registries.js')
+      const { enrollRegistry } = await import('../src/registries/registries.js')
       await expect(
         enrollRegistry(
           { config, deps: t.deps, enrollments: { get: async () => undefined, invalidate() {}, close() {} } },

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { CONSOLE_CONTENT_SECURITY_POLICY } from '../src/routes/console.js'
+import { CONSOLE_CONTENT_SECURITY_POLICY } from '../src/console/console-routes.js'
 import { ADMIN_KEY, bearer, openTestApp, TENANT_KEY, type TestApp, USER_KEY } from './support/test-app.js'
 
 const [sqlite] = testDatabaseTargets()

@@ -4,7 +4,7 @@
  */
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ACTIVITY_BUCKET_MS } from '../src/services/dashboard-activity.js'
+import { ACTIVITY_BUCKET_MS } from '../src/dashboard/dashboard-activity.js'
 import { publishedEvent, retrievedEvent, signedDelivery } from './support/signed-delivery.js'
 import { bearer, openTestApp, T0, type TestApp, USER_KEY } from './support/test-app.js'
 

@@ -1,13 +1,13 @@
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { FINANCE_PACK } from '../src/domain-packs/finance.js'
-import { registerDomainPackRoutes } from '../src/routes/domain-packs.js'
+import { registerDomainPackRoutes } from '../src/domain-packs/domain-packs-routes.js'
 import {
   BASE_CONTEXT_TYPES,
   createDomainPackRegistry,
   DomainPackError,
   loadDomainPacks,
-} from '../src/services/domain-packs.js'
+} from '../src/domain-packs/domain-packs.js'
 
 const SCIENCE_PACK = {
   id: 'science',

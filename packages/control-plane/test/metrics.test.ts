@@ -1,9 +1,9 @@
 import type { WalCheckpointStats } from '@acdp/storage'
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
-import { boundLabel, createMetrics, MAX_LABEL_VALUES } from '../src/metrics.js'
-import { registerHttpMetrics } from '../src/metrics-http.js'
-import { registerMetricsRoutes } from '../src/routes/metrics.js'
+import { boundLabel, createMetrics, MAX_LABEL_VALUES } from '../src/core/metrics.js'
+import { registerHttpMetrics } from '../src/core/metrics-http.js'
+import { registerMetricsRoutes } from '../src/core/metrics-routes.js'
 
 async function sampleValue(metrics: ReturnType<typeof createMetrics>, name: string, labels: Record<string, string>) {
   const metric = metrics.registry.getSingleMetric(name)

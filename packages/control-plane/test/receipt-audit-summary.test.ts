@@ -4,7 +4,7 @@
  */
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ReceiptVerdict } from '../src/store/receipt-audit-store.js'
+import type { ReceiptVerdict } from '../src/receipt-audit/receipt-audit-store.js'
 import { publishedEvent, retrievedEvent, signedDelivery } from './support/signed-delivery.js'
 import { ADMIN_KEY, bearer, openTestApp, type TestApp, USER_KEY } from './support/test-app.js'
 

@@ -10,8 +10,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { createRecordingLogger, type RecordingLogger } from '../../../test/support/recording-logger.js'
-import { readCredentialContext } from '../src/services/enrollment-directory.js'
-import { createSecretKeyring, sealSecret } from '../src/services/secret-box.js'
+import { readCredentialContext } from '../src/registries/enrollment-directory.js'
+import { createSecretKeyring, sealSecret } from '../src/core/secret-box.js'
 import { type HttpsUpstream, startHttpsUpstream } from './support/https-upstream.js'
 import { ADMIN_KEY, bearer, openTestApp, type TestApp, USER_KEY } from './support/test-app.js'
 

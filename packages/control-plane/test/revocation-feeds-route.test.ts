@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { createAuthStore } from '../src/store/auth-store.js'
+import { createAuthStore } from '../src/auth/auth-store.js'
 import { type HttpsUpstream, startHttpsUpstream } from './support/https-upstream.js'
 import { ADMIN_KEY, bearer, openTestApp, T0, TENANT_KEY, type TestApp, USER_KEY } from './support/test-app.js'
 

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../src/config.js'
+import { loadConfig } from '../src/core/config.js'
 import { startControlPlane } from '../src/start.js'
 
 describe('startControlPlane', () => {

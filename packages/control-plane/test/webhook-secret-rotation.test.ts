@@ -5,10 +5,10 @@
  */
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../src/config.js'
-import { enrollmentSecretContext, previousEnrollmentSecretContext } from '../src/services/enrollment-directory.js'
-import { resealEnrollmentSecrets } from '../src/services/registries.js'
-import { createSecretKeyring, isSealedWithCurrentKey, openSecret } from '../src/services/secret-box.js'
+import { loadConfig } from '../src/core/config.js'
+import { enrollmentSecretContext, previousEnrollmentSecretContext } from '../src/registries/enrollment-directory.js'
+import { resealEnrollmentSecrets } from '../src/registries/registries.js'
+import { createSecretKeyring, isSealedWithCurrentKey, openSecret } from '../src/core/secret-box.js'
 import { publishedEvent, signedDelivery, timestampedHeaders } from './support/signed-delivery.js'
 import { ADMIN_KEY, bearer, openTestApp, T0, type TestApp, TEST_WEBHOOK_SECRET, USER_KEY } from './support/test-app.js'
 

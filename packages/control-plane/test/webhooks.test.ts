@@ -23,20 +23,20 @@ import {
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
-import { installErrorHandlers } from '../src/errors.js'
-import { createMetrics } from '../src/metrics.js'
-import { registerWebhookRoutes } from '../src/routes/webhooks.js'
-import { createMemoryEventBus, type EventBus } from '../src/services/event-bus.js'
-import { createSecretKeyring, openSecret } from '../src/services/secret-box.js'
-import { toStoredEvent } from '../src/services/ingest.js'
-import { busEventFromStored } from '../src/services/sse-event.js'
+import { installErrorHandlers } from '../src/core/errors.js'
+import { createMetrics } from '../src/core/metrics.js'
+import { registerWebhookRoutes } from '../src/webhooks/webhooks-routes.js'
+import { createMemoryEventBus, type EventBus } from '../src/events/event-bus.js'
+import { createSecretKeyring, openSecret } from '../src/core/secret-box.js'
+import { toStoredEvent } from '../src/ingest/ingest.js'
+import { busEventFromStored } from '../src/events/sse-event.js'
 import {
   createWebhookDispatcher,
   createWebhookOutbox,
   parseRetryAfterMs,
   type WebhookDeliverySettings,
   type WebhookDispatcher,
-} from '../src/services/webhook-delivery.js'
+} from '../src/webhooks/webhook-delivery.js'
 import {
   createSubscription,
   createSubscriptionCache,
@@ -44,14 +44,14 @@ import {
   type SubscriptionCache,
   subscriptionSecretContext,
   type WebhookSubscriptionDeps,
-} from '../src/services/webhook-subscriptions.js'
+} from '../src/webhooks/webhook-subscriptions.js'
 import { createKyselyStore } from '../src/store/kysely-store.js'
 import { migration0100Webhooks } from '../src/store/migrations/0100_webhooks.js'
 import { CONTROL_PLANE_MIGRATIONS, MIGRATION_TABLE } from '../src/store/migrations/index.js'
 import type { ControlPlaneTables, StoredEvent } from '../src/store/schema.js'
 import type { ControlPlaneStore, NewEvent, StoreTransaction } from '../src/store/store.js'
 import { buildPublishEvent } from './support/new-event.js'
-import { createWebhookStore, type WebhookStore } from '../src/store/webhook-store.js'
+import { createWebhookStore, type WebhookStore } from '../src/webhooks/webhook-store.js'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Harness

@@ -10,7 +10,7 @@ import { testDatabaseTargets } from '@acdp/storage'
 import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fakeDidKeyProducer, type FakeProducer } from '../../protocol/test/support/fake-registry.js'
-import { MAX_STORED_COSIGNERS } from '../src/store/witness-store.js'
+import { MAX_STORED_COSIGNERS } from '../src/witness/witness-store.js'
 import type { SimulatedRegistry } from './support/log-registry-simulator.js'
 import { type Json, openWitnessApp, WITNESS_ID, type WitnessTestApp } from './support/witness-app.js'
 

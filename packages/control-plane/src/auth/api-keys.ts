@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto'
 import { sha256 } from '@acdp/protocol'
-import type { ControlPlaneConfig } from '../config.js'
+import type { ControlPlaneConfig } from '../core/config.js'
 import { type CredentialVerifier, looksLikeJwt, type Principal } from './credentials.js'
 
 interface KeyEntry {

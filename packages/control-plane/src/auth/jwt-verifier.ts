@@ -12,8 +12,8 @@
  */
 import { findEd25519Weakness, findTokenGuardFault } from '@acdp/protocol'
 import type { JWTPayload } from 'jose'
-import { TENANT_ID_PATTERN } from '../config.js'
-import type { RevocationList } from '../services/revocation-list.js'
+import { TENANT_ID_PATTERN } from '../core/config.js'
+import type { RevocationList } from './revocation-list.js'
 import { type CredentialVerifier, looksLikeJwt, type Principal } from './credentials.js'
 import type { JwksCache } from './jwks-cache.js'
 import type { JwtSigner } from './jwt-signer.js'

@@ -8,8 +8,8 @@
  * - `hmac`: no bearer credential; the handler checks the webhook HMAC over the raw body (spec rule 5).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { ControlPlaneConfig } from '../config.js'
-import { ControlPlaneError } from '../errors.js'
+import type { ControlPlaneConfig } from '../core/config.js'
+import { ControlPlaneError } from '../core/errors.js'
 import { type CredentialVerifier, type Principal, readBearerCredential, verifyCredential } from './credentials.js'
 import { readTenantHeader, resolveTenant } from './tenant.js'
 

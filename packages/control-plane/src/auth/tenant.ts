@@ -2,8 +2,8 @@
  * Tenant resolution (product spec "Authentication" rule 6; an authenticated binding outranks a header):
  * a bound tenant (tenant key, JWT claim) wins; then X-Tenant-Id; then `default`.
  */
-import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../config.js'
-import { ControlPlaneError } from '../errors.js'
+import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../core/config.js'
+import { ControlPlaneError } from '../core/errors.js'
 import type { Principal } from './credentials.js'
 
 /**

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../config.js'
+import { ConfigError, loadConfig } from '../core/config.js'
 
 const BASE = {
   NODE_ENV: 'test',

@@ -4,8 +4,8 @@
  * environment object; every malformed value is refused at boot, never parsed lazily per request (a typo must stop the boot, not fail a request hours later).
  */
 import { createPrivateKey } from 'node:crypto'
-import type { ConfigReader } from '../config.js'
-import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../config.js'
+import type { ConfigReader } from '../core/config.js'
+import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../core/config.js'
 import { parsePinnedKeys } from './pinned-keys.js'
 
 /** A foreign issuer whose tokens are accepted (TRUSTED_ISSUERS entry). */

@@ -3,7 +3,7 @@
  * with their required metadata fields, two agent templates, and a small search vocabulary. Enable it with
  * `DOMAIN_PACKS=finance`.
  */
-import type { DomainPack } from '../services/domain-packs.js'
+import type { DomainPack } from './domain-packs.js'
 
 export const FINANCE_PACK: DomainPack = {
   id: 'finance',

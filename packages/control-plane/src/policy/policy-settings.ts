@@ -2,7 +2,7 @@
  * Configuration of the policy engine and quotas: POLICY_RULES, POLICY_DEFAULT, TENANT_QUOTAS, AGENT_QUOTAS and
  * QUOTA_STORE. Parsed once at boot; any malformed rule refuses the configuration.
  */
-import type { ConfigReader } from '../config.js'
+import type { ConfigReader } from '../core/config.js'
 import { parsePolicyRules, type PolicyRule } from './policy-rules.js'
 import { parseQuotaRules, type QuotaRule } from './quota-rules.js'
 

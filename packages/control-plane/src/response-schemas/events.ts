@@ -1,4 +1,4 @@
-/** Events on the wire: GET /events and GET /runs/:runId/events (written as text by services/list-json.ts). */
+/** Events on the wire: GET /events and GET /runs/:runId/events (written as text by events/list-json.ts). */
 import { Type } from 'typebox'
 import { Nullable, Timestamp } from './common.js'
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { NullableString, Timestamp } from './common.js'
 
 /**
- * The verdicts, in the order the store declares them (store/receipt-audit-store.ts RECEIPT_VERDICTS; the route
+ * The verdicts, in the order the store declares them (receipt-audit/receipt-audit-store.ts RECEIPT_VERDICTS; the route
  * file checks at compile time that both lists name the same verdicts).
  */
 export const ReceiptVerdictShape = Type.Union([

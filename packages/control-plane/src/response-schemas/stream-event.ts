@@ -1,7 +1,7 @@
 /**
  * The JSON of an SSE frame's `data:` (GET /events/stream, GET /runs/:runId/events/stream) and of an outbound
  * webhook body's `data` member; the frame's `id:` is the store sequence id. Not a route response schema (a
- * stream has none): services/sse-event.ts builds its frames as this type, so the two cannot drift apart.
+ * stream has none): events/sse-event.ts builds its frames as this type, so the two cannot drift apart.
  */
 import { Type } from 'typebox'
 import { Nullable, Timestamp } from './common.js'

@@ -119,7 +119,7 @@ export interface RegistryEnrollmentsTable {
   tenant_id: string
   base_url: string | null
   registry_did: string | null
-  /** AES-256-GCM sealed per-registry webhook secret (services/secret-box.ts), or NULL for WEBHOOK_SECRET. */
+  /** AES-256-GCM sealed per-registry webhook secret (core/secret-box.ts), or NULL for WEBHOOK_SECRET. */
   webhook_secret_sealed: string | null
   /** The secret before the last rotation, sealed the same way; NULL when no rotation is in progress (0600). */
   webhook_secret_previous_sealed: string | null

@@ -234,7 +234,7 @@ export interface RunQuery {
   offset: number
 }
 
-/** Dashboard aggregates over one window (see services/dashboard.ts for the wire shape). */
+/** Dashboard aggregates over one window (see dashboard/dashboard.ts for the wire shape). */
 export interface DashboardAggregates {
   totalRuns: number
   totalAgents: number

@@ -18,10 +18,10 @@ import { type ExportResult, ExportResultCode, hrTimeDuration, millisToHrTime } f
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { defaultResource, type Resource, resourceFromAttributes } from '@opentelemetry/resources'
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace'
-import type { TelemetryConfig } from '../config.js'
-import type { ControlPlaneMetrics } from '../metrics.js'
+import type { TelemetryConfig } from '../core/config.js'
+import type { ControlPlaneMetrics } from '../core/metrics.js'
 import type { StoredEvent } from '../store/schema.js'
-import { SERVICE_VERSION } from '../version.js'
+import { SERVICE_VERSION } from '../core/version.js'
 import { describeRunSpan, type RunSpan } from './run-span.js'
 import type { RunTraceLog, RunTraceSink } from './run-traces.js'
 

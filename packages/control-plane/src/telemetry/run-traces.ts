@@ -4,8 +4,8 @@
  * the SDK lives in otlp-run-exporter.ts, reached only through the dynamic import below (test/telemetry-loading
  * checks it), so an idle control plane does not pay its memory.
  */
-import type { TelemetryConfig } from '../config.js'
-import type { ControlPlaneMetrics } from '../metrics.js'
+import type { TelemetryConfig } from '../core/config.js'
+import type { ControlPlaneMetrics } from '../core/metrics.js'
 import type { StoredEvent } from '../store/schema.js'
 
 /**

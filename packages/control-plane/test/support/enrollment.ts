@@ -2,8 +2,8 @@
  * Test support: enrollments written straight to the store (the registries routes have their own tests), with the
  * webhook secret sealed the way the service seals it.
  */
-import { enrollmentSecretContext } from '../../src/services/enrollment-directory.js'
-import { sealSecret } from '../../src/services/secret-box.js'
+import { enrollmentSecretContext } from '../../src/registries/enrollment-directory.js'
+import { sealSecret } from '../../src/core/secret-box.js'
 import { T0, type TestApp } from './test-app.js'
 
 /** Enrolls `authority` (tenant `acme` unless given), with its own webhook secret when `secret` is given. */

@@ -2,7 +2,7 @@
  * 0100: outbound webhook subscriptions and their durable delivery outbox (product
  * spec "Outbound webhooks").
  *
- * - `webhooks.secret_sealed` holds the subscription secret sealed with AES-256-GCM (services/secret-box.ts),
+ * - `webhooks.secret_sealed` holds the subscription secret sealed with AES-256-GCM (core/secret-box.ts),
  *   never plaintext.
  * - `webhook_deliveries` is the outbox: one row per (subscription, event), written in the ingest transaction, so
  *   an acknowledged event is never lost to a crash. `(webhook_id, event_seq)` is unique: enqueueing the same event

@@ -24,7 +24,7 @@
 import type { Migration } from '@acdp/storage'
 import { type Kysely, sql } from 'kysely'
 
-/** Bucket width of `run_activity` (also in services/dashboard.ts, which reads it): one hour. */
+/** Bucket width of `run_activity` (also in dashboard/dashboard.ts, which reads it): one hour. */
 export const RUN_ACTIVITY_BUCKET_MS = 3_600_000
 
 const bucket = (column: string) => `(${column} / ${RUN_ACTIVITY_BUCKET_MS}) * ${RUN_ACTIVITY_BUCKET_MS}`
