@@ -102,8 +102,7 @@ describe('documentation links', () => {
   it('every relative link in the Markdown documents names a file and heading that exist', () => {
     const files = [
       join(ROOT, 'README.md'),
-      // docs/performance-notes/ holds drafts the lead folds into docs/performance/.
-      ...markdownFiles(join(ROOT, 'docs')).filter((file) => !file.includes('/performance-notes/')),
+      ...markdownFiles(join(ROOT, 'docs')),
       ...markdownFiles(join(ROOT, 'packages')),
       ...markdownFiles(join(ROOT, 'deploy')),
       ...markdownFiles(join(ROOT, 'examples')),
