@@ -7,7 +7,7 @@
 import { formatLogId } from '@acdp/protocol'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError, loadConfig, type RegistryConfig } from './core/config.js'
-import { registryDidOf } from './discovery/capabilities.js'
+import { registryDidOf } from './core/registry-did.js'
 import { runLogSelfCheck } from './log/log-self-check.js'
 import { loadReceiptKeyring } from './receipts/receipt-keyring.js'
 import type { PinnedKeyEntry } from './auth/pinned-keys.js'

@@ -40,7 +40,8 @@ export {
   RegistryError,
   renderErrorEnvelope,
 } from './core/errors.js'
-export { ACDP_VERSION, buildCapabilitiesDocument, registryDidOf } from './discovery/capabilities.js'
+export { ACDP_VERSION, buildCapabilitiesDocument } from './discovery/capabilities.js'
+export { registryDidOf } from './core/registry-did.js'
 export { contextLocation, parseCtxIdPath } from './core/context-id.js'
 export { loadReceiptKeyring, type ReceiptKeyring } from './receipts/receipt-keyring.js'
 export { TransparencyLog, type TransparencyLogOptions } from './log/transparency-log.js'

@@ -4,7 +4,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ControlPlaneError } from '../core/errors.js'
-import { type FederationDeps, parseProxiedCtxId, proxyContext } from './federation-proxy.js'
+import { parseProxiedCtxId } from '../core/proxied-ctx-id.js'
+import { type FederationDeps, proxyContext } from './federation-proxy.js'
 import type { RoutePlugin } from '../core/route-context.js'
 
 const PREFIX = '/contexts/'

@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox'
 import { ControlPlaneError } from '../core/errors.js'
-import { parseProxiedCtxId } from '../federation-proxy/federation-proxy.js'
+import { parseProxiedCtxId } from '../core/proxied-ctx-id.js'
 import {
   LogEvidenceShape,
   RegistryCapabilitiesShape,

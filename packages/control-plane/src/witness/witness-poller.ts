@@ -14,7 +14,7 @@ import type { StoredEvent } from '../store/schema.js'
 import type { ClaimedRegistry, WitnessStore } from './witness-store.js'
 import type { EventBus } from '../events/event-bus.js'
 import { busEventFromStored } from '../events/sse-event.js'
-import type { WitnessIdentity } from '../cosigning/witness-identity.js'
+import type { WitnessIdentity } from './witness-identity.js'
 import { type Observation, type ObservationDeps, observeRegistryLog } from './witness-observation.js'
 import { nextPollAfter } from './witness-schedule.js'
 

@@ -7,14 +7,10 @@ import type { CapabilitiesDocument } from '@acdp/protocol'
 import type { RegistryConfig } from '../core/config.js'
 import { SUPPORTED_SIGNATURE_ALGORITHMS } from '../publish/producer-signature.js'
 import { MAX_EMBEDDED_BYTES } from '../publish/publish-checks.js'
+import { registryDidOf } from '../core/registry-did.js'
 
 /** The protocol version this registry implements (product spec "Versioning"). */
 export const ACDP_VERSION = '0.5.0'
-
-/** `did:web:<authority>` (RFC-ACDP-0007 §3.1; `%3A` would encode a port, never needed for a bare hostname). */
-export function registryDidOf(authority: string): string {
-  return `did:web:${authority}`
-}
 
 /**
  * `registry.profiles`, plus the profiles of features that are on however the list was given: federated exactly

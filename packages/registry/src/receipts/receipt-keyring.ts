@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { ed25519PublicKeyFromSeed, type SigningKey } from '@acdp/protocol'
 import { decodeStrictBase64, type RegistryConfig } from '../core/config.js'
-import { registryDidOf } from '../discovery/capabilities.js'
+import { registryDidOf } from '../core/registry-did.js'
 
 export interface ReceiptKeyring {
   /** The current key: in the DID document's `verificationMethod` and `assertionMethod`. */
