@@ -4,37 +4,19 @@
  * location elsewhere not available (the browser may not fetch it), a non-HTTP locator not available.
  */
 import { createHash } from 'node:crypto'
-import { buildPublishRequest, canonicalize, completeProducerContent, createProducerKey } from '@acdp/protocol'
+import { canonicalize } from '@acdp/protocol'
 import { describe, expect, it } from 'vitest'
 import { inspectContext } from '../verify/inspect-context.js'
 import { verifyDataRefStages } from '../verify/verify-data-ref-stages.js'
 import { dataRefRows } from './data-ref-rows.js'
+import { signedEnvelope } from '../../test/support/signed-envelope.js'
 
 const ORIGIN = 'http://127.0.0.1:8080'
 const DATA = new TextEncoder().encode('a,b\n1,2\n')
 const hash = (bytes: Uint8Array | string) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`
 const EMBEDDED = { rows: [1, 2] }
 
-function envelope(dataRefs: unknown[]) {
-  const key = createProducerKey()
-  const content = completeProducerContent({ title: 'with data', type: 'analysis', data_refs: dataRefs }, key)
-  const body = buildPublishRequest({
-    body: content,
-    algorithm: key.algorithm,
-    privateKey: key.privateKey,
-    keyId: key.keyId,
-  })
-  return {
-    body: {
-      ...body,
-      ctx_id: 'acdp://registry.example.com/9f1d4f10-7b2a-4c3e-8d5b-2a6f81c4e9b7',
-      lineage_id: `lin:sha256:${'1'.repeat(64)}`,
-      origin_registry: 'registry.example.com',
-      created_at: '2026-06-12T09:00:00.000Z',
-    },
-    registry_state: { status: 'active' },
-  }
-}
+const envelope = (dataRefs: unknown[]) => signedEnvelope('with data', { content: { data_refs: dataRefs } })
 
 /** The console's origin serves DATA at /data.csv; any other request is a test failure. */
 const served: typeof fetch = async (input) => {

@@ -1,30 +1,10 @@
 /** The lineage head receipt and key revocation rows from the report of a real signed context. */
-import { buildPublishRequest, completeProducerContent, createProducerKey } from '@acdp/protocol'
 import { describe, expect, it } from 'vitest'
 import { inspectContext } from '../verify/inspect-context.js'
 import { evidenceRow } from './evidence-row.js'
+import { signedEnvelope } from '../../test/support/signed-envelope.js'
 
-function envelope(extra: Record<string, unknown> = {}) {
-  const key = createProducerKey()
-  const content = completeProducerContent({ title: 'evidence rows', type: 'analysis' }, key)
-  const body = buildPublishRequest({
-    body: content,
-    algorithm: key.algorithm,
-    privateKey: key.privateKey,
-    keyId: key.keyId,
-  })
-  return {
-    body: {
-      ...body,
-      ctx_id: 'acdp://registry.example.com/9f1d4f10-7b2a-4c3e-8d5b-2a6f81c4e9b7',
-      lineage_id: `lin:sha256:${'1'.repeat(64)}`,
-      origin_registry: 'registry.example.com',
-      created_at: '2026-06-12T09:00:00.000Z',
-    },
-    registry_state: { status: 'active' },
-    ...extra,
-  }
-}
+const envelope = (extra: Record<string, unknown> = {}) => signedEnvelope('evidence rows', { envelope: extra })
 
 describe('evidenceRow', () => {
   it('reports the key revocation stage as the protocol does, with its reason', async () => {

@@ -1,32 +1,16 @@
 /** The registry-state block's reading of real signed envelopes, and of malformed ones (shown as absent). */
-import { buildPublishRequest, completeProducerContent, createProducerKey } from '@acdp/protocol'
 import { describe, expect, it } from 'vitest'
 import { authorityOf, readRegistryState } from './registry-state.js'
+import { FIXTURE_CTX_ID, signedEnvelope } from '../../test/support/signed-envelope.js'
 
-const CTX = 'acdp://registry.example.com/9f1d4f10-7b2a-4c3e-8d5b-2a6f81c4e9b7'
+const CTX = FIXTURE_CTX_ID
 const PREVIOUS = 'acdp://registry.example.com/0b7c6d1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e'
 
-function envelope(extra: Record<string, unknown>, registryState: unknown) {
-  const key = createProducerKey()
-  const content = completeProducerContent({ title: 'state', type: 'analysis', visibility: 'public', ...extra }, key)
-  const body = buildPublishRequest({
-    body: content,
-    algorithm: key.algorithm,
-    privateKey: key.privateKey,
-    keyId: key.keyId,
+const envelope = (extra: Record<string, unknown>, registryState: unknown) =>
+  signedEnvelope('state', {
+    content: { visibility: 'public', ...extra },
+    envelope: { registry_state: registryState, registry_receipt: { created_at: '2026-06-12T09:00:00.250Z' } },
   })
-  return {
-    body: {
-      ...body,
-      ctx_id: CTX,
-      lineage_id: `lin:sha256:${'1'.repeat(64)}`,
-      origin_registry: 'registry.example.com',
-      created_at: '2026-06-12T09:00:00.000Z',
-    },
-    registry_state: registryState,
-    registry_receipt: { created_at: '2026-06-12T09:00:00.250Z' },
-  }
-}
 
 describe('readRegistryState', () => {
   it('reads status, version, lineage, times and visibility of a signed context', () => {

@@ -1,36 +1,21 @@
 /** Previous and next versions derived from real signed versions of one lineage, as the registry serves them. */
-import { buildPublishRequest, completeProducerContent, createProducerKey } from '@acdp/protocol'
+import { createProducerKey } from '@acdp/protocol'
 import { describe, expect, it } from 'vitest'
 import { readVersions } from '../lineage/lineage-history.js'
+import { signedEnvelope } from '../../test/support/signed-envelope.js'
 import { neighbours } from './supersession.js'
 
 const key = createProducerKey()
 const LINEAGE = `lin:sha256:${'2'.repeat(64)}`
 const id = (n: number) => `acdp://registry.example.com/00000000-0000-4000-8000-00000000000${n}`
 
-function version(n: number, status: string, supersedes?: string) {
-  const content = completeProducerContent(
-    { title: `v${n}`, type: 'analysis', ...(supersedes ? { supersedes } : {}) },
+const version = (n: number, status: string, supersedes?: string) =>
+  signedEnvelope(`v${n}`, {
     key,
-  )
-  const body = buildPublishRequest({
-    body: content,
-    algorithm: key.algorithm,
-    privateKey: key.privateKey,
-    keyId: key.keyId,
+    content: supersedes ? { supersedes } : {},
+    registryMembers: { ctx_id: id(n), lineage_id: LINEAGE, version: n, created_at: `2026-06-12T09:0${n}:00Z` },
+    envelope: { registry_state: { status } },
   })
-  return {
-    body: {
-      ...body,
-      ctx_id: id(n),
-      lineage_id: LINEAGE,
-      version: n,
-      origin_registry: 'registry.example.com',
-      created_at: `2026-06-12T09:0${n}:00Z`,
-    },
-    registry_state: { status },
-  }
-}
 
 const lineage = {
   versions: readVersions([version(1, 'retracted'), version(2, 'superseded', id(1)), version(3, 'active', id(2))]),
