@@ -1,6 +1,6 @@
 /** Events on the wire: GET /events and GET /runs/:runId/events (written as text by events/list-json.ts). */
 import { Type } from 'typebox'
-import { Nullable, Timestamp } from './common.js'
+import { ContextFacts, Nullable, Timestamp } from './common.js'
 
 export const EventShape = Type.Object({
   id: Type.String({ description: 'store sequence id (the SSE event id)' }),
@@ -9,12 +9,7 @@ export const EventShape = Type.Object({
   eventType: Type.String(),
   eventTs: Timestamp,
   runId: Nullable(Type.String()),
-  ctxId: Nullable(Type.String()),
-  lineageId: Nullable(Type.String()),
-  agentId: Nullable(Type.String()),
-  contextType: Nullable(Type.String()),
-  visibility: Nullable(Type.String()),
-  version: Nullable(Type.Integer()),
+  ...ContextFacts,
   derivedFrom: Type.Array(Type.String()),
   registryAuthority: Type.String(),
   scenarioId: Nullable(Type.String()),

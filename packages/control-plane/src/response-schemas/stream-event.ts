@@ -4,7 +4,7 @@
  * stream has none): events/sse-event.ts builds its frames as this type, so the two cannot drift apart.
  */
 import { Type } from 'typebox'
-import { Nullable, Timestamp } from './common.js'
+import { ContextFacts, Nullable, Timestamp } from './common.js'
 
 export const StreamEventShape = Type.Object({
   type: Type.String(),
@@ -12,12 +12,7 @@ export const StreamEventShape = Type.Object({
   runId: Nullable(Type.String()),
   // Registry-minted event id, when the delivery carried one.
   eventId: Nullable(Type.String()),
-  ctxId: Nullable(Type.String()),
-  lineageId: Nullable(Type.String()),
-  agentId: Nullable(Type.String()),
-  contextType: Nullable(Type.String()),
-  visibility: Nullable(Type.String()),
-  version: Nullable(Type.Integer()),
+  ...ContextFacts,
   registryAuthority: Type.String(),
   derivedFrom: Type.Array(Type.String()),
   scenarioId: Nullable(Type.String()),
