@@ -4,7 +4,7 @@
  * can take down; publications made while it is down are dropped by the registry's best-effort webhook queue
  * (no retries). The control plane's reconciliation then walks the registry's log, recovers exactly the missing
  * publications (marked `recovered_from_log`, keeping the run a body names in `metadata.run_id`), and a webhook
- * arriving after the recovery stores nothing. SQLite and PostgreSQL (the control plane's store).
+ * arriving after the recovery stores nothing; every leaf is recorded as its publication's log evidence. SQLite and PostgreSQL (the control plane's store).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
@@ -140,6 +140,18 @@ describe.each(testDatabaseTargets())('log reconciliation on $name', (target) => 
     const run = (await get(`/runs/${RUN}`)).json()
     expect(run.contextsCount).toBe(inRun.length)
     expect(await t.counter('acdp_log_reconcile_entries_total', { result: 'recovered' })).toBe(12)
+    // Every leaf, held or recovered, is recorded as the log evidence of its publication (no witness here: none is
+    // under a witnessed head).
+    const totals = (await get('/receipt-audit/summary')).json().registries
+    expect(totals).toEqual([
+      expect.objectContaining({
+        registryAuthority: AUTHORITY,
+        published: 18,
+        inLog: 18,
+        underWitnessedHead: 0,
+        fullyEvidenced: 0,
+      }),
+    ])
 
     // The registry redelivers one lost publication late, under its own fresh event id: a duplicate.
     const late = stored.find((e: Json) => e.ctxId === lost[0])

@@ -1,7 +1,7 @@
 /**
  * The Trust and Security pages in real headless Chromium against the dev stack on loopback sockets (registry and
  * control plane wired by webhook, the receipt audit and the log witness on and driven by the test): every figure
- * of the Trust page equals what the API answers, a receipt the audit finds wrong is listed as a failed context,
+ * of the Trust page (the log evidence per run and per registry included) equals what the API answers, a receipt the audit finds wrong is listed as a failed context,
  * the Security page shows the caller, the JWKS and the revocation feed as served; no horizontal overflow at
  * 390 px, no serious axe-core violation, every control reachable from the keyboard; screenshots into docs/console/.
  *
@@ -66,6 +66,9 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
         RECEIPT_AUDIT_ENABLED: 'true',
         RECEIPT_AUDIT_SCHEDULE: 'false',
         RECEIPT_AUDIT_SETTLE_MS: '0',
+        // The log reconciliation too: its walk records each publication's log leaf (the log evidence per run).
+        LOG_RECONCILE_ENABLED: 'true',
+        LOG_RECONCILE_SCHEDULE: 'false',
         // Quorum consumption on: the page's quorum line and cosigner standings come from a real count.
         WITNESS_QUORUM_ENABLED: 'true',
         WITNESS_QUORUM_TRUSTED: TRUSTED_WITNESS,
@@ -127,8 +130,9 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
       if (Date.now() > deadline) throw new Error('the publications did not all arrive')
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
-    // One audit sweep and one witness poll, whose conclusions are what the page must show.
+    // One audit sweep, one walk of the log and one witness poll, whose conclusions are what the page must show.
     await stack.controlPlane.app.receiptAudit.auditor!.sweepNow()
+    await stack.controlPlane.app.logReconcile.reconciler!.reconcileNow()
     await stack.controlPlane.app.witness.store.syncCursors(Date.now())
     await stack.controlPlane.app.witness.poller!.pollDue()
     // That poll cosigned the head; the registry collects our cosignature (it polls our /log/witness on its own
@@ -217,6 +221,18 @@ describe.skipIf(!hasChromium)('trust and security pages in headless Chromium', (
     expect(Number(await runRow.getAttribute('data-published'))).toBe(run.published)
     expect(Number(await runRow.getAttribute('data-evidenced'))).toBe(run.verified + run.verifiedHistorical)
     expect(Number(await runRow.getAttribute('data-discrepancies'))).toBe(run.discrepancies)
+    // Log evidence: the three genuine publications are leaves under the witnessed head, the forged one is in no
+    // log; the head meets no quorum (the trusted witness is not running), so none is fully evidenced.
+    expect(run).toMatchObject({ inLog: 3, underWitnessedHead: 3, fullyEvidenced: 0 })
+    expect(local).toMatchObject({ inLog: 3, underWitnessedHead: 3, fullyEvidenced: 0 })
+    expect(Number(await runRow.getAttribute('data-fully-evidenced'))).toBe(run.fullyEvidenced)
+    expect(Number(await runRow.getAttribute('data-in-log'))).toBe(run.inLog)
+    expect(Number(await runRow.getAttribute('data-under-witnessed-head'))).toBe(run.underWitnessedHead)
+    expect(await runRow.textContent()).toContain(`${run.fullyEvidenced} of ${run.published} (0 %)`)
+    expect(await figure('in-log')).toBe(local.inLog)
+    expect(await figure('under-witnessed-head')).toBe(local.underWitnessedHead)
+    expect(await figure('fully-evidenced')).toBe(local.fullyEvidenced)
+    expect(await figure('evidence-published')).toBe(local.published)
 
     expect(await seriousViolations(page)).toEqual([])
     expect(await unlabelledControls(page)).toBe(0)

@@ -1,6 +1,7 @@
 /**
- * One registry on the Trust page: receipt coverage and verdicts (the control plane's receipt audit), its log head
- * and how that head is witnessed, and its open alerts. Every figure carries `data-figure`/`data-value`, the number
+ * One registry on the Trust page: receipt coverage and verdicts (the control plane's receipt audit), the log
+ * evidence the control plane established (publications matched to a log leaf, under the witnessed head, fully
+ * evidenced), its log head and how that head is witnessed, and its open alerts. Every figure carries `data-figure`/`data-value`, the number
  * as served, so a test can hold the page to the API.
  */
 import type { ComponentChildren } from 'preact'
@@ -45,6 +46,18 @@ export function TrustRegistryCard({ row }: { row: RegistryTrustRow }) {
         <dd class={counts.discrepancies > 0 ? 'error' : undefined}>
           <Figure name="discrepancies" value={counts.discrepancies} /> (
           <Figure name="open-discrepancies" value={counts.openDiscrepancies} /> open)
+        </dd>
+        <dt>Log evidence</dt>
+        <dd>
+          <Figure name="in-log" value={counts.inLog} /> matched to a log leaf,{' '}
+          <Figure name="under-witnessed-head" value={counts.underWitnessedHead} /> under the witnessed head
+        </dd>
+        <dt>Fully evidenced</dt>
+        <dd>
+          <Figure name="fully-evidenced" value={counts.fullyEvidenced} /> of{' '}
+          <Figure name="evidence-published" value={counts.published} /> (
+          {percent(counts.fullyEvidenced, counts.published)}:{' '}
+          <span class="muted">receipt verified, leaf under the witnessed head, quorum met when on</span>)
         </dd>
         <dt>Audit errors</dt>
         <dd>

@@ -1,8 +1,10 @@
 /**
  * Trust: per registry, how much of what it announced the control plane's receipt audit has checked and what it
  * found, its log head and how that head is witnessed, and its open alerts; the contexts whose receipt evidence
- * failed; per run, how many publications carry a verified receipt. A handful of reads for the whole page
- * (trust/load-trust.ts). Log inclusion and cosignatures of one context are checked in the browser on its page.
+ * failed; per run, how many publications are fully evidenced (receipt verified, leaf matched and under the witnessed
+ * head, quorum met when on), with the breakdown. A handful of reads for the whole page (trust/load-trust.ts): the
+ * control plane aggregates; the inclusion proof and cosignatures of one context are checked in the browser on its
+ * page.
  */
 import type { AuditVerdict, RunAuditTotals } from '../api/trust-types.js'
 import { ContextLink } from '../components/context-link.js'
@@ -119,15 +121,20 @@ function RunsEvidence({ runs }: { runs: RunAuditTotals[] }) {
   return (
     <>
       <p class="muted">
-        The {TRUST_RUNS} most recently audited runs. A publication counts as evidenced when its receipt verified;
-        “verify this run” on a run's page also checks log inclusion and cosignatures in the browser.
+        The {TRUST_RUNS} most recently audited runs. A publication is fully evidenced when its receipt verified, the
+        control plane matched it to a log leaf lying under the witnessed head of that log, and that head met the witness
+        quorum (when quorum consumption is on). The leaf's position is checked on the server, not its inclusion proof:
+        “verify this run” on a run's page checks inclusion and cosignatures in the browser.
       </p>
       <div class="table-scroll">
         <table data-testid="trust-runs">
-          <caption class="visually-hidden">Receipt evidence per run</caption>
+          <caption class="visually-hidden">Receipt and log evidence per run</caption>
           <thead>
             <tr>
               <th scope="col">Run</th>
+              <th scope="col" class="num">
+                Fully evidenced
+              </th>
               <th scope="col" class="num">
                 Publications
               </th>
@@ -136,6 +143,12 @@ function RunsEvidence({ runs }: { runs: RunAuditTotals[] }) {
               </th>
               <th scope="col" class="num">
                 Receipt verified
+              </th>
+              <th scope="col" class="num">
+                In the log
+              </th>
+              <th scope="col" class="num">
+                Under witnessed head
               </th>
               <th scope="col" class="num">
                 Discrepancies
@@ -153,15 +166,23 @@ function RunsEvidence({ runs }: { runs: RunAuditTotals[] }) {
                 data-published={run.published}
                 data-evidenced={receiptVerified(run)}
                 data-discrepancies={run.discrepancies}
+                data-fully-evidenced={run.fullyEvidenced}
+                data-in-log={run.inLog}
+                data-under-witnessed-head={run.underWitnessedHead}
               >
                 <td>
                   <a href={href('runs', run.runId)}>{run.runId}</a>
+                </td>
+                <td class="num">
+                  {run.fullyEvidenced} of {run.published} ({percent(run.fullyEvidenced, run.published)})
                 </td>
                 <td class="num">{run.published}</td>
                 <td class="num">{run.audited}</td>
                 <td class="num">
                   {receiptVerified(run)} ({percent(receiptVerified(run), run.published)})
                 </td>
+                <td class="num">{run.inLog}</td>
+                <td class="num">{run.underWitnessedHead}</td>
                 <td class={run.discrepancies > 0 ? 'num error' : 'num'}>{run.discrepancies}</td>
                 <td class="num">{run.structural + run.noReceipt}</td>
               </tr>

@@ -25,6 +25,9 @@ const totals = (authority: string, published: number, audited: number): Registry
   noReceipt: 0,
   discrepancies: 0,
   errors: 0,
+  inLog: 0,
+  underWitnessedHead: 0,
+  fullyEvidenced: 0,
   openDiscrepancies: 0,
 })
 const head: WitnessHeadState = {

@@ -46,6 +46,9 @@ const NO_COUNTS = {
   noReceipt: 0,
   discrepancies: 0,
   errors: 0,
+  inLog: 0,
+  underWitnessedHead: 0,
+  fullyEvidenced: 0,
   openDiscrepancies: 0,
 }
 

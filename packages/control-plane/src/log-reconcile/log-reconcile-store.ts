@@ -1,7 +1,8 @@
 /**
  * Persistence of the log reconciliation (migration 0810): one cursor per enrolled registry, leased by single
  * conditional statements so several instances on one PostgreSQL reconcile each registry one at a time (a dead
- * instance's lease expires), and the lookup of which logged publications the control plane already holds.
+ * instance's lease expires), the lookup of which logged publications the control plane already holds, and the log
+ * leaf matched to each held publication (migration 0870, read by the receipt-audit summary).
  */
 import type { DatabaseKind } from '@acdp/storage'
 import type { Kysely } from 'kysely'
@@ -22,8 +23,20 @@ export interface LogReconcileCursorsTable {
   lifecycle_after: number
 }
 
+/** The leaf whose `ctx_id` the reconciler matched to a held publication (migration 0870). */
+export interface LogLeafMatchesTable {
+  tenant_id: string
+  registry_authority: string
+  ctx_id: string
+  /** The log's id as its `GET /log/entries` page named it. */
+  log_id: string
+  leaf_index: number
+  matched_at: number
+}
+
 interface Tables {
   log_reconcile_cursors: LogReconcileCursorsTable
+  log_leaf_matches: LogLeafMatchesTable
   registry_enrollments: RegistryEnrollmentsTable
   context_events: ContextEventsTable
 }
@@ -36,6 +49,13 @@ export interface ClaimedLog {
   nextIndex: number | null
   /** Where the lifecycle re-check resumes (see migration 0840). */
   lifecycleAfter: number
+}
+
+/** A log leaf matched to a publication the tenant holds. */
+export interface LeafMatch {
+  ctxId: string
+  logId: string
+  leafIndex: number
 }
 
 /** A held publication of a registry, in store order. */
@@ -63,6 +83,16 @@ export interface LogReconcileStore {
   }): Promise<boolean>
   /** Which of `ctxIds` the tenant holds a publication for (keyed by ctx_id, see ingest's publicationKey). */
   heldPublications(tenantId: string, dedupKeys: readonly string[]): Promise<Set<string>>
+  /**
+   * Records the leaves matched to held publications of `authority`; a publication keeps its first recorded leaf
+   * (a log has one leaf per publication; a second one naming the same ctx_id is not evidence of anything more).
+   */
+  recordLeafMatches(input: {
+    tenantId: string
+    authority: string
+    matches: readonly LeafMatch[]
+    now: number
+  }): Promise<void>
   /** Up to `limit` publications of `authority` the tenant holds, with id > `afterId`, oldest first. */
   publicationsAfter(input: {
     tenantId: string
@@ -78,6 +108,9 @@ export interface LogReconcileStore {
 }
 
 type Db = Kysely<Tables>
+
+/** Matches per insert statement (6 parameters each, far below either dialect's parameter limit). */
+const MATCH_CHUNK = 500
 
 export function createLogReconcileStore<T>(database: { db: Kysely<T>; kind: DatabaseKind }): LogReconcileStore {
   const db = database.db as unknown as Db
@@ -175,6 +208,25 @@ export function createLogReconcileStore<T>(database: { db: Kysely<T>; kind: Data
         .where('dedup_key', 'in', [...dedupKeys])
         .execute()
       return new Set(rows.map((row) => row.dedup_key))
+    },
+
+    async recordLeafMatches({ tenantId, authority, matches, now }) {
+      for (let start = 0; start < matches.length; start += MATCH_CHUNK) {
+        await db
+          .insertInto('log_leaf_matches')
+          .values(
+            matches.slice(start, start + MATCH_CHUNK).map((match) => ({
+              tenant_id: tenantId,
+              registry_authority: authority,
+              ctx_id: match.ctxId,
+              log_id: match.logId,
+              leaf_index: match.leafIndex,
+              matched_at: now,
+            })),
+          )
+          .onConflict((conflict) => conflict.columns(['tenant_id', 'registry_authority', 'ctx_id']).doNothing())
+          .execute()
+      }
     },
 
     async publicationsAfter({ tenantId, authority, afterId, limit }) {

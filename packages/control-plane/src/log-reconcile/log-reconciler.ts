@@ -12,7 +12,9 @@
  * at a time (the cursor's lease). A leaf whose context we may not read (no `leaf` in the entry, or 401/403/404 on
  * the context) is counted `unreadable` and passed; an environmental failure stops the registry's walk at that leaf
  * until the next sweep. The run id travels with the webhook only (X-Run-Id echoed as `run_id`); a recovered
- * publication keeps a run when its body names one in `metadata.run_id`.
+ * publication keeps a run when its body names one in `metadata.run_id`. Every leaf matched to a held publication
+ * (held already, or recovered from it) is recorded with its log id and index (migration 0870): the receipt-audit
+ * summary's log evidence.
  *
  * Lifecycle events (RFC-ACDP-0013) have no log leaf: for a registry advertising `acdp-registry-lifecycle`, those
  * served with a context read for a recovery are recovered with it, and each walk also re-reads up to
@@ -23,7 +25,7 @@ import { isProtocolError, type KeyResolver, type OutboundClient, parseJsonStrict
 import { createPeriodicSweep } from '../core/periodic-sweep.js'
 import { Counter, type Registry } from 'prom-client'
 import { ControlPlaneError } from '../core/errors.js'
-import type { ClaimedLog, LogReconcileStore } from './log-reconcile-store.js'
+import type { ClaimedLog, LeafMatch, LogReconcileStore } from './log-reconcile-store.js'
 import { type IngestContext, publicationKey, recordEvent } from '../ingest/ingest.js'
 import { type LifecycleResult, recoverLifecycleEvents } from './lifecycle-recovery.js'
 import { WitnessFetchFailure, type WitnessRegistryClient } from '../witness/witness-registry-client.js'
@@ -125,26 +127,47 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
         const head = await deps.registryClient.checkpoint(registry.baseUrl, signal)
         const size = treeSizeOf(head.checkpoint)
         if (size === undefined) throw new WalkStopped('the checkpoint has no tree size')
-        if (index === null || index > size) index = size // first read of a pre-existing enrollment, or a reset log
-        const stop = Math.min(size, index + settings.maxEntries)
-        while (index < stop && !isClosed) {
-          const end = Math.min(stop, index + settings.pageSize)
-          const page = await readEntries(registry.baseUrl, index, end, signal)
+        // First read of a pre-existing enrollment, or a reset log: start at the size.
+        let position: number = index === null || index > size ? size : index
+        index = position
+        const stop = Math.min(size, position + settings.maxEntries)
+        while (position < stop && !isClosed) {
+          const end = Math.min(stop, position + settings.pageSize)
+          const page = await readEntries(registry.baseUrl, position, end, signal)
           if (page.length === 0) throw new WalkStopped('the registry returned no entries')
           const held = await deps.store.heldPublications(
             registry.tenantId,
             page.flatMap((entry) => (entry.ctxId === undefined ? [] : [publicationKey(entry.ctxId)])),
           )
-          for (const entry of page) {
-            const result =
-              entry.ctxId === undefined
-                ? 'unreadable'
-                : held.has(publicationKey(entry.ctxId))
-                  ? 'held'
-                  : await recover(registry, entry.ctxId, entry.logId, entry.index, lifecycle, signal)
-            deps.metrics.recordEntry(result)
-            if (result === 'recovered') recovered += 1
-            index = entry.index + 1
+          // The cursor passes a leaf only once its match is recorded: a failed write re-reads the page next sweep.
+          const matches: LeafMatch[] = []
+          let reached = position
+          try {
+            for (const entry of page) {
+              const result =
+                entry.ctxId === undefined
+                  ? 'unreadable'
+                  : held.has(publicationKey(entry.ctxId))
+                    ? 'held'
+                    : await recover(registry, entry.ctxId, entry.logId, entry.index, lifecycle, signal)
+              deps.metrics.recordEntry(result)
+              if (result === 'recovered') recovered += 1
+              if ((result === 'held' || result === 'recovered') && entry.ctxId !== undefined) {
+                matches.push({ ctxId: entry.ctxId, logId: entry.logId, leafIndex: entry.index })
+              }
+              reached = entry.index + 1
+            }
+          } finally {
+            if (matches.length > 0) {
+              await deps.store.recordLeafMatches({
+                tenantId: registry.tenantId,
+                authority: registry.authority,
+                matches,
+                now: deps.clock().getTime(),
+              })
+            }
+            position = reached
+            index = reached
           }
         }
       }

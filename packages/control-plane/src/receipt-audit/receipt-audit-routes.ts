@@ -78,7 +78,8 @@ export const receiptAuditRoutes: RoutePlugin = async (app, { deps, receiptAudit 
     {
       schema: {
         tags: ['receipt-audit'],
-        summary: 'Receipt-audit totals per registry and per recently audited run (the trust page, in one request)',
+        summary:
+          'Receipt-audit and log-evidence totals per registry and per recently audited run (the trust page, in one request)',
         querystring: Type.Object(
           { runs: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'runs listed (default 20)' })) },
           { additionalProperties: false },

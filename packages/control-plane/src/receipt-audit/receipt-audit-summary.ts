@@ -1,9 +1,15 @@
 /**
  * The tenant's receipt-audit totals for the console's trust page: per registry and per recently audited run, the
- * publications held, how many have a verdict, and the count of each verdict. Aggregates only (a few GROUP BY
+ * publications held, how many have a verdict, the count of each verdict, and the log evidence the control plane
+ * established itself: how many publications the log reconciliation matched to a log leaf (migration 0870), how many
+ * of those leaves lie under the witness's retained head (a checkpoint that verified and was consistent with the
+ * previous one), and how many are fully evidenced (receipt verified, leaf under that head, and the head met the
+ * witness quorum when quorum consumption was on at its latest observation). Aggregates only (a few GROUP BY
  * statements over the tenant's rows), so a page of any size costs one request, never one per context.
  */
 import { type Kysely, sql } from 'kysely'
+import type { LogLeafMatchesTable } from '../log-reconcile/log-reconcile-store.js'
+import type { LogWitnessCheckpointsTable, LogWitnessCursorsTable } from '../witness/witness-schema.js'
 import type { ReceiptAuditTables } from './receipt-audit-schema.js'
 import type { ReceiptVerdict } from './receipt-audit-store.js'
 
@@ -19,6 +25,12 @@ export interface VerdictCounts {
   noReceipt: number
   discrepancies: number
   errors: number
+  /** Publications whose ctx_id the log reconciliation matched to a leaf of the registry's log. */
+  inLog: number
+  /** Of those, the ones whose leaf index is below the tree size of the witness's retained head of that log. */
+  underWitnessedHead: number
+  /** Receipt verified (either verified verdict), leaf under the retained head, and quorum met when it was on. */
+  fullyEvidenced: number
 }
 
 export interface RegistryAuditSummary extends VerdictCounts {
@@ -36,7 +48,16 @@ export interface AuditSummary {
   runs: RunAuditSummary[]
 }
 
-type Db = Kysely<ReceiptAuditTables>
+interface SummaryTables extends ReceiptAuditTables {
+  log_leaf_matches: LogLeafMatchesTable
+  log_witness_cursors: LogWitnessCursorsTable
+  log_witness_checkpoints: LogWitnessCheckpointsTable
+}
+
+type Db = Kysely<SummaryTables>
+
+/** The verdicts whose receipt verified (under the current key or a retired one). */
+const RECEIPT_VERIFIED: readonly ReceiptVerdict[] = ['verified', 'verified_historical']
 
 const VERDICT_MEMBER: Record<ReceiptVerdict, keyof VerdictCounts> = {
   verified: 'verified',
@@ -57,7 +78,74 @@ function emptyCounts(): VerdictCounts {
     noReceipt: 0,
     discrepancies: 0,
     errors: 0,
+    inLog: 0,
+    underWitnessedHead: 0,
+    fullyEvidenced: 0,
   }
+}
+
+interface EvidenceRow {
+  n: number | string
+  in_log: number | string | null
+  under_head: number | string | null
+  fully: number | string | null
+}
+
+function addEvidence(counts: VerdictCounts, row: EvidenceRow): void {
+  counts.published = Number(row.n)
+  counts.inLog = Number(row.in_log ?? 0)
+  counts.underWitnessedHead = Number(row.under_head ?? 0)
+  counts.fullyEvidenced = Number(row.fully ?? 0)
+}
+
+/**
+ * The tenant's `context_published` events, each with its matched leaf (`m`), the witness's retained head of that
+ * leaf's log when the leaf lies under it (`w`: same tenant, registry and log id, leaf index < tree size), that
+ * head's evidence row (`k`, for its quorum verdict) and the event's receipt verdict (`a`). Left joins on primary
+ * or unique keys: one row per publication.
+ */
+function publicationsWithEvidence(db: Db, tenantId: string) {
+  return db
+    .selectFrom('context_events as e')
+    .leftJoin('log_leaf_matches as m', (join) =>
+      join
+        .onRef('m.tenant_id', '=', 'e.tenant_id')
+        .onRef('m.registry_authority', '=', 'e.registry_authority')
+        .onRef('m.ctx_id', '=', 'e.ctx_id'),
+    )
+    .leftJoin('log_witness_cursors as w', (join) =>
+      join
+        .onRef('w.authority', '=', 'm.registry_authority')
+        .onRef('w.tenant_id', '=', 'm.tenant_id')
+        .onRef('w.log_id', '=', 'm.log_id')
+        .onRef('m.leaf_index', '<', 'w.tree_size'),
+    )
+    .leftJoin('log_witness_checkpoints as k', (join) =>
+      join
+        .onRef('k.tenant_id', '=', 'w.tenant_id')
+        .onRef('k.log_id', '=', 'w.log_id')
+        .onRef('k.tree_size', '=', 'w.tree_size')
+        .onRef('k.root_hash', '=', 'w.root_hash'),
+    )
+    .leftJoin('receipt_audits as a', (join) =>
+      join.onRef('a.event_seq', '=', 'e.id').onRef('a.tenant_id', '=', 'e.tenant_id'),
+    )
+    .where('e.tenant_id', '=', tenantId)
+    .where('e.event_type', '=', 'context_published')
+}
+
+/** count(*) and the three evidence sums over `publicationsWithEvidence`. */
+function evidenceColumns() {
+  // Under the head only with the head's evidence row (written with the head, in one transaction).
+  const covered = sql`k.id IS NOT NULL`
+  const quorumOk = sql`(k.meets_quorum IS NULL OR k.meets_quorum = 1)`
+  const verified = sql`a.verdict IN (${sql.join(RECEIPT_VERIFIED.map((verdict) => sql.lit(verdict)))})`
+  return [
+    sql<number>`count(*)`.as('n'),
+    sql<number>`sum(CASE WHEN m.leaf_index IS NOT NULL THEN 1 ELSE 0 END)`.as('in_log'),
+    sql<number>`sum(CASE WHEN ${covered} THEN 1 ELSE 0 END)`.as('under_head'),
+    sql<number>`sum(CASE WHEN ${covered} AND ${verified} AND ${quorumOk} THEN 1 ELSE 0 END)`.as('fully'),
+  ]
 }
 
 function addVerdict(counts: VerdictCounts, verdict: string, n: number): void {
@@ -67,7 +155,13 @@ function addVerdict(counts: VerdictCounts, verdict: string, n: number): void {
 }
 
 /** Per registry (every authority with a publication or a verdict) and the `runLimit` most recently audited runs. */
-export async function readAuditSummary(db: Db, tenantId: string, runLimit: number): Promise<AuditSummary> {
+export async function readAuditSummary(
+  database: Kysely<ReceiptAuditTables>,
+  tenantId: string,
+  runLimit: number,
+): Promise<AuditSummary> {
+  // The evidence tables belong to the log reconciliation and the witness (same database, same migrations).
+  const db = database as unknown as Db
   const [byRegistry, published, open, recentRuns] = await Promise.all([
     db
       .selectFrom('receipt_audits')
@@ -75,12 +169,9 @@ export async function readAuditSummary(db: Db, tenantId: string, runLimit: numbe
       .where('tenant_id', '=', tenantId)
       .groupBy(['registry_authority', 'verdict'])
       .execute(),
-    db
-      .selectFrom('context_events')
-      .select(['registry_authority', sql<number>`count(*)`.as('n')])
-      .where('tenant_id', '=', tenantId)
-      .where('event_type', '=', 'context_published')
-      .groupBy('registry_authority')
+    publicationsWithEvidence(db, tenantId)
+      .select(['e.registry_authority as registry_authority', ...evidenceColumns()])
+      .groupBy('e.registry_authority')
       .execute(),
     db
       .selectFrom('receipt_audits')
@@ -112,7 +203,7 @@ export async function readAuditSummary(db: Db, tenantId: string, runLimit: numbe
     }
     return entry
   }
-  for (const row of published) registry(row.registry_authority).published = Number(row.n)
+  for (const row of published) addEvidence(registry(row.registry_authority), row)
   for (const row of byRegistry) addVerdict(registry(row.registry_authority), row.verdict, Number(row.n))
   for (const row of open) registry(row.registry_authority).openDiscrepancies = Number(row.n)
 
@@ -127,13 +218,10 @@ export async function readAuditSummary(db: Db, tenantId: string, runLimit: numbe
         .where('run_id', 'in', runIds)
         .groupBy(['run_id', 'verdict'])
         .execute(),
-      db
-        .selectFrom('context_events')
-        .select(['run_id', sql<number>`count(*)`.as('n')])
-        .where('tenant_id', '=', tenantId)
-        .where('run_id', 'in', runIds)
-        .where('event_type', '=', 'context_published')
-        .groupBy('run_id')
+      publicationsWithEvidence(db, tenantId)
+        .select(['e.run_id as run_id', ...evidenceColumns()])
+        .where('e.run_id', 'in', runIds)
+        .groupBy('e.run_id')
         .execute(),
     ])
     for (const row of byRun) {
@@ -142,7 +230,7 @@ export async function readAuditSummary(db: Db, tenantId: string, runLimit: numbe
     }
     for (const row of publishedByRun) {
       const entry = row.run_id === null ? undefined : runs.get(row.run_id)
-      if (entry !== undefined) entry.published = Number(row.n)
+      if (entry !== undefined) addEvidence(entry, row)
     }
   }
   return {

@@ -48,6 +48,15 @@ export const AuditCountsShape = Type.Object({
   noReceipt: Count('verdict no_receipt'),
   discrepancies: Count('verdict discrepancy'),
   errors: Count('verdict error (environmental, never a trust flag)'),
+  inLog: Count(
+    "publications whose ctx_id the control plane's log reconciliation matched to a leaf of the registry's transparency log (GET /log/entries), for leaves read since migration 0870; the leaf's content is bound by the registry's own receipt, not checked here",
+  ),
+  underWitnessedHead: Count(
+    "of inLog, those whose leaf index is below the tree size of the witness's retained head of that log (a checkpoint whose signature verified and that was consistent with the previous retained head): the leaf's position is under a witnessed head; no inclusion proof of the leaf's hash is checked server-side (the console's per-context inclusion check remains the strongest evidence)",
+  ),
+  fullyEvidenced: Count(
+    "of underWitnessedHead, those whose receipt verified (verdict verified or verified_historical) and, when witness quorum consumption was on at the head's latest observation, whose head met the quorum",
+  ),
 })
 
 export const RegistryAuditTotalsShape = Type.Object({

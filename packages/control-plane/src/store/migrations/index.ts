@@ -20,6 +20,7 @@ import { migration0830RunActivity } from './0830_run_activity.js'
 import { migration0840LifecycleReconciliation } from './0840_lifecycle_reconciliation.js'
 import { migration0850WitnessCosigners } from './0850_witness_cosigners.js'
 import { migration0860EnrollmentReadCredential } from './0860_enrollment_read_credential.js'
+import { migration0870LogLeafMatches } from './0870_log_leaf_matches.js'
 
 /** Every migration of the control plane schema, in application order. */
 export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
@@ -37,6 +38,7 @@ export const CONTROL_PLANE_MIGRATIONS: readonly Migration[] = [
   migration0840LifecycleReconciliation,
   migration0850WitnessCosigners,
   migration0860EnrollmentReadCredential,
+  migration0870LogLeafMatches,
   // 0100+ (webhooks, streams, domain packs) are appended below this line, one entry each.
 ]
 
