@@ -51,3 +51,4 @@ export {
   type JwtVerificationKey,
   verifyJwt,
 } from './tokens/jwt-verification.js'
+export { type CachedVerification, VerifiedTokenCache } from './tokens/verified-token-cache.js'

@@ -18,7 +18,7 @@ import { type CredentialVerifier, looksLikeJwt, type Principal } from './credent
 import type { JwksCache } from './jwks-cache.js'
 import type { JwtSigner } from './jwt-signer.js'
 import type { TokenConfig, TrustedIssuer } from './token-settings.js'
-import { type JwtVerificationKey, loadJose, verifyJwt } from '@acdp/service-kit'
+import { type JwtVerificationKey, loadJose, VerifiedTokenCache, verifyJwt } from '@acdp/service-kit'
 
 /** A token whose signature and claims verified. */
 export interface VerifiedToken {
@@ -117,31 +117,24 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
 
   // Verified tokens, by their exact text, for at most CACHE_TTL_MS and never past their expiry: repeated requests
   // with one token skip the signature and claim parsing (about 140 µs). Revocation is still checked every time.
-  const cache = new Map<string, { principal: Principal; until: number }>()
+  const cache = new VerifiedTokenCache<Principal>(CACHE_MAX_ENTRIES)
 
   return {
     claims: looksLikeJwt,
     inspect,
     async verify(credential): Promise<Principal | undefined> {
       const now = clock().getTime()
-      const cached = cache.get(credential)
-      if (cached !== undefined) {
-        if (now < cached.until) {
-          const token = cached.principal.token
-          return token !== undefined && revocations.has(token.iss, token.jti) ? undefined : cached.principal
-        }
-        cache.delete(credential)
+      const cached = cache.lookup(credential, now)
+      if (cached?.live === true) {
+        const token = cached.value.token
+        return token !== undefined && revocations.has(token.iss, token.jti) ? undefined : cached.value
       }
       const verified = await inspect(credential)
       if (verified === undefined) return undefined
       const { claims } = verified
       if (revocations.has(claims.iss, claims.jti)) return undefined
       const principal = toPrincipal(verified)
-      if (cache.size >= CACHE_MAX_ENTRIES) {
-        const oldest = cache.keys().next().value
-        if (oldest !== undefined) cache.delete(oldest)
-      }
-      cache.set(credential, { principal, until: Math.min(now + CACHE_TTL_MS, claims.exp * 1000) })
+      cache.remember(credential, principal, Math.min(now + CACHE_TTL_MS, claims.exp * 1000))
       return principal
     },
   }

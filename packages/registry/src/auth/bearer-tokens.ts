@@ -13,7 +13,7 @@ import type { JWK } from 'jose'
 import type { RegistryConfig } from '../core/config.js'
 import { DEFAULT_TENANT, decodeStrictBase64, TENANT_ID_PATTERN } from '../core/config.js'
 import { RegistryError } from '../core/errors.js'
-import { loadEd25519SigningKey, loadJose, tokenHeader, verifyJwt } from '@acdp/service-kit'
+import { loadEd25519SigningKey, loadJose, tokenHeader, VerifiedTokenCache, verifyJwt } from '@acdp/service-kit'
 
 export interface TokenSigningKeys {
   alg: 'HS256' | 'EdDSA'
@@ -97,8 +97,7 @@ const VERIFIED_CACHE_MAX = 10_000
 
 export class BearerTokens {
   readonly #s: BearerTokenSettings
-  // Insertion-ordered: the front is the entry verified longest ago, dropped first when full.
-  readonly #verified = new Map<string, VerifiedToken>()
+  readonly #verified = new VerifiedTokenCache<VerifiedToken>(VERIFIED_CACHE_MAX)
 
   constructor(settings: BearerTokenSettings) {
     this.#s = settings
@@ -168,13 +167,10 @@ export class BearerTokens {
    */
   async verify(token: string): Promise<VerifiedToken> {
     const s = this.#s
-    // The same text carries the same signature and claims, all checked when it was first verified and fixed for
-    // its life; only the clock moves, so a remembered token is re-checked against `exp` (with the leeway) alone.
-    // Revocation is not cached here: the caller asks the store on every request.
-    const remembered = this.#verified.get(token)
+    // A remembered token is re-checked against `exp` (with the leeway) alone: the rest is fixed for its life.
+    const remembered = this.#verified.lookup(token, s.clock().getTime())
     if (remembered !== undefined) {
-      if (s.clock().getTime() < remembered.expiresAtMs + s.leewaySeconds * 1000) return remembered
-      this.#verified.delete(token)
+      if (remembered.live) return remembered.value
       throw new RegistryError('not_authorized', 'The bearer token is not valid.')
     }
     try {
@@ -195,19 +191,10 @@ export class BearerTokens {
         expiresAtMs: claims.exp * 1000,
         ...(tenant === undefined ? {} : { tenant }),
       }
-      this.#remember(token, verified)
+      this.#verified.remember(token, verified, verified.expiresAtMs + s.leewaySeconds * 1000)
       return verified
     } catch (error) {
       throw new RegistryError('not_authorized', 'The bearer token is not valid.', { cause: error })
-    }
-  }
-
-  #remember(token: string, verified: VerifiedToken): void {
-    this.#verified.set(token, verified)
-    while (this.#verified.size > VERIFIED_CACHE_MAX) {
-      const oldest = this.#verified.keys().next().value
-      if (oldest === undefined) break
-      this.#verified.delete(oldest)
     }
   }
 }
