@@ -52,14 +52,8 @@ export async function loadTokenSigningKeys(
       jwks: { keys: [] },
     }
   }
-  const key = await loadEd25519SigningKey(auth.jwt_private_key_pem, auth.jwt_kid)
-  return {
-    alg: 'EdDSA',
-    signingKey: key.privateKey,
-    verificationKey: key.publicKey,
-    kid: key.kid,
-    jwks: { keys: [key.jwk] },
-  }
+  const { privateKey, publicKey, kid, jwk } = await loadEd25519SigningKey(auth.jwt_private_key_pem, auth.jwt_kid)
+  return { alg: 'EdDSA', signingKey: privateKey, verificationKey: publicKey, kid, jwks: { keys: [jwk] } }
 }
 
 export interface BearerTokenSettings {
