@@ -42,3 +42,13 @@ export {
   parseEnv,
 } from './config/env-schema.js'
 export type { RouteAuthKind, RouteAuthKinds } from './http/route-auth-kinds.js'
+export { type Ed25519SigningKey, loadEd25519SigningKey, tokenHeader } from './tokens/ed25519-signing-key.js'
+export { challengeSigningInput } from './tokens/challenge-signing-input.js'
+export {
+  type CheckedJwt,
+  type JwtCheck,
+  JwtRefusal,
+  type JwtVerificationKey,
+  verifyJwt,
+} from './tokens/jwt-verification.js'
+export { type CachedVerification, VerifiedTokenCache } from './tokens/verified-token-cache.js'

@@ -7,6 +7,7 @@
  * retried against the same nonce. Only an unsupported algorithm is refused first (400), since that is a client
  * bug, not an attempt.
  */
+import { challengeSigningInput } from '@acdp/service-kit'
 import type { PinnedKeyDirectory } from './pinned-keys.js'
 import type { JwtSigner } from './jwt-signer.js'
 import type { TokenConfig } from './token-settings.js'
@@ -46,11 +47,6 @@ export interface AgentTokenDeps {
   log?: { info(object: unknown, message?: string): void }
   /** Counts each outcome: `issued` or the refusal reason. */
   onOutcome?: (result: string) => void
-}
-
-/** The signing input of a challenge (product spec "Auth endpoints"). */
-export function challengeSigningInput(nonce: string, agentDid: string, authority: string, expiresAt: number): string {
-  return `acdp-registry-auth:v1:${nonce}:${agentDid}:${authority}:${expiresAt}`
 }
 
 export async function issueChallenge(deps: AgentTokenDeps, agentId: string): Promise<ChallengeResponse> {

@@ -2,10 +2,10 @@
  * This service's own token key (JWT_SIGNING_ALG): HS256 with JWT_SECRET, or EdDSA with the Ed25519 key in
  * JWT_PRIVATE_KEY_PEM, whose public half is published at GET /.well-known/jwks.json.
  */
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
+import type { KeyObject } from 'node:crypto'
 import type { JWK, JWTPayload } from 'jose'
 import type { TokenConfig } from './token-settings.js'
-import { loadJose } from '@acdp/service-kit'
+import { loadEd25519SigningKey, loadJose, tokenHeader } from '@acdp/service-kit'
 
 export interface JwtSigner {
   readonly algorithm: 'HS256' | 'EdDSA'
@@ -31,27 +31,19 @@ export async function createJwtSigner(tokens: TokenConfig): Promise<JwtSigner | 
       kid,
       verificationKey: secret,
       rawPublicKey: undefined,
-      sign: (claims) => new SignJWT(claims).setProtectedHeader(header('HS256', kid)).sign(secret),
+      sign: (claims) => new SignJWT(claims).setProtectedHeader(tokenHeader('HS256', kid)).sign(secret),
       jwks: () => ({ keys: [] }),
     }
   }
   if (tokens.privateKeyPem === '') return undefined
-  const { calculateJwkThumbprint, exportJWK, SignJWT } = await loadJose()
-  const privateKey = createPrivateKey({ key: tokens.privateKeyPem, format: 'pem' })
-  const publicKey = createPublicKey(privateKey)
-  const jwk = await exportJWK(publicKey)
-  const kid = tokens.kid === '' ? await calculateJwkThumbprint(jwk) : tokens.kid
-  const published: JWK = { ...jwk, kid, alg: 'EdDSA', use: 'sig' }
+  const { SignJWT } = await loadJose()
+  const key = await loadEd25519SigningKey(tokens.privateKeyPem, tokens.kid)
   return {
     algorithm: 'EdDSA',
-    kid,
-    verificationKey: publicKey,
-    rawPublicKey: new Uint8Array(Buffer.from(jwk.x ?? '', 'base64url')),
-    sign: (claims) => new SignJWT(claims).setProtectedHeader(header('EdDSA', kid)).sign(privateKey),
-    jwks: () => ({ keys: [published] }),
+    kid: key.kid,
+    verificationKey: key.publicKey,
+    rawPublicKey: key.rawPublicKey,
+    sign: (claims) => new SignJWT(claims).setProtectedHeader(tokenHeader('EdDSA', key.kid)).sign(key.privateKey),
+    jwks: () => ({ keys: [key.jwk] }),
   }
-}
-
-function header(alg: string, kid: string | undefined): { alg: string; typ: string; kid?: string } {
-  return kid === undefined ? { alg, typ: 'JWT' } : { alg, typ: 'JWT', kid }
 }

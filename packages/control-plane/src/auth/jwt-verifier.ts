@@ -10,7 +10,7 @@
  * tokens. EdDSA signatures also pass the protocol library's strict Ed25519 checks (small-order and non-canonical
  * encodings) before jose verifies them.
  */
-import { findEd25519Weakness, findTokenGuardFault } from '@acdp/protocol'
+import { findEd25519Weakness } from '@acdp/protocol'
 import type { JWTPayload } from 'jose'
 import { TENANT_ID_PATTERN } from '../core/config.js'
 import type { RevocationList } from './revocation-list.js'
@@ -18,7 +18,7 @@ import { type CredentialVerifier, looksLikeJwt, type Principal } from './credent
 import type { JwksCache } from './jwks-cache.js'
 import type { JwtSigner } from './jwt-signer.js'
 import type { TokenConfig, TrustedIssuer } from './token-settings.js'
-import { loadJose } from '@acdp/service-kit'
+import { type JwtVerificationKey, loadJose, VerifiedTokenCache, verifyJwt } from '@acdp/service-kit'
 
 /** A token whose signature and claims verified. */
 export interface VerifiedToken {
@@ -55,7 +55,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
 
   const inspect: JwtVerifier['inspect'] = async (token, inspectOptions = {}) => {
     try {
-      const { decodeJwt, decodeProtectedHeader, jwtVerify } = await loadJose()
+      const { decodeJwt, decodeProtectedHeader } = await loadJose()
       const header = decodeProtectedHeader(token)
       const unverified = decodeJwt(token)
       if (typeof unverified.iss !== 'string') return undefined
@@ -65,7 +65,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       const algorithm = own ? signer?.algorithm : issuer?.algorithm
       if (algorithm === undefined || header.alg !== algorithm) return undefined
 
-      let key: Parameters<typeof jwtVerify>[1]
+      let key: JwtVerificationKey
       let rawEd25519: Uint8Array | undefined
       // The name of the key we verify with: a token naming another is refused (findTokenGuardFault).
       let expectedKid: string | undefined
@@ -90,36 +90,24 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
           return undefined
         }
       }
-      const now = clock()
       // Revoking an expired token: the signature must still verify, the time checks are waived.
       const tolerance = inspectOptions.allowExpired === true ? TEN_YEARS_SECONDS : 0
-      const { payload } = await jwtVerify(token, key, {
-        algorithms: [algorithm],
+      const { claims: payload, tenant } = await verifyJwt(token, key, {
+        algorithm,
         issuer: unverified.iss,
-        audience: own ? tokens.audience : issuer?.audience,
+        audience: own ? tokens.audience : (issuer?.audience ?? ''),
         requiredClaims: ['sub', 'jti', 'exp'],
-        currentDate: now,
-        clockTolerance: tolerance,
-      })
-      const fault = findTokenGuardFault({
-        header,
-        claims: payload,
-        expectedKid,
-        nowMs: now.getTime(),
         leewaySeconds: tolerance,
+        now: clock(),
+        expectedKid,
+        acceptsTenant: (claimed) => TENANT_ID_PATTERN.test(claimed),
       })
-      if (fault !== null) return undefined
-      if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
-        return undefined
-      }
-      const tenant = payload['tenant']
-      if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant))) return undefined
       const scopes = readScopes(payload)
       if (issuer !== undefined && !issuer.requiredScopes.every((scope) => scopes.includes(scope))) return undefined
       return {
         claims: payload as VerifiedToken['claims'],
         trustedIssuer: issuer,
-        tenant: tenant as string | undefined,
+        tenant,
         scopes,
       }
     } catch {
@@ -129,31 +117,24 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
 
   // Verified tokens, by their exact text, for at most CACHE_TTL_MS and never past their expiry: repeated requests
   // with one token skip the signature and claim parsing (about 140 µs). Revocation is still checked every time.
-  const cache = new Map<string, { principal: Principal; until: number }>()
+  const cache = new VerifiedTokenCache<Principal>(CACHE_MAX_ENTRIES)
 
   return {
     claims: looksLikeJwt,
     inspect,
     async verify(credential): Promise<Principal | undefined> {
       const now = clock().getTime()
-      const cached = cache.get(credential)
-      if (cached !== undefined) {
-        if (now < cached.until) {
-          const token = cached.principal.token
-          return token !== undefined && revocations.has(token.iss, token.jti) ? undefined : cached.principal
-        }
-        cache.delete(credential)
+      const cached = cache.lookup(credential, now)
+      if (cached?.live === true) {
+        const token = cached.value.token
+        return token !== undefined && revocations.has(token.iss, token.jti) ? undefined : cached.value
       }
       const verified = await inspect(credential)
       if (verified === undefined) return undefined
       const { claims } = verified
       if (revocations.has(claims.iss, claims.jti)) return undefined
       const principal = toPrincipal(verified)
-      if (cache.size >= CACHE_MAX_ENTRIES) {
-        const oldest = cache.keys().next().value
-        if (oldest !== undefined) cache.delete(oldest)
-      }
-      cache.set(credential, { principal, until: Math.min(now + CACHE_TTL_MS, claims.exp * 1000) })
+      cache.remember(credential, principal, Math.min(now + CACHE_TTL_MS, claims.exp * 1000))
       return principal
     },
   }

@@ -20,6 +20,7 @@ import {
   verifyEcdsaP256,
   verifyEd25519Async,
 } from '@acdp/protocol'
+import { challengeSigningInput } from '@acdp/service-kit'
 import type { KeyResolver } from '../core/deps.js'
 import { RegistryError } from '../core/errors.js'
 import type { AuthStore } from './auth-store.js'
@@ -61,9 +62,8 @@ export interface TokenRequest {
   signature: string
 }
 
-export function authSigningInput(nonce: string, agentId: string, authority: string, expiresAt: string): string {
-  return `acdp-registry-auth:v1:${nonce}:${agentId}:${authority}:${expiresAt}`
-}
+/** The signing input of a challenge, shared with the control plane (the kit's challengeSigningInput). */
+export const authSigningInput = challengeSigningInput
 
 /**
  * Issues and stores a challenge for `agentId`.

@@ -8,13 +8,12 @@
  * `iat` and `nbf` all honour `auth.token_leeway_seconds` (an `iat` beyond it is refused). A `kid` other than ours
  * and any `jku`/`x5u`/`jwk`/`x5c` header are refused (protocol `findTokenGuardFault`). Every refusal is the same `not_authorized`, so an answer never says which check failed.
  */
-import { createHmac, createPrivateKey, createPublicKey, type KeyObject, webcrypto } from 'node:crypto'
-import { findTokenGuardFault } from '@acdp/protocol'
+import { createHmac, type KeyObject, webcrypto } from 'node:crypto'
 import type { JWK } from 'jose'
 import type { RegistryConfig } from '../core/config.js'
 import { DEFAULT_TENANT, decodeStrictBase64, TENANT_ID_PATTERN } from '../core/config.js'
 import { RegistryError } from '../core/errors.js'
-import { loadJose } from '@acdp/service-kit'
+import { loadEd25519SigningKey, loadJose, tokenHeader, VerifiedTokenCache, verifyJwt } from '@acdp/service-kit'
 
 export interface TokenSigningKeys {
   alg: 'HS256' | 'EdDSA'
@@ -53,18 +52,8 @@ export async function loadTokenSigningKeys(
       jwks: { keys: [] },
     }
   }
-  const { calculateJwkThumbprint, exportJWK } = await loadJose()
-  const privateKey = createPrivateKey({ key: auth.jwt_private_key_pem, format: 'pem' })
-  const publicKey = createPublicKey(privateKey)
-  const jwk = await exportJWK(publicKey)
-  const kid = auth.jwt_kid !== '' ? auth.jwt_kid : await calculateJwkThumbprint(jwk, 'sha256')
-  return {
-    alg: 'EdDSA',
-    signingKey: privateKey,
-    verificationKey: publicKey,
-    kid,
-    jwks: { keys: [{ ...jwk, kid, alg: 'EdDSA', use: 'sig' }] },
-  }
+  const { privateKey, publicKey, kid, jwk } = await loadEd25519SigningKey(auth.jwt_private_key_pem, auth.jwt_kid)
+  return { alg: 'EdDSA', signingKey: privateKey, verificationKey: publicKey, kid, jwks: { keys: [jwk] } }
 }
 
 export interface BearerTokenSettings {
@@ -102,8 +91,7 @@ const VERIFIED_CACHE_MAX = 10_000
 
 export class BearerTokens {
   readonly #s: BearerTokenSettings
-  // Insertion-ordered: the front is the entry verified longest ago, dropped first when full.
-  readonly #verified = new Map<string, VerifiedToken>()
+  readonly #verified = new VerifiedTokenCache<VerifiedToken>(VERIFIED_CACHE_MAX)
 
   constructor(settings: BearerTokenSettings) {
     this.#s = settings
@@ -124,7 +112,7 @@ export class BearerTokens {
       acdp: { registry: s.audience, key_id: keyId },
       ...(tenant === undefined ? {} : { tenant }),
     })
-      .setProtectedHeader({ alg: s.keys.alg, typ: 'JWT', ...(s.keys.kid ? { kid: s.keys.kid } : {}) })
+      .setProtectedHeader(tokenHeader(s.keys.alg, s.keys.kid))
       .setIssuer(s.issuer)
       .setSubject(subject)
       .setAudience(s.audience)
@@ -173,62 +161,34 @@ export class BearerTokens {
    */
   async verify(token: string): Promise<VerifiedToken> {
     const s = this.#s
-    // The same text carries the same signature and claims, all checked when it was first verified and fixed for
-    // its life; only the clock moves, so a remembered token is re-checked against `exp` (with the leeway) alone.
-    // Revocation is not cached here: the caller asks the store on every request.
-    const remembered = this.#verified.get(token)
+    // A remembered token is re-checked against `exp` (with the leeway) alone: the rest is fixed for its life.
+    const remembered = this.#verified.lookup(token, s.clock().getTime())
     if (remembered !== undefined) {
-      if (s.clock().getTime() < remembered.expiresAtMs + s.leewaySeconds * 1000) return remembered
-      this.#verified.delete(token)
+      if (remembered.live) return remembered.value
       throw new RegistryError('not_authorized', 'The bearer token is not valid.')
     }
     try {
-      const { jwtVerify } = await loadJose()
-      const now = s.clock()
-      const { payload, protectedHeader } = await jwtVerify(token, s.keys.verificationKey, {
-        algorithms: [s.keys.alg],
+      const { claims, tenant } = await verifyJwt(token, s.keys.verificationKey, {
+        algorithm: s.keys.alg,
         issuer: s.issuer,
         audience: s.audience,
-        clockTolerance: s.leewaySeconds,
-        currentDate: now,
         requiredClaims: ['sub', 'jti', 'exp', 'iat'],
-      })
-      const fault = findTokenGuardFault({
-        header: protectedHeader,
-        claims: payload,
-        expectedKid: s.keys.kid,
-        nowMs: now.getTime(),
         leewaySeconds: s.leewaySeconds,
+        now: s.clock(),
+        expectedKid: s.keys.kid,
+        // This registry signs only well-formed, non-reserved tenants; anything else was not minted here.
+        acceptsTenant: (claimed) => TENANT_ID_PATTERN.test(claimed) && claimed !== DEFAULT_TENANT,
       })
-      if (fault !== null) throw new TypeError(fault)
-      const { sub, jti, exp, tenant } = payload
-      if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') throw new TypeError('claims')
-      // This registry signs only well-formed, non-reserved tenants; anything else was not minted here.
-      if (
-        tenant !== undefined &&
-        (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant) || tenant === DEFAULT_TENANT)
-      ) {
-        throw new TypeError('tenant claim')
-      }
       const verified: VerifiedToken = {
-        subject: sub,
-        jti,
-        expiresAtMs: exp * 1000,
+        subject: claims.sub,
+        jti: claims.jti,
+        expiresAtMs: claims.exp * 1000,
         ...(tenant === undefined ? {} : { tenant }),
       }
-      this.#remember(token, verified)
+      this.#verified.remember(token, verified, verified.expiresAtMs + s.leewaySeconds * 1000)
       return verified
     } catch (error) {
       throw new RegistryError('not_authorized', 'The bearer token is not valid.', { cause: error })
-    }
-  }
-
-  #remember(token: string, verified: VerifiedToken): void {
-    this.#verified.set(token, verified)
-    while (this.#verified.size > VERIFIED_CACHE_MAX) {
-      const oldest = this.#verified.keys().next().value
-      if (oldest === undefined) break
-      this.#verified.delete(oldest)
     }
   }
 }
