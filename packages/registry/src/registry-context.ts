@@ -6,6 +6,7 @@
  * route-auth hooks are installed from it), `createRegistryContext` once it does (the witnesses log through it).
  * The steps build everything in the order the registry always has: some pieces draw from `deps.random`.
  */
+import { hasSoleWriter } from '@acdp/storage'
 import { formatLogId } from '@acdp/protocol'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { type Authentication, identifyWith, setUpAuthentication } from './auth/authentication.js'
@@ -135,7 +136,7 @@ export async function createRegistryContext(
   const cache = new ContextCache({
     maxEntries: CACHE_MAX_ENTRIES,
     maxBytes: CACHE_MAX_BYTES,
-    statusMaxAgeMs: deps.store.kind === 'sqlite' ? Number.POSITIVE_INFINITY : SHARED_STORE_STATUS_MAX_AGE_MS,
+    statusMaxAgeMs: hasSoleWriter(deps.store.kind) ? Number.POSITIVE_INFINITY : SHARED_STORE_STATUS_MAX_AGE_MS,
   })
   const scopes = createRequestScopes({
     identify: auth ? auth.identify : identifyWith(deps.authenticateReader),

@@ -6,6 +6,7 @@
 
 export { type Migration, migrateToLatest } from './migrate.js'
 export { type Database, type DatabaseKind, type OpenDatabaseOptions, openDatabase } from './open-database.js'
+export { hasSoleWriter } from './sole-writer.js'
 export { PgNamedStatements } from './pg-named-statements.js'
 export { type SnapshotReaderOptions, type SnapshotReaders, startSnapshotReaders } from './snapshot-readers.js'
 export { NodeSqliteDatabase } from './sqlite-database.js'

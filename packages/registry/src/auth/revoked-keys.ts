@@ -6,6 +6,7 @@
  * `revoked_key_controller` = the producer, §6). A stored revocation that fails the §4 shape (only possible for
  * data written before the check existed) is ignored rather than trusted.
  */
+import { hasSoleWriter } from '@acdp/storage'
 import { computeKeyFingerprint, isProtocolError, parseKeyRevocation, type PublicKeyMaterial } from '@acdp/protocol'
 import type { RegistryStore } from '../store/store.js'
 import { RegistryError } from '../core/errors.js'
@@ -24,9 +25,9 @@ export class RevocationSigners {
     this.#exact = exact
   }
 
-  /** Loads the signers of stored revocations (SQLite) or makes an always-"maybe" filter (shared store). */
+  /** Loads the signers of stored revocations (sole writer) or makes an always-"maybe" filter (shared store). */
   static async load(store: Pick<RegistryStore, 'kind' | 'listKeyRevocationSigners'>): Promise<RevocationSigners> {
-    const filter = new RevocationSigners(store.kind === 'sqlite')
+    const filter = new RevocationSigners(hasSoleWriter(store.kind))
     if (filter.#exact) for (const did of await store.listKeyRevocationSigners()) filter.#signers.add(did)
     return filter
   }
