@@ -3,7 +3,8 @@
  *
  * Why: on SQLite every commit rewrites the touched pages of eight indexes into the WAL, and on PostgreSQL every
  * event of one registry or run updates the same counter rows, so one transaction per event is bounded by commit
- * cost and hot-row lock hand-offs (control-plane digest E perf 1). A batch pays both once.
+ * cost and hot-row lock hand-offs: each waiting writer holds the counter row's lock until its own commit's fsync,
+ * so concurrent ingests queue one commit at a time. A batch pays both once.
  *
  * What stays true per event: its row and all its projections commit together or not at all, and it is
  * acknowledged only after that commit. A batch is written as: one multi-row event insert (dedup by ON CONFLICT
