@@ -2,7 +2,7 @@
  * HTTP request metrics (`http_request_duration_seconds`, `http_requests_total`; product spec "Metrics").
  *
  * The `path` label is the matched route pattern (`/runs/:runId`), never the raw URL: the reference labelled raw
- * paths with only UUIDs collapsed, so run ids and DIDs grew the label set without bound (digest E perf 6).
+ * paths with only UUIDs collapsed, so run ids and DIDs grew the label set without bound.
  * Requests that match no route share the single label value `unmatched`.
  */
 import { observeEveryResponse } from '@acdp/service-kit'

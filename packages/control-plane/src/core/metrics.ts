@@ -6,7 +6,7 @@
  * `active_sse_connections` and the `http_*` pair keep their unprefixed spec names.
  *
  * Label values that come from the wire (event types, rejection reasons) pass through {@link boundLabel}, so a
- * peer sending endless distinct `type` strings cannot grow the exposition without bound (digest E perf 6).
+ * peer sending endless distinct `type` strings cannot grow the exposition without bound.
  */
 import { registerSqliteWalMetrics } from '@acdp/service-kit'
 import type { WalCheckpointStats } from '@acdp/storage'

@@ -9,7 +9,7 @@ import { EventPageShape } from '../response-schemas/events.js'
 
 /** Default page size of GET /events (product spec "Limits": events limit default 500). */
 export const EVENTS_DEFAULT_LIMIT = 500
-/** Largest page of GET /events (the reference had no maximum; digest E perf 2). */
+/** Largest page of GET /events: an unbounded page would let one request read and serialize a whole tenant. */
 export const EVENTS_MAX_LIMIT = 1000
 
 const EventsQuery = Type.Object(
