@@ -8,33 +8,11 @@ import { testDatabaseTargets } from '@acdp/storage'
 import type { Kysely } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createLogReconcileStore } from '../src/log-reconcile/log-reconcile-store.js'
-import type { ReceiptVerdict } from '../src/receipt-audit/receipt-audit-store.js'
-import { publishedEvent, signedDelivery } from './support/signed-delivery.js'
+import { audit, ingest } from './support/receipt-audit-sweep.js'
+import { publishedEvent } from './support/signed-delivery.js'
 import { bearer, openTestApp, type TestApp, USER_KEY } from './support/test-app.js'
 
 const LOG = 'did:web:reg.example/log/1'
-
-async function ingest(t: TestApp, body: Record<string, unknown>) {
-  expect((await t.app.inject(signedDelivery(body))).statusCode).toBe(204)
-}
-
-/** Records `verdicts` (in publication order) through the store's own sweep path. */
-async function audit(t: TestApp, verdicts: ReceiptVerdict[]) {
-  const store = t.app.receiptAudit.store
-  const now = t.deps.clock().getTime()
-  expect(await store.claim({ owner: 'test', now, leaseMs: 60_000 })).toBe(0)
-  const { candidates, scannedTo } = await store.nextPublications({ afterSeq: 0, settledBefore: now + 1, limit: 100 })
-  expect(candidates).toHaveLength(verdicts.length)
-  const outcomes = candidates.map((candidate, i) => ({
-    candidate,
-    verdict: verdicts[i]!,
-    discrepancies: verdicts[i] === 'discrepancy' ? ['content_hash_mismatch'] : [],
-    detail: null,
-    retryAt: undefined,
-  }))
-  expect(await store.record({ owner: 'test', now, cursorTo: scannedTo, outcomes })).toBeDefined()
-  return candidates
-}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test writes the witness's rows directly
 const dbOf = (t: TestApp) => t.deps.database.db as unknown as Kysely<any>

@@ -4,31 +4,9 @@
  */
 import { testDatabaseTargets } from '@acdp/storage'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ReceiptVerdict } from '../src/receipt-audit/receipt-audit-store.js'
-import { publishedEvent, retrievedEvent, signedDelivery } from './support/signed-delivery.js'
+import { audit, ingest } from './support/receipt-audit-sweep.js'
+import { publishedEvent, retrievedEvent } from './support/signed-delivery.js'
 import { ADMIN_KEY, bearer, openTestApp, type TestApp, USER_KEY } from './support/test-app.js'
-
-async function ingest(t: TestApp, body: Record<string, unknown>) {
-  expect((await t.app.inject(signedDelivery(body))).statusCode).toBe(204)
-}
-
-/** Records `verdicts` (in publication order) through the store's own sweep path: lease, read, record. */
-async function audit(t: TestApp, verdicts: ReceiptVerdict[]) {
-  const store = t.app.receiptAudit.store
-  const now = t.deps.clock().getTime()
-  expect(await store.claim({ owner: 'test', now, leaseMs: 60_000 })).toBe(0)
-  const { candidates, scannedTo } = await store.nextPublications({ afterSeq: 0, settledBefore: now + 1, limit: 100 })
-  expect(candidates).toHaveLength(verdicts.length)
-  const outcomes = candidates.map((candidate, i) => ({
-    candidate,
-    verdict: verdicts[i]!,
-    discrepancies: verdicts[i] === 'discrepancy' ? ['content_hash_mismatch'] : [],
-    detail: null,
-    retryAt: undefined,
-  }))
-  expect(await store.record({ owner: 'test', now, cursorTo: scannedTo, outcomes })).toBeDefined()
-  return candidates
-}
 
 async function summary(t: TestApp, query = '') {
   return t.app.inject({ method: 'GET', url: `/receipt-audit/summary${query}`, headers: bearer(USER_KEY) })
