@@ -286,6 +286,10 @@ describe.skipIf(missing !== undefined)('three registries and three control plane
           LOG_WITNESS_ENABLED: 'true',
           LOG_RECONCILE_ENABLED: 'true',
           LOG_RECONCILE_INTERVAL_SECONDS: '2',
+          // A control plane killed mid-walk keeps its registry's log leased for max(60 s, 12 × this deadline): at
+          // the 10 s default (120 s) the lease would outlast the settle wait and publications acknowledged just
+          // before the kill would still be waiting for the survivor's walk when the check runs.
+          LOG_RECONCILE_TIMEOUT_MS: '4000',
           LOG_WITNESS_INTERVAL_SECONDS: String(WITNESS_INTERVAL_S),
           STREAM_SSE_HEARTBEAT_MS: '5000',
           TENANT_QUOTAS: `*:context.retrieve=${RETRIEVE_QUOTA}/hour`,

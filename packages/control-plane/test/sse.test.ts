@@ -695,7 +695,22 @@ async function runOrderScenario(instances: Instance[], kill?: (instance: Instanc
   const markerId = String(JSON.parse(marker.data).eventId)
   const reached = (observed: Observed) => observed.eventIds.includes(markerId)
   const continuousSeen: Observed = { eventIds: [], frameIds: [] }
-  await continuous.waitFor((frames) => frames.some((f) => f.id !== undefined && f.data?.includes(markerId)), 30_000)
+  let continuousEnded = false
+  void continuous.ended.then(() => {
+    continuousEnded = true
+  })
+  try {
+    await continuous.waitFor((frames) => frames.some((f) => f.id !== undefined && f.data?.includes(markerId)), 30_000)
+  } catch (error) {
+    const terminated = await survivor.metrics.registry.getSingleMetricAsString('acdp_sse_streams_terminated_total').catch((e) => String(e))
+    const committed = await committedEvents(survivor, tenantId)
+    throw new Error(
+      `continuous client: ended=${continuousEnded} last=${continuous.events().at(-1)?.id} marker=${marker.id} ` +
+        `committed=${committed.length} lastCommitted=${committed.at(-1)?.id} open=${survivor.hub.size} ` +
+        `resumingLast=${resuming.observed.frameIds.at(-1)} reconnects=${resuming.reconnects()}\n${terminated}`,
+      { cause: error },
+    )
+  }
   observe(continuousSeen, continuous.frames)
   continuous.close()
   await vi_waitUntil(() => reached(resuming.observed), 30_000)
