@@ -34,7 +34,8 @@ export interface KeyResolver {
 
 /**
  * Establishes who is reading (RFC-ACDP-0008 §6.2). Resolves with the requester's DID, or null for an anonymous
- * request; throws `RegistryError('not_authorized')` for a credential that is present but invalid.
+ * request; throws `RegistryError('not_authorized')` for a credential that is present but invalid. `request` is
+ * the route's Fastify request itself, typed as the part a service may read.
  */
 export type ReaderAuthenticator = (request: RequestHead) => Promise<string | null>
 
