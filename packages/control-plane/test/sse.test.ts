@@ -702,7 +702,9 @@ async function runOrderScenario(instances: Instance[], kill?: (instance: Instanc
   try {
     await continuous.waitFor((frames) => frames.some((f) => f.id !== undefined && f.data?.includes(markerId)), 30_000)
   } catch (error) {
-    const terminated = await survivor.metrics.registry.getSingleMetricAsString('acdp_sse_streams_terminated_total').catch((e) => String(e))
+    const terminated = await survivor.metrics.registry
+      .getSingleMetricAsString('acdp_sse_streams_terminated_total')
+      .catch((e) => String(e))
     const committed = await committedEvents(survivor, tenantId)
     throw new Error(
       `continuous client: ended=${continuousEnded} last=${continuous.events().at(-1)?.id} marker=${marker.id} ` +
