@@ -1,11 +1,14 @@
 /**
  * Architecture rules written as a test (Tessera's pattern): arrows point inward, routes never touch
- * SQL, stores never touch HTTP, and byte-exact work and time stay out of services.
+ * SQL, stores never touch HTTP, services take neither Fastify's request nor a route, and byte-exact work and
+ * time stay out of services.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { specifiersOf } from './support/import-specifiers.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -98,6 +101,58 @@ const CONTROL_PLANE_BEHAVIOUR = CONTROL_PLANE_FEATURE_FILES.filter(
 )
 const KIT = 'packages/service-kit/src'
 
+/**
+ * The HTTP layer: the only files that may name Fastify's request and reply types. Route files (`-routes.ts`), a
+ * feature's HTTP adapter (`-http.ts`), installers of Fastify hooks (`-hooks.ts`), the HTTP plumbing (each
+ * server's `core/http/`, the kit's `http/`), the error handler (`core/errors.ts`), the route-auth installer
+ * (`route-auth.ts`) and each server's app wiring (`app.ts`, `features.ts`, `route-plugins.ts`). A service takes
+ * the part of a request it reads (the registry's `core/http/request-head.ts`), so a route hands it the Fastify
+ * request unchanged and the service stays callable, and testable, without Fastify.
+ */
+function isHttpLayer(file: string): boolean {
+  if (/-(?:routes|http|hooks)\.ts$|\/route-auth\.ts$/.test(file)) return true
+  if (file.startsWith(`${KIT}/http/`)) return true
+  return SERVERS.some(
+    (server) =>
+      file.startsWith(`${server}/core/http/`) ||
+      [`${server}/core/errors.ts`, `${server}/app.ts`, `${server}/features.ts`, `${server}/route-plugins.ts`].includes(
+        file,
+      ),
+  )
+}
+const HTTP_SCOPE = [...SERVERS, KIT].flatMap(sourceFiles)
+const HTTP_LAYER = HTTP_SCOPE.filter(isHttpLayer)
+const BEHIND_HTTP = HTTP_SCOPE.filter((file) => !isHttpLayer(file))
+
+/**
+ * Every `FastifyRequest` or `FastifyReply` a source names, read from its syntax tree: an import in any form
+ * (`import type { … }`, `import { type … }`, a rename, a namespace's member, `import('fastify').…`) and any use,
+ * never a comment or a string.
+ */
+const FASTIFY_HTTP_TYPES = new Set(['FastifyRequest', 'FastifyReply'])
+function fastifyHttpTypes(text: string): { name: string; line: number }[] {
+  const source = ts.createSourceFile('source.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS)
+  const found: { name: string; line: number }[] = []
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node) && FASTIFY_HTTP_TYPES.has(node.text)) {
+      found.push({ name: node.text, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 })
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
+}
+
+/**
+ * What may import a route file: another route file, and the list of features that mounts them (the registry's
+ * `features.ts`, the control plane's `route-plugins.ts`). A type a service and its routes share lives in the
+ * service.
+ */
+const ROUTE_IMPORTERS = new Set([`${REGISTRY}/features.ts`, `${CONTROL_PLANE}/route-plugins.ts`])
+const NON_ROUTES = SERVERS.flatMap(sourceFiles).filter(
+  (file) => !file.endsWith('-routes.ts') && !ROUTE_IMPORTERS.has(file),
+)
+
 const RULES = [
   {
     name: 'protocol knows no server, database or environment',
@@ -187,6 +242,62 @@ const RULES = [
 describe('architecture', () => {
   it.each(RULES)('$name', ({ dirs, forbid, ...rest }) => {
     expect(offenders(dirs, forbid, 'files' in rest ? rest.files : [])).toEqual([])
+  })
+
+  it('services never take FastifyRequest or FastifyReply (only the HTTP layer names them)', () => {
+    const offending = BEHIND_HTTP.flatMap((file) =>
+      fastifyHttpTypes(readFileSync(join(ROOT, file), 'utf8')).map(({ name, line }) => `${file}:${line}: ${name}`),
+    )
+    expect(offending).toEqual([])
+    // The rule must keep selecting services, and the check must find what the HTTP layer does import (or it
+    // reads nothing).
+    expect(BEHIND_HTTP.length).toBeGreaterThan(150)
+    const naming = HTTP_LAYER.filter((file) => fastifyHttpTypes(readFileSync(join(ROOT, file), 'utf8')).length > 0)
+    expect(naming.length).toBeGreaterThan(15)
+  })
+
+  it.each([
+    ["import type { FastifyRequest } from 'fastify'", 'FastifyRequest', 'a type import'],
+    ["import { type FastifyRequest } from 'fastify'", 'FastifyRequest', 'an inline type modifier'],
+    ["import type { FastifyInstance, FastifyReply } from 'fastify'", 'FastifyReply', 'the reply beside another name'],
+    ["import Fastify, { type FastifyReply } from 'fastify'", 'FastifyReply', 'beside a default import'],
+    [
+      "import type {\n  FastifyInstance,\n  FastifyRequest,\n} from 'fastify'",
+      'FastifyRequest',
+      'a statement over lines',
+    ],
+    ["import type { FastifyRequest as Incoming } from 'fastify'", 'FastifyRequest', 'a rename'],
+    ["type Incoming = import('fastify').FastifyRequest", 'FastifyRequest', 'an import type'],
+    ["import type * as F from 'fastify'\ntype Outgoing = F.FastifyReply", 'FastifyReply', 'a namespace member'],
+  ])('the HTTP-boundary rule catches %s (%s, %s)', (source, name) => {
+    const found = fastifyHttpTypes(`import { RegistryError } from '../core/errors.js'\n${source}\n`)
+    expect(found.map((entry) => entry.name)).toEqual([name])
+    expect(found[0]?.line).toBeGreaterThan(1)
+  })
+
+  it('the HTTP-boundary rule reads no comment or string, and allows the other Fastify types', () => {
+    const source = [
+      '/** The route hands over its FastifyRequest as it is. */',
+      '// not a FastifyReply',
+      "import type { FastifyInstance } from 'fastify'",
+      "const name = 'FastifyRequest'",
+    ].join('\n')
+    expect(fastifyHttpTypes(source)).toEqual([])
+  })
+
+  it('a service never imports a route (only route files and the feature lists do)', () => {
+    const offending = NON_ROUTES.flatMap((file) =>
+      specifiersOf(readFileSync(join(ROOT, file), 'utf8'), file)
+        .filter(({ specifier }) => specifier.endsWith('-routes.js'))
+        .map(({ specifier }) => `${file}: ${specifier}`),
+    )
+    expect(offending).toEqual([])
+    expect(NON_ROUTES.length).toBeGreaterThan(150)
+    // The feature lists must still be the files that import the routes (or the rule exempts nothing real).
+    for (const file of ROUTE_IMPORTERS) {
+      const specifiers = specifiersOf(readFileSync(join(ROOT, file), 'utf8'), file)
+      expect(specifiers.filter(({ specifier }) => specifier.endsWith('-routes.js')).length).toBeGreaterThan(10)
+    }
   })
 
   it('the console names the control plane and typebox only in type imports of the response schemas', () => {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
-import { installBackgroundWork } from './background-work.js'
+import { installBackgroundWork } from './background-work-hooks.js'
 import type { RegistryConfig } from './core/config.js'
 import type { RegistryDeps } from './core/deps.js'
 import { installCors } from './core/http/cors.js'
@@ -20,7 +20,7 @@ import { createRegistryContext, prepareRegistry } from './registry-context.js'
 import { DEFAULT_TENANT } from './tenancy/tenancy.js'
 import { contextLifecycleBody, contextPublishedBody, contextRetrievedBody } from './webhooks/webhook-event-bodies.js'
 
-export { IDEMPOTENCY_SWEEP_INTERVAL_MS } from './background-work.js'
+export { IDEMPOTENCY_SWEEP_INTERVAL_MS } from './background-work-hooks.js'
 
 /** The package version (`GET /healthz`, OpenAPI `info.version`). */
 export const REGISTRY_VERSION: string = (

@@ -7,8 +7,7 @@
 import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
 import type { ControlPlaneConfig } from '../core/config.js'
 import type { ControlPlaneDeps } from '../core/deps.js'
-import type { WebhookRouteDeps } from './webhooks-routes.js'
-import { createWebhookStore } from './webhook-store.js'
+import { createWebhookStore, type WebhookStore } from './webhook-store.js'
 import { isSealedWithCurrentKey } from '../core/secret-box.js'
 import {
   createWebhookDispatcher,
@@ -17,7 +16,18 @@ import {
   type WebhookDispatcher,
   type WebhookOutbox,
 } from './webhook-delivery.js'
-import { createSubscriptionCache, resealSubscriptionSecrets } from './webhook-subscriptions.js'
+import {
+  createSubscriptionCache,
+  resealSubscriptionSecrets,
+  type WebhookSubscriptionDeps,
+} from './webhook-subscriptions.js'
+
+/** What the webhook routes (webhooks/webhooks-routes.ts) call. */
+export interface WebhookRouteDeps extends WebhookSubscriptionDeps {
+  webhookStore: WebhookStore
+  /** Asks the dispatcher to look for due deliveries now. */
+  kickDelivery(): void
+}
 
 /** The webhook feature of one instance. */
 export interface WebhookFeature {

@@ -19,9 +19,9 @@ import {
   isUuid,
   listSubscriptions,
   updateSubscription,
-  type WebhookSubscriptionDeps,
 } from './webhook-subscriptions.js'
-import type { DeliveryRecord, WebhookStore } from './webhook-store.js'
+import type { WebhookRouteDeps } from './webhook-delivery-setup.js'
+import type { DeliveryRecord } from './webhook-store.js'
 import {
   CreatedWebhookSubscriptionShape,
   WebhookDeliveryListShape,
@@ -29,12 +29,6 @@ import {
   WebhookSubscriptionListShape,
   WebhookSubscriptionShape,
 } from '../response-schemas/webhooks.js'
-
-export interface WebhookRouteDeps extends WebhookSubscriptionDeps {
-  webhookStore: WebhookStore
-  /** Asks the dispatcher to look for due deliveries now. */
-  kickDelivery(): void
-}
 
 const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 64 })
 const CreateBody = Type.Object(

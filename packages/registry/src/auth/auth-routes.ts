@@ -15,19 +15,10 @@ import { RegistryErrorEnvelope, TOKEN_REVOKE_REASONS } from '@acdp/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ACDP_MEDIA_TYPE, RegistryError } from '../core/errors.js'
 import { isAcceptedJsonMediaType } from '../core/http/json-body.js'
-import { type AuthChallengeDeps, exchangeChallenge, issueChallenge, type TokenRequest } from './auth-challenge.js'
-import type { TokenSigningKeys } from './bearer-tokens.js'
-import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, readRevocationFeed, type RevocationFeedDeps } from './revocation-feed.js'
-import { type RevokeRequest, revokeToken, type TokenRevocationDeps } from './token-revocation.js'
-
-export interface AuthRoutesOptions {
-  challenge: AuthChallengeDeps
-  /** Absent on an embedding without a revocation store: revoke answers 501 (product spec behaviour 8). */
-  revocation: TokenRevocationDeps | undefined
-  keys: TokenSigningKeys
-  /** Our revocation feed (GET /auth/revocations); absent without a feed store: the route answers 501. */
-  feed: RevocationFeedDeps | undefined
-}
+import { exchangeChallenge, issueChallenge, type TokenRequest } from './auth-challenge.js'
+import type { AuthRoutesOptions } from './authentication.js'
+import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, readRevocationFeed } from './revocation-feed.js'
+import { type RevokeRequest, revokeToken } from './token-revocation.js'
 
 const DidString = { type: 'string', minLength: 1, maxLength: 4096 } as const
 const ChallengeBody = {

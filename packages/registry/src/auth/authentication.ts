@@ -3,24 +3,36 @@
  * use, what the /auth/* routes need, and what their route-auth kinds check (the request budgets, a revoke's
  * bearer). Built before the app: the route-auth hooks are installed from it.
  */
-import type { FastifyRequest } from 'fastify'
 import type { RegistryConfig } from '../core/config.js'
 import type { RegistryDeps } from '../core/deps.js'
 import { clientIpOf, createProxyMatcher } from '../core/http/client-ip.js'
+import type { RequestHead } from '../core/http/request-head.js'
 import type { RouteAuthOptions } from '../core/http/route-auth.js'
 import { registryDidOf } from '../core/registry-did.js'
 import { AuthRequestLimits } from '../rate-limit/auth-request-limits.js'
 import type { RateLimits } from '../rate-limit/rate-limits.js'
 import type { TenancyPolicy } from '../tenancy/tenancy.js'
-import type { AuthRoutesOptions } from './auth-routes.js'
+import type { AuthChallengeDeps } from './auth-challenge.js'
 import { authenticateBearer } from './bearer-auth.js'
-import { BearerTokens, loadTokenSigningKeys } from './bearer-tokens.js'
+import { BearerTokens, loadTokenSigningKeys, type TokenSigningKeys } from './bearer-tokens.js'
 import type { CallerIdentifier, CallerIdentity } from './read-access.js'
+import type { RevocationFeedDeps } from './revocation-feed.js'
+import type { TokenRevocationDeps } from './token-revocation.js'
+
+/** What the /auth/* routes (auth/auth-routes.ts) call. */
+export interface AuthRoutesOptions {
+  challenge: AuthChallengeDeps
+  /** Absent on an embedding without a revocation store: revoke answers 501 (product spec behaviour 8). */
+  revocation: TokenRevocationDeps | undefined
+  keys: TokenSigningKeys
+  /** Our revocation feed (GET /auth/revocations); absent without a feed store: the route answers 501. */
+  feed: RevocationFeedDeps | undefined
+}
 
 /** What `setUpAuthentication` builds. */
 export interface Authentication {
   /** The caller's DID, null without a bearer (RegistryDeps.authenticateReader). */
-  authenticateReader: (request: FastifyRequest) => Promise<string | null>
+  authenticateReader: (request: RequestHead) => Promise<string | null>
   /** The caller's DID and tenant claim, verified once per request. */
   identify: CallerIdentifier
   /** The /auth/* routes' dependencies. */
@@ -56,7 +68,7 @@ export async function setUpAuthentication(
   const isTrustedProxy = createProxyMatcher(config.rate_limit.trusted_proxies)
   const bearer = { tokens, store, issuer }
   // One verification per request, however many scopes of the request ask who is calling.
-  const verified = new WeakMap<FastifyRequest, Promise<CallerIdentity>>()
+  const verified = new WeakMap<RequestHead, Promise<CallerIdentity>>()
   const identify: CallerIdentifier = (request) => {
     let caller = verified.get(request)
     if (caller === undefined) {
@@ -68,7 +80,7 @@ export async function setUpAuthentication(
     }
     return caller
   }
-  const authenticateReader = async (request: FastifyRequest) => (await identify(request)).did
+  const authenticateReader = async (request: RequestHead) => (await identify(request)).did
   const routes: AuthRoutesOptions = {
     challenge: {
       store,
@@ -93,8 +105,8 @@ export async function setUpAuthentication(
   }
   // What the route-auth kinds of /auth/* check: the request budgets, and the bearer of a revoke.
   const routeAuth = {
-    admit: (request: FastifyRequest) => limits.admit(clientIpOf(request, isTrustedProxy), deps.clock().getTime()),
-    authenticate: (request: FastifyRequest) => authenticateBearer(bearer, request),
+    admit: (request: RequestHead) => limits.admit(clientIpOf(request, isTrustedProxy), deps.clock().getTime()),
+    authenticate: (request: RequestHead) => authenticateBearer(bearer, request),
   }
   return { authenticateReader, identify, routes, routeAuth }
 }

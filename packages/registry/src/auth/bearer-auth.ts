@@ -4,15 +4,15 @@
  * (403 not_authorized, never 401, never silently anonymous); a request without a bearer is anonymous, and
  * whether anonymous may proceed is each route's rule.
  */
-import type { FastifyRequest } from 'fastify'
 import { RegistryError } from '../core/errors.js'
+import type { RequestHead } from '../core/http/request-head.js'
 import type { AuthStore } from './auth-store.js'
 import type { BearerTokens, VerifiedToken } from './bearer-tokens.js'
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)[ ]*$/i
 
 /** The token text of a bearer `Authorization` header, or undefined when the header is absent or another scheme. */
-export function bearerTokenOf(request: FastifyRequest): string | undefined {
+export function bearerTokenOf(request: Pick<RequestHead, 'headers'>): string | undefined {
   const header = request.headers.authorization
   if (typeof header !== 'string' || !/^bearer /i.test(header)) return undefined
   const match = BEARER.exec(header)
@@ -32,7 +32,10 @@ export interface BearerAuthDeps {
  *
  * @throws RegistryError not_authorized for an invalid, expired or revoked token.
  */
-export async function authenticateBearer(deps: BearerAuthDeps, request: FastifyRequest): Promise<VerifiedToken | null> {
+export async function authenticateBearer(
+  deps: BearerAuthDeps,
+  request: Pick<RequestHead, 'headers'>,
+): Promise<VerifiedToken | null> {
   const token = bearerTokenOf(request)
   if (token === undefined) return null
   const verified = await deps.tokens.verify(token)

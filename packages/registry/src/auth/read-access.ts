@@ -4,8 +4,8 @@
  * read is refused with 403 before any lookup, so the answer never depends on whether the id exists), and the
  * tenant (tenancy/tenancy.ts).
  */
-import type { FastifyRequest } from 'fastify'
 import { RegistryError } from '../core/errors.js'
+import type { RequestHead } from '../core/http/request-head.js'
 import { type RouteAuth, routeAuthOf } from '../core/http/route-auth.js'
 import type { LifecycleCaller } from '../lifecycle/lifecycle.js'
 import type { Reader } from '../retrieval/retrieval.js'
@@ -21,7 +21,7 @@ export interface CallerIdentity {
  * Identifies the caller. Throws `RegistryError('not_authorized')` for a credential that is present but invalid.
  * Called at most once per request by the resolvers below.
  */
-export type CallerIdentifier = (request: FastifyRequest) => Promise<CallerIdentity>
+export type CallerIdentifier = (request: RequestHead) => Promise<CallerIdentity>
 
 /**
  * A publisher: the bearer's DID (null without one) and the tenant the write lands in, or the tenancy refusal
@@ -34,18 +34,18 @@ export interface Writer {
 
 export interface RequestScopes {
   /** A reader behind the anonymous-read gate (retrieval, lineages, search, proofs by ctx_id). */
-  reader(request: FastifyRequest): Promise<Reader>
+  reader(request: RequestHead): Promise<Reader>
   /** A reader without the gate: anonymous auditors still get leaf hashes, never leaf contents they may not see. */
-  auditor(request: FastifyRequest): Promise<Reader>
+  auditor(request: RequestHead): Promise<Reader>
   /**
    * A publish by `agentId` (the body's signer, verified before anything is stored). With `requireBearer`
    * (`auth.enabled`) the bearer's agent must be `agentId`, else 403 before anything is verified or stored.
    */
-  publisher(request: FastifyRequest, agentId: string): Promise<Writer>
+  publisher(request: RequestHead, agentId: string): Promise<Writer>
   /** A lifecycle event's caller (the event's actor is claimed; its signature is the authentication). */
-  lifecycleActor(request: FastifyRequest): Promise<LifecycleCaller>
+  lifecycleActor(request: RequestHead): Promise<LifecycleCaller>
   /** An admin caller (admin bearer already checked): X-Tenant-Id is honoured in every trust mode. */
-  adminTenant(request: FastifyRequest): string
+  adminTenant(request: RequestHead): string
 }
 
 export function createRequestScopes(options: {
@@ -55,7 +55,7 @@ export function createRequestScopes(options: {
   requireBearer: boolean
 }): RequestScopes {
   const { identify, tenancy } = options
-  const tenantOf = (request: FastifyRequest, caller: CallerIdentity, agentDid: string | null) =>
+  const tenantOf = (request: RequestHead, caller: CallerIdentity, agentDid: string | null) =>
     tenantOfRequest(tenancy, request, { claim: caller.tenantClaim, agentDid })
   return {
     async reader(request) {
@@ -106,7 +106,7 @@ export function createRequestScopes(options: {
  * core/http/route-auth.ts): a route that resolves a caller while declaring `public` is a wiring bug, refused
  * loudly rather than served.
  */
-function declared(request: FastifyRequest, kind: RouteAuth): void {
+function declared(request: RequestHead, kind: RouteAuth): void {
   const actual = routeAuthOf(request)
   if (actual !== kind) {
     throw new TypeError(`route ${request.routeOptions.url ?? ''} declares auth ${String(actual)}, not ${kind}`)

@@ -13,8 +13,9 @@ import {
   type ResolvedKey,
   type SigningKey,
 } from '@acdp/protocol'
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger } from 'fastify'
 import type { RegistryConfig } from './config.js'
+import type { RequestHead } from './http/request-head.js'
 import { createRegistryMetrics, type RegistryMetrics } from './metrics.js'
 import { createFederatedResolver } from '../federation/federated-resolver.js'
 import { RegistryEvents } from './registry-events.js'
@@ -33,9 +34,10 @@ export interface KeyResolver {
 
 /**
  * Establishes who is reading (RFC-ACDP-0008 §6.2). Resolves with the requester's DID, or null for an anonymous
- * request; throws `RegistryError('not_authorized')` for a credential that is present but invalid.
+ * request; throws `RegistryError('not_authorized')` for a credential that is present but invalid. `request` is
+ * the route's Fastify request itself, typed as the part a service may read.
  */
-export type ReaderAuthenticator = (request: FastifyRequest) => Promise<string | null>
+export type ReaderAuthenticator = (request: RequestHead) => Promise<string | null>
 
 /** A foreign context as served by its origin registry (RFC-ACDP-0006), fetched anonymously. */
 export interface ForeignContext {

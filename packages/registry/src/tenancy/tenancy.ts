@@ -14,10 +14,10 @@
  * an X-Tenant-Id differing from the claim or binding, and — with `auth.require_tenant` — a request that resolves
  * to no tenant. A trusted header that is malformed or asserts `default` is 400 schema_violation.
  */
-import type { FastifyRequest } from 'fastify'
 import { DEFAULT_TENANT, isTenantHeaderTrustExplicit, type RegistryConfig, TENANT_ID_PATTERN } from '../core/config.js'
 import { RegistryError } from '../core/errors.js'
 import { canonicalIp, createProxyMatcher } from '../core/http/client-ip.js'
+import type { RequestHead } from '../core/http/request-head.js'
 
 export { DEFAULT_TENANT } from '../core/config.js'
 
@@ -116,7 +116,7 @@ export function resolveTenant(policy: TenancyPolicy, signals: TenantSignals): st
 /** The tenant of `request` given its authenticated signals (reads X-Tenant-Id and the socket peer). */
 export function tenantOfRequest(
   policy: TenancyPolicy,
-  request: FastifyRequest,
+  request: Pick<RequestHead, 'headers' | 'socket'>,
   signals: Pick<TenantSignals, 'claim' | 'agentDid' | 'admin'>,
 ): string {
   return resolveTenant(policy, {

@@ -1,12 +1,11 @@
-import type { FastifyRequest } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { canonicalIp, clientIpOf, createProxyMatcher } from './client-ip.js'
+import type { RequestHead } from './request-head.js'
 
-const request = (peer: string, forwarded?: string) =>
-  ({
-    socket: { remoteAddress: peer },
-    headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded },
-  }) as unknown as FastifyRequest
+const request = (peer: string, forwarded?: string): Pick<RequestHead, 'headers' | 'socket'> => ({
+  socket: { remoteAddress: peer },
+  headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded },
+})
 
 describe('client IP for the per-IP limits', () => {
   const trusted = createProxyMatcher(['10.0.0.0/8', '192.0.2.7', 'fd00::/8'])

@@ -5,7 +5,7 @@
  * IPv4 form, so `127.0.0.1` entries match them.
  */
 import { BlockList, isIP } from 'node:net'
-import type { FastifyRequest } from 'fastify'
+import type { RequestHead } from './request-head.js'
 
 /** `::ffff:1.2.3.4` → `1.2.3.4`; anything else unchanged. */
 export function canonicalIp(address: string): string {
@@ -28,7 +28,10 @@ export function createProxyMatcher(entries: readonly string[]): (address: string
   }
 }
 
-export function clientIpOf(request: FastifyRequest, isTrustedProxy: (address: string) => boolean): string {
+export function clientIpOf(
+  request: Pick<RequestHead, 'headers' | 'socket'>,
+  isTrustedProxy: (address: string) => boolean,
+): string {
   const peer = canonicalIp(request.socket.remoteAddress ?? '')
   if (!isTrustedProxy(peer)) return peer
   const forwarded = request.headers['x-forwarded-for']

@@ -26,6 +26,7 @@ import type { RouteAuthKind } from '@acdp/service-kit'
 import type { VerifiedToken } from '../../auth/bearer-tokens.js'
 import { RegistryError } from '../errors.js'
 import { adminTokenDigests, isAdminBearer } from './admin-bearer.js'
+import type { RequestHead } from './request-head.js'
 
 /** How a route authenticates its callers (the list above). */
 export type RouteAuth =
@@ -82,9 +83,9 @@ export interface RouteAuthOptions {
   metricsBearerToken: string
   /** With `auth.enabled`: the /auth/* budgets (rejects with rate_limited) and the registry bearer check. */
   tokens?: {
-    admit: (request: FastifyRequest) => Promise<void>
+    admit: (request: RequestHead) => Promise<void>
     /** The verified bearer of the request, null without one; throws not_authorized for an invalid one. */
-    authenticate: (request: FastifyRequest) => Promise<VerifiedToken | null>
+    authenticate: (request: RequestHead) => Promise<VerifiedToken | null>
   }
 }
 
@@ -182,7 +183,7 @@ export function installRouteAuthentication(app: FastifyInstance, options: RouteA
 }
 
 /** The kind `request`'s route declared (auth/read-access.ts checks that a scope is asked for by the right kind). */
-export function routeAuthOf(request: FastifyRequest): RouteAuth | undefined {
+export function routeAuthOf(request: Pick<RequestHead, 'routeOptions'>): RouteAuth | undefined {
   // Every route's kind was checked to be one of the registry's at registration (the onRoute check).
   return request.routeOptions.config.auth as RouteAuth | undefined
 }
