@@ -825,4 +825,3 @@ export function decodeKey(text: string): Uint8Array | undefined {
   const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
   return bytes.length === 32 ? new Uint8Array(bytes) : undefined
 }
-

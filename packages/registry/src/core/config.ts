@@ -400,7 +400,9 @@ const layers = layeredConfig({
   prepare(merged) {
     const registry = merged.registry as Record<string, unknown>
     if (typeof registry.authority !== 'string' || registry.authority === '') {
-      throw new ConfigError('registry.authority is required (a bare lowercase DNS hostname, e.g. "registry.example.com")')
+      throw new ConfigError(
+        'registry.authority is required (a bare lowercase DNS hostname, e.g. "registry.example.com")',
+      )
     }
     fillRevocationFeedDefaults(merged)
   },

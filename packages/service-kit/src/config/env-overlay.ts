@@ -1,7 +1,7 @@
 /**
  * The environment layer of a layered configuration: one variable per key, named
- * `<prefix><SECTION>__<FIELD>[__<SUBFIELD>]` (any case; `__` between the parts of the key's path), read as the
- * type the schema gives that key.
+ * `<prefix><SECTION>__<FIELD>[__<SUBFIELD>]` (the prefix exactly, the rest in any case; `__` between the parts of
+ * the key's path), read as the type the schema gives that key.
  *
  * - boolean: `true`, `1`, `yes` or `false`, `0`, `no`, any case;
  * - integer and number: what `Number` reads from the trimmed text (an integer key refuses a fraction);
