@@ -35,12 +35,21 @@ export {
   type EnvKind,
   type EnvParse,
   type EnvProblem,
-  EnvRefusal,
   type EnvSource,
   type EnvVariableDescription,
   loadEnv,
   parseEnv,
 } from './config/env-schema.js'
+export { ConfigError } from './config/config-error.js'
+export { deepFreeze } from './config/deep-freeze.js'
+export type { EnvOverlayOptions } from './config/env-overlay.js'
+export {
+  type ConfigFileFormat,
+  type LayeredConfig,
+  layeredConfig,
+  type LayeredConfigDefinition,
+  type LayeredConfigSources,
+} from './config/layered-config.js'
 export type { RouteAuthKind, RouteAuthKinds } from './http/route-auth-kinds.js'
 export { type Ed25519SigningKey, loadEd25519SigningKey, tokenHeader } from './tokens/ed25519-signing-key.js'
 export { challengeSigningInput } from './tokens/challenge-signing-input.js'

@@ -12,7 +12,7 @@
  */
 import { createPrivateKey } from 'node:crypto'
 import { isIP } from 'node:net'
-import { parseEnv } from '@acdp/service-kit'
+import { ConfigError, deepFreeze, parseEnv } from '@acdp/service-kit'
 import { readTokenConfig, type TokenConfig } from '../auth/token-settings.js'
 import { CONTROL_PLANE_VARIABLES, type ControlPlaneVariables } from './config-variables.js'
 import { type PolicyConfig, readPolicyConfig } from '../policy/policy-settings.js'
@@ -312,15 +312,7 @@ export interface TelemetryConfig {
 }
 
 /** Thrown by {@link loadConfig}; `problems` holds one line per refused variable. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError'
-  readonly problems: readonly string[]
-
-  constructor(problems: string[]) {
-    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`)
-    this.problems = problems
-  }
-}
+export { ConfigError }
 
 /** The environment shape loadConfig reads (process.env or a test's object). */
 export type Environment = Readonly<Record<string, string | undefined>>
@@ -832,13 +824,4 @@ export function decodeKey(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) return undefined
   const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
   return bytes.length === 32 ? new Uint8Array(bytes) : undefined
-}
-
-function deepFreeze<T>(value: T): T {
-  // Typed arrays (the witness key seed) cannot be frozen; nothing hands them out for writing.
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
-    for (const member of Object.values(value)) deepFreeze(member)
-    Object.freeze(value)
-  }
-  return value
 }

@@ -6,11 +6,11 @@
  * docs/registry/configuration.md lists every key, its default, its environment name and each refusal.
  */
 import { createPrivateKey } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
+import { ConfigError, layeredConfig } from '@acdp/service-kit'
 import { parse as parseToml } from 'smol-toml'
-import { type Static, type TSchema, Type } from 'typebox'
-import { Compile } from 'typebox/compile'
+import { type Static, Type } from 'typebox'
 import { corsOriginProblem } from './http/cors.js'
 import { pinnedKeyProblem } from '../auth/pinned-keys.js'
 
@@ -384,18 +384,29 @@ export const DEFAULT_CONFIG: Omit<RegistryConfig, 'registry'> & {
   search: { cursor_secret_b64: '', cursor_ttl_seconds: 3600 },
 }
 
-/** A configuration the registry refuses to start with. `message` is one line naming the key and the fix. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError'
-}
+/** A configuration the registry refuses to start with: `message` is one line naming the key and the fix. */
+export { ConfigError }
 
 const ENV_PREFIX = 'ACDP_REGISTRY_'
 /** Read by `loadConfig`; names the TOML file. Not a config key. */
 export const CONFIG_PATH_ENV = 'ACDP_REGISTRY_CONFIG'
-/** Lists that also accept comma-separated environment values (everything else takes JSON arrays). */
-const COMMA_LISTS = new Set(['auth.did_methods', 'registry.profiles'])
 
-const validator = Compile(RegistryConfigSchema)
+const layers = layeredConfig({
+  schema: RegistryConfigSchema,
+  defaults: DEFAULT_CONFIG,
+  file: { name: 'TOML', parse: parseToml },
+  // Two lists also take comma-separated environment values; every other list takes a JSON array.
+  env: { prefix: ENV_PREFIX, ignore: [CONFIG_PATH_ENV], commaLists: ['auth.did_methods', 'registry.profiles'] },
+  prepare(merged) {
+    const registry = merged.registry as Record<string, unknown>
+    if (typeof registry.authority !== 'string' || registry.authority === '') {
+      throw new ConfigError(
+        'registry.authority is required (a bare lowercase DNS hostname, e.g. "registry.example.com")',
+      )
+    }
+    fillRevocationFeedDefaults(merged)
+  },
+})
 
 /**
  * Loads the configuration: defaults < TOML file (`options.path`, else `ACDP_REGISTRY_CONFIG`, else none) <
@@ -404,22 +415,7 @@ const validator = Compile(RegistryConfigSchema)
 export function loadConfig(options: { path?: string; env?: NodeJS.ProcessEnv } = {}): RegistryConfig {
   const env = options.env ?? process.env
   const path = options.path ?? nonEmpty(env[CONFIG_PATH_ENV])
-  let file: Record<string, unknown> = {}
-  if (path !== undefined) {
-    let text: string
-    try {
-      text = readFileSync(path, 'utf8')
-    } catch (cause) {
-      throw new ConfigError(`config file ${path}: cannot be read (${(cause as NodeJS.ErrnoException).code ?? 'error'})`)
-    }
-    try {
-      file = parseToml(text) as Record<string, unknown>
-    } catch (cause) {
-      throw new ConfigError(`config file ${path}: invalid TOML (${firstLine(cause)})`)
-    }
-  }
-  const overlay = readEnvironment(env)
-  return resolveConfig(deepMerge(file, overlay) as RegistryConfigInput, { nodeEnv: env.NODE_ENV })
+  return resolveConfig(layers.read({ path, env }) as RegistryConfigInput, { nodeEnv: env.NODE_ENV })
 }
 
 /**
@@ -427,23 +423,11 @@ export function loadConfig(options: { path?: string; env?: NodeJS.ProcessEnv } =
  * embedders (the CLI, tests) call instead of `loadConfig`.
  */
 export function resolveConfig(input: RegistryConfigInput, options: { nodeEnv?: string } = {}): RegistryConfig {
-  const merged = deepMerge(structuredClone(DEFAULT_CONFIG) as Record<string, unknown>, input as Record<string, unknown>)
-  const registry = merged.registry as Record<string, unknown>
-  if (typeof registry.authority !== 'string' || registry.authority === '') {
-    throw new ConfigError('registry.authority is required (a bare lowercase DNS hostname, e.g. "registry.example.com")')
-  }
-  fillRevocationFeedDefaults(merged)
-  if (!validator.Check(merged)) {
-    const [first] = validator.Errors(merged)
-    throw new ConfigError(describeSchemaError(first, merged))
-  }
-  const config = merged as RegistryConfig
-  if (typeof config.registry.base_url === 'string') {
+  return layers.resolve(input, (config) => {
     config.registry.base_url = config.registry.base_url.replaceAll('{authority}', config.registry.authority)
-  }
-  refuseUnsafe(config, options.nodeEnv)
-  if (input.auth?.tenant_header_trust !== undefined) tenantHeaderTrustWritten.add(config)
-  return deepFreeze(config)
+    refuseUnsafe(config, options.nodeEnv)
+    if (input.auth?.tenant_header_trust !== undefined) tenantHeaderTrustWritten.add(config)
+  })
 }
 
 /** `[[auth.revocation_feeds]]` entries without `poll_seconds` poll every 300 s: a peer's revocation
@@ -451,6 +435,8 @@ export function resolveConfig(input: RegistryConfigInput, options: { nodeEnv?: s
 const DEFAULT_FEED_POLL_SECONDS = 300
 
 function fillRevocationFeedDefaults(merged: Record<string, unknown>): void {
+  const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
   const auth = merged.auth as Record<string, unknown> | undefined
   if (!isPlainObject(auth) || !Array.isArray(auth.revocation_feeds)) return
   auth.revocation_feeds = auth.revocation_feeds.map((feed: unknown) =>
@@ -871,133 +857,6 @@ function isLoopback(bind: string): boolean {
   return bind === 'localhost' || bind === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bind)
 }
 
-/** Environment overlay: `ACDP_REGISTRY_<SECTION>__<FIELD>[__<SUBFIELD>]`, typed by the schema at that path. */
-function readEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [name, raw] of Object.entries(env)) {
-    if (!name.startsWith(ENV_PREFIX) || name === CONFIG_PATH_ENV) continue
-    // An empty variable counts as absent (compose files often pass empty values through).
-    if (raw === undefined || raw === '') continue
-    const path = name.slice(ENV_PREFIX.length).toLowerCase().split('__')
-    let schema = schemaAt(path)
-    let asJson = false
-    if (schema === undefined && path.at(-1)?.endsWith('_json')) {
-      path[path.length - 1] = (path.at(-1) as string).slice(0, -'_json'.length)
-      schema = schemaAt(path)
-      asJson = true
-    }
-    if (schema === undefined || path.some((p) => p === '')) {
-      throw new ConfigError(`${name}: no such configuration key`)
-    }
-    const key = path.join('.')
-    setPath(out, path, coerceEnv(name, key, raw, schema, asJson))
-  }
-  return out
-}
-
-function schemaAt(path: string[]): TSchema | undefined {
-  let node: TSchema | undefined = RegistryConfigSchema
-  for (const part of path) {
-    const properties: Record<string, TSchema> | undefined = (
-      node as { properties?: Record<string, TSchema> } | undefined
-    )?.properties
-    if (!properties || !Object.hasOwn(properties, part)) return undefined
-    node = properties[part]
-  }
-  return node
-}
-
-function coerceEnv(name: string, key: string, raw: string, schema: TSchema, asJson: boolean): unknown {
-  const type = (schema as { type?: string }).type
-  const bad = (what: string) => new ConfigError(`${name}: expected ${what} for ${key}, got "${raw}"`)
-  if (type === 'boolean') {
-    if (/^(true|1|yes)$/i.test(raw)) return true
-    if (/^(false|0|no)$/i.test(raw)) return false
-    throw bad('true or false')
-  }
-  if (type === 'integer' || type === 'number') {
-    const n = Number(raw.trim())
-    if (raw.trim() === '' || !Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n))) throw bad(type)
-    return n
-  }
-  if (type === 'array') {
-    const trimmed = raw.trim()
-    if (asJson || trimmed.startsWith('[')) {
-      try {
-        const parsed: unknown = JSON.parse(trimmed)
-        if (Array.isArray(parsed)) return parsed
-      } catch {
-        // reported below
-      }
-      throw bad('a JSON array')
-    }
-    if (COMMA_LISTS.has(key)) {
-      return trimmed
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== '')
-    }
-    throw bad('a JSON array')
-  }
-  if (type === 'object') throw new ConfigError(`${name}: ${key} is a section; set its fields individually`)
-  return raw
-}
-
-function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
-  let node = target
-  for (const part of path.slice(0, -1)) {
-    if (typeof node[part] !== 'object' || node[part] === null) node[part] = {}
-    node = node[part] as Record<string, unknown>
-  }
-  node[path.at(-1) as string] = value
-}
-
-/** Objects merge key by key; arrays and scalars from `over` replace. Returns `base`, mutated. */
-function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  for (const [key, value] of Object.entries(over)) {
-    if (value === undefined) continue
-    const current = base[key]
-    if (isPlainObject(value) && isPlainObject(current)) base[key] = deepMerge(current, value)
-    else base[key] = isPlainObject(value) ? deepMerge({}, value) : value
-  }
-  return base
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
-}
-
-function describeSchemaError(
-  error: { keyword?: string; instancePath: string; message: string; params?: Record<string, unknown> } | undefined,
-  value: unknown,
-): string {
-  if (!error) return 'configuration is invalid'
-  const key = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
-  // A closed object reports an unknown member as the `false` schema at the member's own path.
-  if (error.keyword === 'boolean') return `${key}: no such configuration key`
-  const extra = error.params?.additionalProperties
-  if (Array.isArray(extra) && extra.length > 0) {
-    const where = key === '' ? '' : `${key}.`
-    return `${where}${String(extra[0])}: no such configuration key`
-  }
-  const shown = key === '' ? 'configuration' : key
-  let actual: unknown = value
-  for (const part of key.split('.').filter((p) => p !== '')) actual = (actual as Record<string, unknown>)?.[part]
-  return `${shown}: ${error.message}${actual === undefined || typeof actual === 'object' ? '' : ` (got ${JSON.stringify(actual)})`}`
-}
-
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value
-}
-
-function firstLine(error: unknown): string {
-  return String((error as Error)?.message ?? error).split('\n')[0] ?? 'parse error'
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import { describeEnv, Env, EnvRefusal, loadEnv, parseEnv } from './env-schema.js'
+import { ConfigError } from './config-error.js'
+import { describeEnv, Env, loadEnv, parseEnv } from './env-schema.js'
 
 const SCHEMA = Type.Object({
   HOST: Env.string({ description: 'listen address', default: '0.0.0.0' }),
@@ -198,12 +199,12 @@ describe('loadEnv', () => {
     } catch (error) {
       caught = error
     }
-    expect(caught).toBeInstanceOf(EnvRefusal)
-    expect((caught as EnvRefusal).problems).toEqual([
+    expect(caught).toBeInstanceOf(ConfigError)
+    expect((caught as ConfigError).problems).toEqual([
       'PORT must be an integer, got "x"',
       'ALG must be HS256 or EdDSA, got "none"',
     ])
-    expect((caught as EnvRefusal).message).toBe(
+    expect((caught as ConfigError).message).toBe(
       'invalid configuration:\n  - PORT must be an integer, got "x"\n  - ALG must be HS256 or EdDSA, got "none"',
     )
   })

@@ -13,6 +13,8 @@
  */
 import { type Static, type TArray, type TBoolean, type TEnum, type TInteger, type TNumber, type TObject } from 'typebox'
 import { type TOptional, type TProperties, type TSchema, type TString, Type } from 'typebox'
+import { ConfigError } from './config-error.js'
+import { listEntries } from './list-entries.js'
 
 /** The annotation key that marks a schema as an environment variable of one kind. */
 const KIND = 'x-env-kind'
@@ -149,17 +151,6 @@ export interface EnvParse<T> {
 /** The environment object read: `process.env` or a test's own. */
 export type EnvSource = Readonly<Record<string, string | undefined>>
 
-/** Thrown by {@link loadEnv}: `problems` holds one line per refused variable. */
-export class EnvRefusal extends Error {
-  override readonly name = 'EnvRefusal'
-  readonly problems: readonly string[]
-
-  constructor(problems: readonly string[]) {
-    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`)
-    this.problems = problems
-  }
-}
-
 /** A variable's documentation: what a configuration page lists for it. */
 export interface EnvVariableDescription {
   readonly name: string
@@ -194,10 +185,10 @@ export function parseEnv<S extends TObject<TProperties>>(schema: S, env: EnvSour
   return { values: values as Static<S>, problems, given }
 }
 
-/** Reads `env` against `schema` and returns the values, or throws one {@link EnvRefusal} naming every bad variable. */
+/** Reads `env` against `schema` and returns the values, or throws one {@link ConfigError} listing every bad variable. */
 export function loadEnv<S extends TObject<TProperties>>(schema: S, env: EnvSource): Static<S> {
   const { values, problems } = parseEnv(schema, env)
-  if (problems.length > 0) throw new EnvRefusal(problems.map((p) => p.message))
+  if (problems.length > 0) throw new ConfigError(problems.map((p) => p.message))
   return values
 }
 
@@ -292,10 +283,7 @@ function readValue(name: string, kind: EnvKind, raw: string, variable: TSchema):
       return inBounds(name, value, v, secret, ` ${unit}`)
     }
     case 'list': {
-      const entries = raw
-        .split(v['x-env-separator'] as string)
-        .map((entry) => entry.trim())
-        .filter((entry) => entry.length > 0)
+      const entries = listEntries(raw, v['x-env-separator'] as string)
       if (v['x-env-unique'] === true && new Set(entries).size !== entries.length) {
         // The entries once each stand in: the server's own checks then judge what was meant, not an empty list.
         return new Refused(`${name} lists the same entry twice`, [...new Set(entries)])
