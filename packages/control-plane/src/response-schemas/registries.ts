@@ -97,3 +97,6 @@ export type RegistryDidDocument = Static<typeof RegistryDidDocumentShape>
 export type LogEvidence = Static<typeof LogEvidenceShape>
 /** GET /registries/:authority/health. */
 export type RegistryHealth = Static<typeof RegistryHealthShape>
+
+/** An enrollment on the wire: never the secret, only whether one is set. */
+export type EnrollmentView = Static<typeof EnrollmentShape>

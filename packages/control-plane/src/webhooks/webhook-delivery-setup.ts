@@ -6,7 +6,7 @@
  */
 import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
 import type { ControlPlaneConfig } from '../core/config.js'
-import type { ControlPlaneDeps } from '../core/deps.js'
+import type { ControlPlaneDeps, WebhookOutbox } from '../core/deps.js'
 import type { WebhookRouteDeps } from './webhooks-routes.js'
 import { createWebhookStore } from './webhook-store.js'
 import { isSealedWithCurrentKey } from '../core/secret-box.js'
@@ -14,18 +14,17 @@ import {
   createWebhookDispatcher,
   createWebhookOutbox,
   type WebhookDeliverySettings,
-  type WebhookDispatcher,
-  type WebhookOutbox,
+  type OutboxWebhookSender,
 } from './webhook-delivery.js'
 import { createSubscriptionCache, resealSubscriptionSecrets } from './webhook-subscriptions.js'
 
 /** The webhook feature of one instance. */
 export interface WebhookFeature {
   /** The ingest's in-transaction hook. */
-  outbox: WebhookOutbox
+  outbox: Required<WebhookOutbox>
   /** Dependencies of webhooks/webhooks-routes.ts. */
   routeDeps: WebhookRouteDeps
-  dispatcher: WebhookDispatcher
+  dispatcher: OutboxWebhookSender
   /** Starts delivering (and re-seals subscription secrets after a key rotation, in the background). */
   start(): void
   /** Stops the dispatcher, waits for in-flight attempts, releases the outbound client. Idempotent. */
