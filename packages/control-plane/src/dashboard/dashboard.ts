@@ -12,7 +12,7 @@
 import type { ControlPlaneDeps } from '../core/deps.js'
 import type { DashboardOverview, DashboardWindow } from '../response-schemas/dashboard.js'
 import { ROLLUP_BUCKET_MS } from '../ingest/ingest.js'
-import { type RunView, toRunView } from '../runs/runs.js'
+import { toRunView } from '../runs/runs.js'
 
 /** Window name → length in ms. */
 export const DASHBOARD_WINDOWS = {

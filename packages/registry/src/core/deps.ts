@@ -11,7 +11,6 @@ import {
   type KeyResolver,
   MAX_DID_DOCUMENT_BYTES,
   type OutboundClient,
-  type ResolvedKey,
   type SigningKey,
 } from '@acdp/protocol'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
