@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { LineageNode } from './api/types.js'
+import type { RunLineageNode } from './api/types.js'
 import {
   HEADING_FONT_PX,
   layoutLineage,
@@ -12,7 +12,7 @@ import {
 import { textWidth } from './text-width.js'
 import { VERDICT_SYMBOL } from './verify/node-verdict.js'
 
-const node = (ctxId: string, step: number, lineage: Partial<LineageNode> = {}): LineageNode => ({
+const node = (ctxId: string, step: number, lineage: Partial<RunLineageNode> = {}): RunLineageNode => ({
   ctxId,
   step,
   agentId: 'did:key:z6Mk',
@@ -143,7 +143,10 @@ describe('nodeHeading', () => {
       expect(heading.text.endsWith(' · v12 (retracted)')).toBe(true)
     }
     // A status too long for any type still ends before the mark, cut at the end.
-    const odd = nodeHeading(node('odd', 0, { contextType: 'x', status: 'W'.repeat(40) as LineageNode['status'] }), '✗')
+    const odd = nodeHeading(
+      node('odd', 0, { contextType: 'x', status: 'W'.repeat(40) as RunLineageNode['status'] }),
+      '✗',
+    )
     expect(end(odd)).toBeLessThan(verdictMarkLeft('✗'))
     expect(odd.text.endsWith('…')).toBe(true)
     expect(nodeHeading(node('short', 0, { version: 2 }), '✓').text).toBe('analysis · v2')

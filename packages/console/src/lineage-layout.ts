@@ -6,7 +6,7 @@
  * breaks cycles itself, and self-edges are dropped.
  */
 import { Graph, layout } from '@dagrejs/dagre'
-import type { Lineage, LineageNode } from './api/types.js'
+import type { RunLineage, RunLineageNode } from './api/types.js'
 import { textWidth, truncateToWidth } from './text-width.js'
 
 export const NODE_WIDTH = 220
@@ -28,7 +28,7 @@ export interface PlacedNode {
   x: number
   y: number
   /** null for an external parent (not published in this run). */
-  node: LineageNode | null
+  node: RunLineageNode | null
 }
 
 export interface PlacedEdge {
@@ -64,7 +64,7 @@ export function verdictMarkLeft(mark: string): number {
  * keeps its version and status and shortens the type with an ellipsis; only when even those do not fit is the
  * whole heading cut at the end.
  */
-export function nodeHeading(node: LineageNode | null, mark?: string): NodeHeading {
+export function nodeHeading(node: RunLineageNode | null, mark?: string): NodeHeading {
   const right = mark === undefined ? NODE_WIDTH - NODE_PADDING : verdictMarkLeft(mark) - MARK_GAP
   const maxWidth = right - NODE_PADDING
   const fit = (text: string) => ({ text, x: NODE_PADDING, maxWidth })
@@ -83,8 +83,8 @@ export function nodeHeading(node: LineageNode | null, mark?: string): NodeHeadin
 }
 
 /** Consecutive versions of each lineage among the run's nodes, older → newer. */
-export function supersessionEdges(nodes: readonly LineageNode[]): Array<{ from: string; to: string }> {
-  const byLineage = new Map<string, LineageNode[]>()
+export function supersessionEdges(nodes: readonly RunLineageNode[]): Array<{ from: string; to: string }> {
+  const byLineage = new Map<string, RunLineageNode[]>()
   for (const node of nodes) {
     if (node.lineageId === null || node.version === null) continue
     byLineage.set(node.lineageId, [...(byLineage.get(node.lineageId) ?? []), node])
@@ -97,7 +97,7 @@ export function supersessionEdges(nodes: readonly LineageNode[]): Array<{ from: 
   return edges
 }
 
-export function layoutLineage(lineage: Pick<Lineage, 'nodes' | 'edges'>): LineageLayout {
+export function layoutLineage(lineage: Pick<RunLineage, 'nodes' | 'edges'>): LineageLayout {
   const known = new Map(lineage.nodes.map((node) => [node.ctxId, node]))
   const order = [...lineage.nodes].sort((a, b) => a.step - b.step || a.ctxId.localeCompare(b.ctxId))
   const external = [...new Set(lineage.edges.map((e) => e.from).filter((id) => !known.has(id)))].sort()
@@ -119,7 +119,7 @@ export function layoutLineage(lineage: Pick<Lineage, 'nodes' | 'edges'>): Lineag
   for (const edge of wanted) graph.setEdge(edge.from, edge.to, {}, edge.kind)
   layout(graph)
 
-  const place = (ctxId: string, node: LineageNode | null): PlacedNode => {
+  const place = (ctxId: string, node: RunLineageNode | null): PlacedNode => {
     const centre = graph.node(ctxId)
     return { ctxId, node, x: (centre.x ?? 0) - NODE_WIDTH / 2, y: (centre.y ?? 0) - NODE_HEIGHT / 2 }
   }

@@ -1,7 +1,7 @@
 /** Subscribes a component to a control-plane SSE stream while it is mounted (and `enabled`). */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { openEventStream, type StreamState } from './api/event-stream.js'
-import type { SseFrame } from './api/sse-parser.js'
+import type { SseMessage } from './api/sse-parser.js'
 import { useConsole } from './use-api.js'
 
 export interface StreamStatus {
@@ -13,7 +13,7 @@ export interface StreamStatus {
 
 export function useEventStream(
   path: string,
-  onEvent: (frame: SseFrame) => void,
+  onEvent: (frame: SseMessage) => void,
   options: { enabled?: boolean; lastEventId?: string } = {},
 ): StreamStatus {
   const { client } = useConsole()

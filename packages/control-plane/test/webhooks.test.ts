@@ -35,7 +35,7 @@ import {
   createWebhookOutbox,
   parseRetryAfterMs,
   type WebhookDeliverySettings,
-  type WebhookDispatcher,
+  type OutboxWebhookSender,
 } from '../src/webhooks/webhook-delivery.js'
 import {
   createSubscription,
@@ -142,7 +142,7 @@ interface Harness {
    * nothing), then publishes it: as the ingest does.
    */
   ingest(tenantId: string, overrides?: Partial<NewEvent>): Promise<StoredEvent>
-  dispatcher(settings?: Partial<WebhookDeliverySettings>, client?: OutboundClient): WebhookDispatcher
+  dispatcher(settings?: Partial<WebhookDeliverySettings>, client?: OutboundClient): OutboxWebhookSender
   counter(status: string): Promise<number>
 }
 
@@ -165,7 +165,7 @@ async function openHarness(
     checkUrl: (url) => loopbackClient().checkUrl(url),
     bus,
   }
-  const dispatchers: WebhookDispatcher[] = []
+  const dispatchers: OutboxWebhookSender[] = []
   cleanups.push(async () => {
     for (const d of dispatchers) await d.close()
     cache.close()

@@ -9,7 +9,7 @@ import { type Command, parseCommandArgs } from '../command.js'
 import { EXIT, usageError } from '../exit-codes.js'
 import {
   dropPreviousEnrollmentSecret,
-  type EnrollmentRecord,
+  type EnrollmentView,
   rotateEnrollmentSecret,
 } from '../http/control-plane-client.js'
 import { controlPlaneOf, resolveStackTarget } from '../stack-target.js'
@@ -92,7 +92,7 @@ ${TARGET_HELP}`,
       return EXIT.ok
     }
     if (enrollOnly.length > 0) throw usageError(`--${enrollOnly[0]} is only for enroll`)
-    let enrollment: EnrollmentRecord
+    let enrollment: EnrollmentView
     if (sub === 'rotate-secret') {
       if (values['secret-file'] === undefined) throw usageError('rotate-secret needs --secret-file FILE')
       const validFor = parseIntegerFlag('valid-for', values['valid-for'], 1, MAX_VALID_FOR_SECONDS)

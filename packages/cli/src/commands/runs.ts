@@ -3,7 +3,7 @@
  */
 import { type Command, parseCommandArgs } from '../command.js'
 import { EXIT, usageError } from '../exit-codes.js'
-import { listRuns, type RunRecord } from '../http/control-plane-client.js'
+import { listRuns, type RunView } from '../http/control-plane-client.js'
 import { renderTable } from '../render/text-table.js'
 import { controlPlaneOf, resolveStackTarget } from '../stack-target.js'
 import { checkBaseUrl, JSON_OPTION, parseIntegerFlag, TARGET_HELP, TARGET_OPTIONS } from './shared-options.js'
@@ -63,14 +63,14 @@ ${TARGET_HELP}`,
 }
 
 /** The human table of runs. */
-export function renderRunTable(runs: readonly RunRecord[]): string {
+export function renderRunTable(runs: readonly RunView[]): string {
   return renderTable(
     [
-      { header: 'run_id', cell: (run: RunRecord) => String(run.runId) },
-      { header: 'scenario', cell: (run: RunRecord) => String(run.scenarioId ?? '') },
-      { header: 'status', cell: (run: RunRecord) => String(run.status) },
-      { header: 'contexts', cell: (run: RunRecord) => String(run.contextsCount ?? ''), alignRight: true },
-      { header: 'started', cell: (run: RunRecord) => String(run.startedAt ?? '') },
+      { header: 'run_id', cell: (run: RunView) => String(run.runId) },
+      { header: 'scenario', cell: (run: RunView) => String(run.scenarioId ?? '') },
+      { header: 'status', cell: (run: RunView) => String(run.status) },
+      { header: 'contexts', cell: (run: RunView) => String(run.contextsCount ?? ''), alignRight: true },
+      { header: 'started', cell: (run: RunView) => String(run.startedAt ?? '') },
     ],
     runs,
   )

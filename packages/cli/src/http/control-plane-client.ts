@@ -4,28 +4,10 @@
  */
 import { signTimestampedWebhook, signWebhookBody, signWebhookV2, WEBHOOK_HEADERS } from '@acdp/protocol'
 import type { CliIo } from '../command.js'
+import type { EnrollmentView, RunDetail, RunPage, RunView } from '@acdp/control-plane/response-schemas'
 import type { LineageGraph } from '../render/lineage-text.js'
 import { CliError } from '../exit-codes.js'
 import { type JsonResponse, requestJson, serverError, unreachableError } from './http-json.js'
-
-/** A run as GET /runs and GET /runs/:runId return it (fields beyond the spec's are passed through). */
-export interface RunRecord {
-  runId: string
-  scenarioId?: string
-  status: string
-  startedAt?: string | null
-  completedAt?: string | null
-  contextsCount?: number
-  [member: string]: unknown
-}
-
-/** GET /runs page. */
-export interface RunPage {
-  data: RunRecord[]
-  total: number
-  limit: number
-  offset: number
-}
 
 /** Where the control plane is and how to authenticate to it. */
 export interface ControlPlaneTarget {
@@ -53,8 +35,8 @@ export async function getRun(
   io: Pick<CliIo, 'fetch' | 'signal'>,
   target: ControlPlaneTarget,
   runId: string,
-): Promise<RunRecord> {
-  return (await callControlPlane(io, target, `/runs/${encodeURIComponent(runId)}`)).body as RunRecord
+): Promise<RunDetail> {
+  return (await callControlPlane(io, target, `/runs/${encodeURIComponent(runId)}`)).body as RunDetail
 }
 
 /** GET /runs/:runId/lineage (an unknown run yields an empty graph, as the control plane answers). */
@@ -167,8 +149,8 @@ async function postSigned(
   })
 }
 
-/** What POST /registries/enroll takes (the control plane's EnrollBody). */
-export interface EnrollRequest {
+/** The members of a POST /registries/enroll body the CLI sends (the control plane's EnrollBody takes more). */
+export interface EnrollRegistryBody {
   authority: string
   baseUrl?: string | null
   registryDid?: string | null
@@ -180,10 +162,10 @@ export interface EnrollRequest {
 export async function enrollRegistry(
   io: Pick<CliIo, 'fetch' | 'signal'>,
   target: ControlPlaneTarget,
-  request: EnrollRequest,
-): Promise<EnrollmentRecord> {
+  request: EnrollRegistryBody,
+): Promise<EnrollmentView> {
   return (await callControlPlane(io, target, '/registries/enroll', { method: 'POST', json: request }))
-    .body as EnrollmentRecord
+    .body as EnrollmentView
 }
 
 /**
@@ -254,15 +236,6 @@ function authHeaders(target: ControlPlaneTarget): Record<string, string> {
   }
 }
 
-/** An enrollment as the control plane returns it (never a secret). */
-export interface EnrollmentRecord {
-  authority: string
-  tenantId: string
-  hasWebhookSecret: boolean
-  previousWebhookSecretExpiresAt: string | null
-  [member: string]: unknown
-}
-
 /**
  * POST /registries/:authority/webhook-secret/rotate (admin key): `webhookSecret` becomes current, the replaced
  * secret stays accepted for `previousValidForSeconds` (the control plane's default when omitted).
@@ -272,13 +245,13 @@ export async function rotateEnrollmentSecret(
   target: ControlPlaneTarget,
   authority: string,
   request: { webhookSecret: string; previousValidForSeconds?: number },
-): Promise<EnrollmentRecord> {
+): Promise<EnrollmentView> {
   return (
     await callControlPlane(io, target, `/registries/${encodeURIComponent(authority)}/webhook-secret/rotate`, {
       method: 'POST',
       json: request,
     })
-  ).body as EnrollmentRecord
+  ).body as EnrollmentView
 }
 
 /** DELETE /registries/:authority/webhook-secret/previous (admin key): the previous secret is refused from now on. */
@@ -286,10 +259,13 @@ export async function dropPreviousEnrollmentSecret(
   io: Pick<CliIo, 'fetch' | 'signal'>,
   target: ControlPlaneTarget,
   authority: string,
-): Promise<EnrollmentRecord> {
+): Promise<EnrollmentView> {
   return (
     await callControlPlane(io, target, `/registries/${encodeURIComponent(authority)}/webhook-secret/previous`, {
       method: 'DELETE',
     })
-  ).body as EnrollmentRecord
+  ).body as EnrollmentView
 }
+
+// The CLI reads the control plane's wire shapes as its response schemas declare them (type-only: no server code).
+export type { EnrollmentView, RunPage, RunView }

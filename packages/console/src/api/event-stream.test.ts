@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiClient } from './client.js'
 import { openEventStream, type StreamState } from './event-stream.js'
-import type { SseFrame } from './sse-parser.js'
+import type { SseMessage } from './sse-parser.js'
 
 function streamOf(text: string): Response {
   const body = new ReadableStream<Uint8Array>({
@@ -32,7 +32,7 @@ describe('openEventStream', () => {
       if (next === undefined) return new Promise<Response>(() => {})
       return next
     })
-    const frames: SseFrame[] = []
+    const frames: SseMessage[] = []
     const states: Array<[StreamState, number]> = []
     const stop = openEventStream({
       client: new ApiClient('key-0123456789'),

@@ -6,7 +6,7 @@
  * here; only event frames reach `onEvent`.
  */
 import type { ApiClient } from './client.js'
-import { type SseFrame, SseParser } from './sse-parser.js'
+import { type SseMessage, SseParser } from './sse-parser.js'
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'stopped'
 
@@ -14,7 +14,7 @@ export interface EventStreamOptions {
   client: ApiClient
   /** Stream path, e.g. `/events/stream`. */
   path: string
-  onEvent(frame: SseFrame): void
+  onEvent(frame: SseMessage): void
   onState?(state: StreamState, detail: { reconnects: number; lastEventId: string; error?: string }): void
   /** Resume after this id from the first connect (e.g. the newest event a page already loaded). */
   lastEventId?: string

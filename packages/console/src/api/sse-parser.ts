@@ -4,7 +4,7 @@
  * handled as the standard says; an `id:` containing NUL is ignored.
  */
 
-export interface SseFrame {
+export interface SseMessage {
   /** The last event id in effect after this frame (the standard's "last event ID buffer"). */
   id: string
   event: string
@@ -23,12 +23,12 @@ export class SseParser {
   retryMs: number | undefined
 
   /** Parses `chunk`, returning every frame it completed. */
-  push(chunk: string): SseFrame[] {
+  push(chunk: string): SseMessage[] {
     if (chunk === '') return []
     if (this.#skipLeadingLineFeed && chunk.startsWith('\n')) chunk = chunk.slice(1)
     this.#skipLeadingLineFeed = chunk.endsWith('\r')
     this.#buffer += chunk
-    const frames: SseFrame[] = []
+    const frames: SseMessage[] = []
     for (;;) {
       const match = /\r\n|\r|\n/.exec(this.#buffer)
       if (match === null) break
@@ -40,7 +40,7 @@ export class SseParser {
     return frames
   }
 
-  #line(line: string): SseFrame | undefined {
+  #line(line: string): SseMessage | undefined {
     if (line === '') return this.#dispatch()
     if (line.startsWith(':')) return undefined
     const colon = line.indexOf(':')
@@ -59,7 +59,7 @@ export class SseParser {
     return undefined
   }
 
-  #dispatch(): SseFrame | undefined {
+  #dispatch(): SseMessage | undefined {
     const frame = this.#hasData
       ? { id: this.#lastId, event: this.#event === '' ? 'message' : this.#event, data: this.#data.join('\n') }
       : undefined

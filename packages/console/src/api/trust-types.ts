@@ -4,7 +4,6 @@
  */
 import type {
   AuditCountsShape,
-  AuditSummaryShape,
   AuditVerdictPageShape,
   AuditVerdictShape,
   JwksShape,
@@ -18,12 +17,13 @@ import type {
 import type { Static } from 'typebox'
 
 export type { RevocationFeedPage, RevocationFeedEntry } from '@acdp/protocol/verify'
+// Declared with the schemas because the control plane's own code names them too.
+export type { AuditSummary, CosignerStanding } from '@acdp/control-plane/response-schemas'
 
 /** Verdict counts of a set of publications (GET /receipt-audit/summary). */
 export type AuditCounts = Static<typeof AuditCountsShape>
 export type RegistryAuditTotals = Static<typeof RegistryAuditTotalsShape>
 export type RunAuditTotals = Static<typeof RunAuditTotalsShape>
-export type AuditSummary = Static<typeof AuditSummaryShape>
 
 /** One receipt-audit verdict (GET /receipt-audit/verdicts). */
 export type AuditVerdict = Static<typeof AuditVerdictShape>
@@ -37,7 +37,6 @@ export type WitnessHeadState = Static<typeof WitnessStateShape>
 
 /** One cosigner of a witnessed head: the witness its cosignature names (null: none), and its standing. */
 export type WitnessCosigner = Static<typeof WitnessCosignerShape>
-export type CosignerStanding = WitnessCosigner['standing']
 
 /** GET /admin/pinned-keys (admin): the pinned agent keys in force, public material only. */
 export type PinnedKeyView = Static<typeof PinnedKeyShape>

@@ -7,27 +7,14 @@ import type {
   AgentListShape,
   AgentShape,
   CapabilityListShape,
-  ContextSearchShape,
-  DashboardActivityShape,
-  DashboardOverviewShape,
-  DashboardWindowShape,
+  DashboardWindow,
   EnrollmentListShape,
   EnrollmentShape,
-  EventPageShape,
-  EventShape,
-  LineageShape,
-  LogEvidenceShape,
-  RegistryCapabilitiesShape,
-  RegistryDidDocumentShape,
   RegistryListShape,
   RegistryShape,
-  RegistrySearchPageShape,
-  RunDetailShape,
-  RunPageShape,
   RunShape,
-  RunStatusShape,
+  RunStatus,
   SessionShape,
-  StreamEventShape,
   WebhookDeliveryListShape,
   WebhookDeliveryShape,
   WebhookSubscriptionListShape,
@@ -39,8 +26,25 @@ import type {
 } from '@acdp/control-plane/response-schemas'
 import type { Static } from 'typebox'
 
-export type RunStatus = Static<typeof RunStatusShape>
-export type DashboardWindow = Static<typeof DashboardWindowShape>
+// Declared with the schemas because the control plane's own code names them too (one declaration per name).
+export type {
+  ContextSearchAnswer,
+  DashboardActivity,
+  DashboardOverview,
+  DashboardWindow,
+  EventPage,
+  EventView,
+  LogEvidence,
+  RegistryCapabilities,
+  RegistryDidDocument,
+  RegistrySearchPage,
+  RunDetail,
+  RunLineage,
+  RunLineageNode,
+  RunPage,
+  RunStatus,
+  StreamEvent,
+} from '@acdp/control-plane/response-schemas'
 
 // The select menus need the values at run time, which a type-only import cannot give: the lists are written here,
 // and checked to be the schemas' unions (a value outside them fails `satisfies`, a missing one fails the check below).
@@ -56,30 +60,9 @@ void listsCoverUnions
 export type Session = Static<typeof SessionShape>
 
 export type Run = Static<typeof RunShape>
-/** GET /runs/:runId: the run with its receipt-audit summary. */
-export type RunDetail = Static<typeof RunDetailShape>
-export type RunPage = Static<typeof RunPageShape>
-
-export type EventRecord = Static<typeof EventShape>
-export type EventPage = Static<typeof EventPageShape>
-
-/** The SSE `data:` of a stream frame (the frame's own `id:` carries the store sequence id). */
-export type StreamEvent = Static<typeof StreamEventShape>
-
-export type Lineage = Static<typeof LineageShape>
-export type LineageNode = Lineage['nodes'][number]
-
-export type DashboardOverview = Static<typeof DashboardOverviewShape>
-export type DashboardActivity = Static<typeof DashboardActivityShape>
 
 export type Registry = Static<typeof RegistryShape>
 export type RegistryList = Static<typeof RegistryListShape>
-/** GET /registries/:authority/capabilities: the registry's advertised profiles (its word, unverified). */
-export type RegistryCapabilities = Static<typeof RegistryCapabilitiesShape>
-/** GET /registries/:authority/did-document: the registry's DID document text as served (verified by the reader). */
-export type RegistryDidDocument = Static<typeof RegistryDidDocumentShape>
-/** GET /registries/:authority/log-evidence: inclusion proof and cosignatures as served (verified by the reader). */
-export type LogEvidence = Static<typeof LogEvidenceShape>
 
 export type Enrollment = Static<typeof EnrollmentShape>
 export type EnrollmentList = Static<typeof EnrollmentListShape>
@@ -103,7 +86,8 @@ export type WitnessState = Static<typeof WitnessStateShape>
 
 /**
  * One match summary as a registry sends it (RFC-ACDP-0005 §2.2, acdp-search-response.schema.json). The control
- * plane relays matches unchecked (`unknown[]`), so this is the registry protocol's shape, not one of its own.
+ * plane relays matches unchecked (`unknown[]`), so this is the registry protocol's shape, not one of its own: a
+ * {@link RegistrySearchPage}'s `matches` are read as this, shown as text only.
  */
 export interface SearchMatch {
   ctx_id: string
@@ -117,7 +101,3 @@ export interface SearchMatch {
   domain?: string
   visibility?: string
 }
-
-/** One registry's entry of GET /contexts/search; its `matches` are read as {@link SearchMatch}, shown as text only. */
-export type RegistrySearchPage = Static<typeof RegistrySearchPageShape>
-export type ContextSearchAnswer = Static<typeof ContextSearchShape>

@@ -1,6 +1,6 @@
 /** A live list of stream events, newest first, bounded so a busy tenant cannot grow the page without limit. */
 import { useState } from 'preact/hooks'
-import type { SseFrame } from '../api/sse-parser.js'
+import type { SseMessage } from '../api/sse-parser.js'
 import type { StreamEvent } from '../api/types.js'
 import { href } from '../router.js'
 import { streamLabel, useEventStream } from '../use-event-stream.js'
@@ -19,12 +19,12 @@ export function EventFeed({
   label: string
   enabled?: boolean
   /** Called for every frame too (the dashboard re-reads its figures from it; one stream serves both). */
-  onFrame?: (frame: SseFrame) => void
+  onFrame?: (frame: SseMessage) => void
 }) {
   const [events, setEvents] = useState<Array<StreamEvent & { frameId: string }>>([])
   const status = useEventStream(
     path,
-    (frame: SseFrame) => {
+    (frame: SseMessage) => {
       onFrame?.(frame)
       let data: StreamEvent
       try {

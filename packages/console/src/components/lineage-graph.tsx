@@ -7,7 +7,7 @@
  * contexts in publication order, Enter or Space opens the inspector.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import type { Lineage } from '../api/types.js'
+import type { RunLineage } from '../api/types.js'
 import { fitView, panView, type View, zoomView } from '../graph-view.js'
 import { shortDid } from '../short-did.js'
 import {
@@ -46,7 +46,7 @@ export function LineageGraph({
   onSelect,
   results,
 }: {
-  lineage: Lineage
+  lineage: RunLineage
   selected: string | undefined
   onSelect(ctxId: string): void
   results?: ReadonlyMap<string, NodeResult>

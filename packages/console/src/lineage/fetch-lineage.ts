@@ -3,13 +3,10 @@
  * every version's envelope and the `/current` answer with its head receipt. Shared by the lineage explorer and the
  * context inspector's supersession links.
  */
+import type { RelayedLineage } from '@acdp/control-plane/response-schemas'
 import type { ApiClient } from '../api/client.js'
 
-export interface RelayedLineage {
-  authority: string
-  versions: unknown[]
-  current: unknown
-}
+export type { RelayedLineage }
 
 export function registryBase(authority: string): string {
   return `/registries/${encodeURIComponent(authority)}`

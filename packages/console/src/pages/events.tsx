@@ -6,7 +6,7 @@
  */
 import { WEBHOOK_EVENT_HEADER_NAMES } from '@acdp/protocol/verify'
 import { useState } from 'preact/hooks'
-import type { EventPage, EventRecord } from '../api/types.js'
+import type { EventPage, EventView } from '../api/types.js'
 import { ContextLink } from '../components/context-link.js'
 import { EventFeed } from '../components/event-feed.js'
 import { ErrorPanel, Loading, Section, Time } from '../components/ui.js'
@@ -121,7 +121,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
   )
 }
 
-function EventTable({ events }: { events: EventRecord[] }) {
+function EventTable({ events }: { events: EventView[] }) {
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set())
   const toggle = (id: string) =>
     setOpen((previous) => {

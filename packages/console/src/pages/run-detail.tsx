@@ -4,7 +4,7 @@
  * (resumes with Last-Event-ID after a drop), recent history (GET /runs/:runId/events) and the context inspector.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
-import type { EventPage, Lineage, Run, RunDetail } from '../api/types.js'
+import type { EventPage, Run, RunDetail, RunLineage } from '../api/types.js'
 import { ContextInspector } from '../components/context-inspector.js'
 import { ContextLink } from '../components/context-link.js'
 import { EventFeed } from '../components/event-feed.js'
@@ -92,11 +92,11 @@ function LiveLineage({
   onChange(): void
 }) {
   const { client } = useConsole()
-  const [lineage, setLineage] = useState<Lineage | undefined>(undefined)
+  const [lineage, setLineage] = useState<RunLineage | undefined>(undefined)
   const [error, setError] = useState<string | undefined>(undefined)
   const pending = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
   const refresh = useCallback(() => {
-    client.get<Lineage>(`/runs/${encodeURIComponent(runId)}/lineage`).then(
+    client.get<RunLineage>(`/runs/${encodeURIComponent(runId)}/lineage`).then(
       (value) => {
         setLineage(value)
         setError(undefined)

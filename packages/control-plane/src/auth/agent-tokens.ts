@@ -12,7 +12,7 @@ import type { PinnedKeyDirectory } from './pinned-keys.js'
 import type { JwtSigner } from './jwt-signer.js'
 import type { TokenConfig } from './token-settings.js'
 import { ControlPlaneError } from '../core/errors.js'
-import type { AuthStore } from './auth-store.js'
+import type { ControlPlaneAuthStore } from './auth-store.js'
 import { checkAgentSignature, isPinnedAlgorithm } from './agent-signature.js'
 
 export interface ChallengeResponse {
@@ -22,7 +22,7 @@ export interface ChallengeResponse {
   signing_input: string
 }
 
-export interface TokenRequest {
+export interface AgentTokenRequest {
   agent_id: string
   key_id: string
   nonce: string
@@ -39,7 +39,7 @@ export interface TokenResponse {
 
 export interface AgentTokenDeps {
   tokens: TokenConfig
-  authStore: AuthStore
+  authStore: ControlPlaneAuthStore
   pinned: PinnedKeyDirectory
   signer: JwtSigner
   clock: () => Date
@@ -76,7 +76,7 @@ export async function issueChallenge(deps: AgentTokenDeps, agentId: string): Pro
  *   used or expired nonce, an agent or expiry mismatch, a key id not naming the agent, no pinned key, an algorithm
  *   other than the pinned key's, or a bad signature. The 401 message is the same for all.
  */
-export async function exchangeToken(deps: AgentTokenDeps, request: TokenRequest): Promise<TokenResponse> {
+export async function exchangeToken(deps: AgentTokenDeps, request: AgentTokenRequest): Promise<TokenResponse> {
   if (!isPinnedAlgorithm(request.algorithm)) {
     deps.onOutcome?.('reject_alg')
     throw new ControlPlaneError('VALIDATION_ERROR', 'algorithm must be ed25519 or ecdsa-p256')

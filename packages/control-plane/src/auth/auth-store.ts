@@ -40,7 +40,7 @@ export interface CapabilityRecord {
   createdAt: number
 }
 
-export interface AuthStore {
+export interface ControlPlaneAuthStore {
   insertChallenge(record: ChallengeRecord): Promise<void>
   /** Deletes and returns the challenge (single use); undefined when absent or already consumed. */
   consumeChallenge(nonce: string): Promise<ChallengeRecord | undefined>
@@ -83,7 +83,7 @@ export interface AuthStore {
   deleteQuotaWindowsBefore(before: number): Promise<number>
 }
 
-export function createAuthStore(database: { db: Kysely<unknown>; kind: DatabaseKind }): AuthStore {
+export function createAuthStore(database: { db: Kysely<unknown>; kind: DatabaseKind }): ControlPlaneAuthStore {
   const db = database.db as unknown as Kysely<AuthTables>
   return {
     async insertChallenge(record) {

@@ -21,7 +21,7 @@ import type { TokenConfig, TrustedIssuer } from './token-settings.js'
 import { type JwtVerificationKey, loadJose, VerifiedTokenCache, verifyJwt } from '@acdp/service-kit'
 
 /** A token whose signature and claims verified. */
-export interface VerifiedToken {
+export interface VerifiedJwt {
   claims: JWTPayload & { sub: string; jti: string; exp: number; iss: string }
   /** The TRUSTED_ISSUERS entry, or undefined for this service's own tokens. */
   trustedIssuer: TrustedIssuer | undefined
@@ -34,7 +34,7 @@ export interface JwtVerifier extends CredentialVerifier {
    * Verifies a token without consulting the deny list. `allowExpired` skips the time checks (revocation of an
    * expired token). Undefined for anything that does not verify. Never throws.
    */
-  inspect(token: string, options?: { allowExpired?: boolean }): Promise<VerifiedToken | undefined>
+  inspect(token: string, options?: { allowExpired?: boolean }): Promise<VerifiedJwt | undefined>
 }
 
 const TEN_YEARS_SECONDS = 10 * 365 * 86_400
@@ -105,7 +105,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       const scopes = readScopes(payload)
       if (issuer !== undefined && !issuer.requiredScopes.every((scope) => scopes.includes(scope))) return undefined
       return {
-        claims: payload as VerifiedToken['claims'],
+        claims: payload as VerifiedJwt['claims'],
         trustedIssuer: issuer,
         tenant,
         scopes,
@@ -139,7 +139,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
     },
   }
 
-  function toPrincipal(verified: VerifiedToken): Principal {
+  function toPrincipal(verified: VerifiedJwt): Principal {
     const { claims } = verified
     // Frozen: one cached principal serves many requests.
     return Object.freeze({

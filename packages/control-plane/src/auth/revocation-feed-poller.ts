@@ -11,7 +11,7 @@
 import { isProtocolError, type OutboundClient, type OutboundResponse } from '@acdp/protocol'
 import { createFeedPolling, type FeedPage } from '@acdp/service-kit'
 import type { RevocationFeed } from './token-settings.js'
-import type { AuthStore } from './auth-store.js'
+import type { ControlPlaneAuthStore } from './auth-store.js'
 import type { RevocationList } from './revocation-list.js'
 
 export interface RevocationFeedPoller {
@@ -61,7 +61,7 @@ const MAX_PAGES = 20
 
 export function createRevocationFeedPoller(options: {
   feeds: readonly RevocationFeed[]
-  authStore: AuthStore
+  authStore: ControlPlaneAuthStore
   revocations: RevocationList
   outbound: OutboundClient
   now: () => number

@@ -7,7 +7,7 @@
  */
 import { sha256String } from '@acdp/protocol'
 import type { RevocationFeed } from './token-settings.js'
-import type { AuthStore } from './auth-store.js'
+import type { ControlPlaneAuthStore } from './auth-store.js'
 import type { FeedPollOutcome } from './revocation-feed-poller.js'
 import type { Static } from 'typebox'
 import { NEWEST_PER_FEED, type PeerFeedShape } from '../response-schemas/auth.js'
@@ -17,7 +17,7 @@ export type PeerFeedStatus = Static<typeof PeerFeedShape>
 
 export async function listPeerFeeds(deps: {
   feeds: readonly RevocationFeed[]
-  authStore: Pick<AuthStore, 'getFeedCursorState' | 'summarizeFeedRevocations'>
+  authStore: Pick<ControlPlaneAuthStore, 'getFeedCursorState' | 'summarizeFeedRevocations'>
   lastPoll: (issuer: string) => FeedPollOutcome | undefined
 }): Promise<{ data: PeerFeedStatus[]; total: number }> {
   const data = await Promise.all(

@@ -7,7 +7,7 @@
  * reads rows recorded since the previous reload minus an overlap (instance clocks differ), and only rows of
  * unexpired tokens; entries are dropped once their token expired, so memory is bounded by the live tokens revoked.
  */
-import type { AuthStore, RevocationRecord } from './auth-store.js'
+import type { ControlPlaneAuthStore, RevocationRecord } from './auth-store.js'
 
 export interface RevocationList {
   /** Whether (iss, jti) is revoked, as of this instance's last reload or its own revocations. */
@@ -23,7 +23,7 @@ export interface RevocationList {
 }
 
 export interface RevocationListOptions {
-  authStore: AuthStore
+  authStore: ControlPlaneAuthStore
   clock: () => Date
   syncIntervalMs: number
   log?: { error(object: unknown, message?: string): void }

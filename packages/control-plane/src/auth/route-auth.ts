@@ -14,7 +14,7 @@ import { type CredentialVerifier, type Principal, readBearerCredential, verifyCr
 import { readTenantHeader, resolveTenant } from './tenant.js'
 
 /** How a route authenticates its callers. */
-export type RouteAuth = 'key' | 'admin' | 'public' | 'hmac'
+export type ControlPlaneRouteAuth = 'key' | 'admin' | 'public' | 'hmac'
 
 // `config.auth` is declared once for both servers (@acdp/service-kit); these are the control plane's kinds.
 declare module '@acdp/service-kit' {
@@ -55,7 +55,7 @@ export function installRouteAuthentication(
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.is404) return
     // Only the control plane's kinds are declared on its routes; anything else is treated as `key` (authenticated).
-    const mode = (request.routeOptions.config.auth ?? 'key') as RouteAuth
+    const mode = (request.routeOptions.config.auth ?? 'key') as ControlPlaneRouteAuth
     if (mode === 'public' || mode === 'hmac') return
     let principal: Principal | undefined
     if (auth.isBypassed) {

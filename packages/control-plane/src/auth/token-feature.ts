@@ -12,13 +12,13 @@ import { createPinnedKeyDirectory, type PinnedKeyDirectory, parsePinnedKeys } fr
 import type { ControlPlaneConfig, Environment } from '../core/config.js'
 import type { ControlPlaneDeps } from '../core/deps.js'
 import { createIpThrottle, type IpThrottle } from '../core/http/ip-throttle.js'
-import { type AuthStore, createAuthStore } from './auth-store.js'
+import { type ControlPlaneAuthStore, createAuthStore } from './auth-store.js'
 import type { AuthMetrics } from './auth-metrics.js'
 import { createRevocationFeedPoller, type RevocationFeedPoller } from './revocation-feed-poller.js'
 import { createRevocationList, type RevocationList } from './revocation-list.js'
 
 export interface TokenFeature {
-  authStore: AuthStore
+  authStore: ControlPlaneAuthStore
   pinned: PinnedKeyDirectory
   /** Undefined when no signing key is configured (issuance and own-token verification off). */
   signer: JwtSigner | undefined

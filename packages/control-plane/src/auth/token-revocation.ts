@@ -7,13 +7,13 @@ import { cutFeedRows, feedPageOf } from '@acdp/service-kit'
 import type { Principal } from './credentials.js'
 import type { JwtVerifier } from './jwt-verifier.js'
 import { ControlPlaneError } from '../core/errors.js'
-import type { AuthStore } from './auth-store.js'
+import type { ControlPlaneAuthStore } from './auth-store.js'
 import type { RevocationList } from './revocation-list.js'
 
 export interface TokenAdminDeps {
   verifier: JwtVerifier
   revocations: RevocationList
-  authStore: AuthStore
+  authStore: ControlPlaneAuthStore
   clock: () => Date
   /** Called when a revocation is newly recorded. */
   onRevoked?: () => void

@@ -6,7 +6,7 @@
  */
 import type { PinnedKeyDirectory } from '../auth/pinned-keys.js'
 import { ControlPlaneError } from '../core/errors.js'
-import type { AuthStore, CapabilityRecord } from '../auth/auth-store.js'
+import type { ControlPlaneAuthStore, CapabilityRecord } from '../auth/auth-store.js'
 import { checkAgentSignature } from '../auth/agent-signature.js'
 
 /** `urn:acdp:cap:<verb>:<type>:<domain>`, each segment `[a-z0-9_]+`. */
@@ -36,7 +36,7 @@ export interface CapabilityView {
 }
 
 export interface CapabilityDeps {
-  authStore: AuthStore
+  authStore: ControlPlaneAuthStore
   pinned: PinnedKeyDirectory
   clock: () => Date
 }

@@ -8,7 +8,7 @@ import { Type } from 'typebox'
 import { ControlPlaneError } from '../core/errors.js'
 import { SEARCH_FILTERS, searchEnrolledRegistries } from './context-search.js'
 import { relayLineage } from './lineage-relay.js'
-import { ContextSearchShape } from '../response-schemas/context-search.js'
+import { ContextSearchShape, RelayedLineageShape } from '../response-schemas/context-search.js'
 import type { RoutePlugin } from '../core/route-context.js'
 
 const Text = Type.String({ minLength: 1, maxLength: 2048 })
@@ -79,11 +79,7 @@ export const contextSearchRoutes: RoutePlugin = async (app, { deps, federation, 
           lineageId: Type.String({ minLength: 1, maxLength: 100 }),
         }),
         response: {
-          200: Type.Object({
-            authority: Type.String(),
-            versions: Type.Array(Type.Unknown()),
-            current: Type.Unknown(),
-          }),
+          200: RelayedLineageShape,
         },
       },
     },

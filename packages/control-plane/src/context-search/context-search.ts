@@ -20,6 +20,7 @@
 import { isProtocolError, type OutboundClient } from '@acdp/protocol'
 import { ControlPlaneError } from '../core/errors.js'
 import type { ControlPlaneStore } from '../store/store.js'
+import type { RegistrySearchPage } from '../response-schemas/context-search.js'
 import type { EnrollmentDirectory } from '../registries/enrollment-directory.js'
 import { enrolledRegistryRead } from '../registries/registry-read.js'
 
@@ -38,16 +39,7 @@ export const SEARCH_FILTERS = [
 
 export type SearchFilter = (typeof SEARCH_FILTERS)[number]
 
-export interface RegistrySearchPage {
-  authority: string
-  /** `ok`: the registry answered 200 with a search response; `error`: see `error`. */
-  outcome: 'ok' | 'error'
-  matches: unknown[]
-  next_cursor: string | null
-  total_estimate: number | null
-  /** Why this registry has no page: the registry's error code, or the transport failure category. */
-  error: { code: string; message: string; status: number | null } | null
-}
+export type { RegistrySearchPage }
 
 export interface ContextSearchDeps {
   outbound: OutboundClient

@@ -9,18 +9,13 @@
 import { isProtocolError } from '@acdp/protocol'
 import { ControlPlaneError } from '../core/errors.js'
 import type { ContextSearchDeps } from './context-search.js'
+import type { RelayedLineage } from '../response-schemas/context-search.js'
 import { enrolledRegistryRead } from '../registries/registry-read.js'
 
 /** `lin:sha256:<64 lowercase hex>` (RFC-ACDP-0004 §3). */
 export const LINEAGE_ID = /^lin:sha256:[0-9a-f]{64}$/
 
-export interface RelayedLineage {
-  authority: string
-  /** The registry's envelopes, version ascending, as parsed. */
-  versions: unknown[]
-  /** The `/current` envelope, or null when the registry has no current version (404: all superseded or retracted). */
-  current: unknown
-}
+export type { RelayedLineage }
 
 export type LineageRelayDeps = Omit<ContextSearchDeps, 'store'>
 

@@ -6,6 +6,7 @@
  */
 import type { ControlPlaneDeps } from '../core/deps.js'
 import { DASHBOARD_WINDOWS, type DashboardWindow } from './dashboard.js'
+import type { DashboardActivity } from '../response-schemas/dashboard.js'
 import { ROLLUP_BUCKET_MS } from '../ingest/ingest.js'
 
 /** Display bucket per window: 12 × 5 min, 12 × 30 min, 24 × 1 h, 28 × 6 h, 30 × 1 day. Multiples of the rollup. */
@@ -15,13 +16,6 @@ export const ACTIVITY_BUCKET_MS: Readonly<Record<DashboardWindow, number>> = {
   '24h': 3_600_000,
   '7d': 6 * 3_600_000,
   '30d': 24 * 3_600_000,
-}
-
-export interface DashboardActivity {
-  window: DashboardWindow
-  bucketMs: number
-  /** Oldest first; `start` is RFC 3339 UTC with milliseconds. The last bucket contains now. */
-  buckets: Array<{ start: string; eventCount: number; publishCount: number }>
 }
 
 /** The activity series of `tenantId` over `window`, ending now. */

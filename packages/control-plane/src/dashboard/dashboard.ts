@@ -10,8 +10,9 @@
  * - retractions from the lifecycle projection.
  */
 import type { ControlPlaneDeps } from '../core/deps.js'
+import type { DashboardOverview, DashboardWindow } from '../response-schemas/dashboard.js'
 import { ROLLUP_BUCKET_MS } from '../ingest/ingest.js'
-import { type RunView, toRunView } from '../runs/runs.js'
+import { toRunView } from '../runs/runs.js'
 
 /** Window name → length in ms. */
 export const DASHBOARD_WINDOWS = {
@@ -20,9 +21,9 @@ export const DASHBOARD_WINDOWS = {
   '24h': 24 * 3_600_000,
   '7d': 7 * 24 * 3_600_000,
   '30d': 30 * 24 * 3_600_000,
-} as const
+} as const satisfies Record<DashboardWindow, number>
 
-export type DashboardWindow = keyof typeof DASHBOARD_WINDOWS
+export type { DashboardOverview, DashboardWindow }
 
 /** Transparency-log witness tile (not window-scoped: current state). */
 export interface LogWitnessSummary {
@@ -30,25 +31,6 @@ export interface LogWitnessSummary {
   activeAlerts: number
   unacknowledgedAlerts: number
   headsMeetingQuorum: number
-}
-
-/** The overview object (member names as the product spec gives them). */
-export interface DashboardOverview {
-  window: DashboardWindow
-  totalRuns: number
-  totalContexts: number
-  /** Contexts retracted within the window that are still retracted. */
-  totalRetracted: number
-  /** totalContexts − totalRetracted (never negative). */
-  totalContextsLive: number
-  totalAgents: number
-  recentRuns: RunView[]
-  byScenario: Array<{ scenario_id: string; run_count: number }>
-  byRegistry: Array<{ registry_authority: string; event_count: number }>
-  receiptCoverage: Array<{ registry_authority: string; publish_count: number; receipt_count: number }>
-  /** `method` as written in DIDs: `did:key`, `did:web`. */
-  didMethods: Array<{ method: string; publish_count: number }>
-  logWitness: LogWitnessSummary
 }
 
 /**

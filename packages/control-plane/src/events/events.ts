@@ -5,22 +5,16 @@
  */
 import { ControlPlaneError } from '../core/errors.js'
 import { formatTimestamp, parseTimestamp } from '../core/http/wire-time.js'
+import type { EventView } from '../response-schemas/events.js'
 import type { EventAttributes } from '../store/schema.js'
 import type { EventQuery, EventRecord } from '../store/store.js'
 import { decodeEventCursor } from './event-cursor.js'
 
-/** An event as listed on the wire (camelCase; timestamps RFC 3339 UTC with milliseconds). */
-export interface EventView extends EventAttributes {
-  /** Store sequence id, decimal (the same id SSE frames carry). */
-  id: string
-  tenantId: string
-  eventType: string
-  eventTs: string
-  /** The body as the registry signed it. */
-  rawPayload: unknown
-  /** Arrival time at this service. */
-  createdAt: string
-}
+export type { EventView }
+
+// Every stored event attribute is listed: a member added to EventAttributes must be added to the schema too.
+const listsEveryAttribute: keyof EventAttributes extends keyof EventView ? true : false = true
+void listsEveryAttribute
 
 /** Filters of GET /events, as received (attacker-controlled strings). */
 export interface EventListRequest {

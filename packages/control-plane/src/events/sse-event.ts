@@ -4,17 +4,12 @@
  * runId"). Built once per event, from the committed event (live) or its stored row (Last-Event-ID replay): both
  * paths go through {@link toStreamEvent}, so a replayed frame is byte-identical to the live one.
  */
-import type { Static } from 'typebox'
-import type { StreamEventShape } from '../response-schemas/stream-event.js'
+import type { StreamEvent } from '../response-schemas/stream-event.js'
 import type { EventAttributes, StoredEvent } from '../store/schema.js'
 import type { EventSummary } from '../store/store.js'
 import type { BusEvent } from './event-bus.js'
 
-/**
- * The stream event (response-schemas/stream-event.ts, which the console reads). Absent values are `null`, never
- * omitted, so consumers see one stable shape.
- */
-export type StreamEvent = Static<typeof StreamEventShape>
+export type { StreamEvent }
 
 // Every stored event attribute is broadcast: a member added to EventAttributes must be added to the schema too.
 const broadcastsEveryAttribute: keyof EventAttributes extends keyof StreamEvent ? true : false = true

@@ -23,7 +23,7 @@ import { ControlPlaneError } from '../core/errors.js'
 import { type IngestContext, recordEvent } from '../ingest/ingest.js'
 
 /** held: already stored; recovered: ingested now; refused: not bound to this context or not verifiable. */
-export type LifecycleResult = 'held' | 'recovered' | 'refused'
+export type LifecycleRecoveryResult = 'held' | 'recovered' | 'refused'
 
 export interface LifecycleRecoveryDeps {
   ingest: IngestContext
@@ -32,7 +32,7 @@ export interface LifecycleRecoveryDeps {
   /** The lifecycle event ids already stored for a context (see LogReconcileStore.heldLifecycleEventIds). */
   heldLifecycleEventIds(tenantId: string, ctxId: string): Promise<Set<string>>
   clock: () => Date
-  recordResult(result: LifecycleResult): void
+  recordResult(result: LifecycleRecoveryResult): void
   log?: { warn(object: unknown, message?: string): void }
 }
 

@@ -27,7 +27,7 @@ import { Counter, type Registry } from 'prom-client'
 import { ControlPlaneError } from '../core/errors.js'
 import type { ClaimedLog, LeafMatch, LogReconcileStore } from './log-reconcile-store.js'
 import { type IngestContext, publicationKey, recordEvent } from '../ingest/ingest.js'
-import { type LifecycleResult, recoverLifecycleEvents } from './lifecycle-recovery.js'
+import { type LifecycleRecoveryResult, recoverLifecycleEvents } from './lifecycle-recovery.js'
 import { WitnessFetchFailure, type WitnessRegistryClient } from '../witness/witness-registry-client.js'
 import { startWorkDeadline } from '../core/work-deadline.js'
 
@@ -59,7 +59,7 @@ export type EntryResult = 'held' | 'recovered' | 'unreadable' | 'refused'
 
 export interface LogReconcileMetrics {
   recordEntry(result: EntryResult): void
-  recordLifecycleEvent(result: LifecycleResult): void
+  recordLifecycleEvent(result: LifecycleRecoveryResult): void
 }
 
 const LIFECYCLE_PROFILE = 'acdp-registry-lifecycle'
@@ -231,7 +231,7 @@ export function createLogReconciler(deps: LogReconcilerDeps, settings: LogReconc
     resolver: deps.resolver,
     heldLifecycleEventIds: (tenantId: string, ctxId: string) => deps.store.heldLifecycleEventIds(tenantId, ctxId),
     clock: deps.clock,
-    recordResult: (result: LifecycleResult) => deps.metrics.recordLifecycleEvent(result),
+    recordResult: (result: LifecycleRecoveryResult) => deps.metrics.recordLifecycleEvent(result),
     ...(deps.log ? { log: deps.log } : {}),
   }
 

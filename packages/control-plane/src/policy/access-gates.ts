@@ -3,7 +3,7 @@
  * instance from the configuration: the policy engine and the quota counters (memory, or the shared database).
  */
 import type { ControlPlaneConfig } from '../core/config.js'
-import type { AuthStore } from '../auth/auth-store.js'
+import type { ControlPlaneAuthStore } from '../auth/auth-store.js'
 import type { AuthMetrics } from '../auth/auth-metrics.js'
 import { createPolicyGate, type PolicyGate } from './policy-gate.js'
 import { createDatabaseQuotaCounter, createMemoryQuotaCounter, createQuotaGate, type QuotaGate } from './quota-gate.js'
@@ -15,7 +15,7 @@ export interface AccessGates {
 
 export function createAccessGates(input: {
   config: ControlPlaneConfig
-  authStore: AuthStore
+  authStore: ControlPlaneAuthStore
   clock: () => Date
   log: { error(object: unknown, message?: string): void }
   metrics: AuthMetrics

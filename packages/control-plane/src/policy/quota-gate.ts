@@ -8,7 +8,7 @@
  */
 import { ControlPlaneError } from '../core/errors.js'
 import type { QuotaAction, QuotaRule } from './quota-rules.js'
-import type { AuthStore } from '../auth/auth-store.js'
+import type { ControlPlaneAuthStore } from '../auth/auth-store.js'
 
 export interface QuotaCounter {
   /** Adds one to the counter of `bucket` in the window starting at `windowStart`; returns the new count. */
@@ -44,7 +44,7 @@ export function createMemoryQuotaCounter(): QuotaCounter {
 }
 
 /** Counters in the shared database; stale windows are deleted about once a minute. */
-export function createDatabaseQuotaCounter(authStore: AuthStore, now: () => number): QuotaCounter {
+export function createDatabaseQuotaCounter(authStore: ControlPlaneAuthStore, now: () => number): QuotaCounter {
   let lastPurge = 0
   return {
     async increment(bucket, windowStart) {

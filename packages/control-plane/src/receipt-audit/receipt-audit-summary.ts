@@ -11,6 +11,7 @@ import { type Kysely, sql } from 'kysely'
 import type { LogLeafMatchesTable } from '../log-reconcile/log-reconcile-store.js'
 import type { LogWitnessCheckpointsTable, LogWitnessCursorsTable } from '../witness/witness-schema.js'
 import type { ReceiptAuditTables } from './receipt-audit-schema.js'
+import type { AuditSummary } from '../response-schemas/receipt-audit.js'
 import type { ReceiptVerdict } from './receipt-audit-store.js'
 
 /** Verdict counts of a set of publications. */
@@ -43,10 +44,7 @@ export interface RunAuditSummary extends VerdictCounts {
   runId: string
 }
 
-export interface AuditSummary {
-  registries: RegistryAuditSummary[]
-  runs: RunAuditSummary[]
-}
+export type { AuditSummary }
 
 interface SummaryTables extends ReceiptAuditTables {
   log_leaf_matches: LogLeafMatchesTable

@@ -13,6 +13,7 @@ import type { ControlPlaneDeps } from '../core/deps.js'
 import { ControlPlaneError } from '../core/errors.js'
 import { formatTimestamp } from '../core/http/wire-time.js'
 import type { EnrollmentRecord, EnrollmentUpsert } from '../store/store.js'
+import type { EnrollmentView } from '../response-schemas/registries.js'
 import {
   type EnrollmentDirectory,
   enrollmentSecretContext,
@@ -41,22 +42,7 @@ export interface RegistryView {
   eventCount: number
 }
 
-/** An enrollment on the wire: never the secret, only whether one is set. */
-export interface EnrollmentView {
-  authority: string
-  tenantId: string
-  baseUrl: string | null
-  registryDid: string | null
-  enabled: boolean
-  /** True when a per-registry secret is set (else WEBHOOK_SECRET applies). */
-  hasWebhookSecret: boolean
-  /** When a rotation is in progress: until when the previous secret is still accepted; else null. */
-  previousWebhookSecretExpiresAt: string | null
-  /** True when a read credential is set (the registry is read with it), else reads are anonymous. */
-  hasReadCredential: boolean
-  createdAt: string
-  updatedAt: string
-}
+export type { EnrollmentView }
 
 /** A validated POST /registries/enroll body. */
 export interface EnrollRequest {

@@ -21,18 +21,13 @@ import { ControlPlaneError } from '../core/errors.js'
 import { enrolledBaseUrl } from './enrolled-base-url.js'
 import type { EnrollmentDirectory } from './enrollment-directory.js'
 import type { Static } from 'typebox'
-import {
-  MAX_KEPT_BODY_BYTES,
-  type RegistryHealthShape,
-  type RegistryProbeShape,
-} from '../response-schemas/registries.js'
+import { MAX_KEPT_BODY_BYTES, type RegistryHealth, type RegistryProbeShape } from '../response-schemas/registries.js'
 
 /** One probe's result (GET /registries/:authority/health's `health` and `readiness`). */
 export type ProbeResult = Static<typeof RegistryProbeShape>
 export type ProbeStatus = ProbeResult['status']
 
-/** GET /registries/:authority/health. */
-export type RegistryHealth = Static<typeof RegistryHealthShape>
+export type { RegistryHealth }
 
 export interface RegistryHealthDeps {
   outbound: OutboundClient

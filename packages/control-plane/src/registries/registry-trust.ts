@@ -11,6 +11,7 @@
  * fetches a document from any other host.
  */
 import { didWebToUrl } from '@acdp/protocol'
+import type { LogEvidence, RegistryCapabilities, RegistryDidDocument } from '../response-schemas/registries.js'
 import { ControlPlaneError } from '../core/errors.js'
 import { enrolledBaseUrl } from './enrolled-base-url.js'
 import type { EnrollmentDirectory } from './enrollment-directory.js'
@@ -21,27 +22,10 @@ const DID_DOCUMENT_TTL_MS = 60_000
 const MAX_CACHED_DOCUMENTS = 10_000
 const REQUEST_TIMEOUT_MS = 10_000
 
-export interface RegistryProfiles {
-  authority: string
-  registryDid: string | null
-  profiles: string[]
-}
-
-export interface RegistryDidDocument {
-  did: string
-  /** The document exactly as the registry served it (UTF-8 text); the reader parses and verifies it. */
-  document: string
-}
-
-export interface LogEvidence {
-  /** Inclusion-mode `/log/proof` body, or null when the registry has no log or did not log this context. */
-  log_inclusion: unknown
-  /** Cosignatures the registry aggregated for the checkpoint the proof is under, or null. */
-  witness_signatures: unknown[] | null
-}
+export type { LogEvidence, RegistryCapabilities, RegistryDidDocument }
 
 export interface RegistryTrust {
-  profiles(tenantId: string, authority: string): Promise<RegistryProfiles>
+  profiles(tenantId: string, authority: string): Promise<RegistryCapabilities>
   didDocument(tenantId: string, authority: string): Promise<RegistryDidDocument>
   logEvidence(tenantId: string, authority: string, ctxId: string): Promise<LogEvidence>
 }
@@ -77,7 +61,7 @@ export function createRegistryTrust(deps: {
     }
   }
 
-  async function profiles(tenantId: string, authority: string): Promise<RegistryProfiles> {
+  async function profiles(tenantId: string, authority: string): Promise<RegistryCapabilities> {
     const { baseUrl } = await enrolled(tenantId, authority)
     const capabilities = await upstream((signal) => deps.client.capabilities(authority.toLowerCase(), baseUrl, signal))
     return {

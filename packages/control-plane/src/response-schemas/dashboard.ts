@@ -1,5 +1,5 @@
 /** GET /dashboard/overview and GET /dashboard/activity. */
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { RunShape } from './runs.js'
 
 export const DashboardWindowShape = Type.Union([
@@ -14,7 +14,9 @@ export const DashboardOverviewShape = Type.Object({
   window: DashboardWindowShape,
   totalRuns: Type.Integer(),
   totalContexts: Type.Integer(),
+  // Contexts retracted within the window that are still retracted.
   totalRetracted: Type.Integer(),
+  // totalContexts − totalRetracted (never negative).
   totalContextsLive: Type.Integer(),
   totalAgents: Type.Integer(),
   recentRuns: Type.Array(RunShape),
@@ -40,6 +42,7 @@ export const DashboardOverviewShape = Type.Object({
 export const DashboardActivityShape = Type.Object({
   window: DashboardWindowShape,
   bucketMs: Type.Integer(),
+  // Oldest first; the last bucket contains now.
   buckets: Type.Array(
     Type.Object({
       start: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
@@ -48,3 +51,10 @@ export const DashboardActivityShape = Type.Object({
     }),
   ),
 })
+
+/** A window name of the dashboard routes' `window=` query. */
+export type DashboardWindow = Static<typeof DashboardWindowShape>
+/** The overview object of GET /dashboard/overview (member names as the product spec gives them). */
+export type DashboardOverview = Static<typeof DashboardOverviewShape>
+/** The activity series of GET /dashboard/activity. */
+export type DashboardActivity = Static<typeof DashboardActivityShape>

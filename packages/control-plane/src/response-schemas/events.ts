@@ -1,5 +1,5 @@
 /** Events on the wire: GET /events and GET /runs/:runId/events (written as text by events/list-json.ts). */
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { ContextFacts, Nullable, Timestamp } from './common.js'
 
 export const EventShape = Type.Object({
@@ -15,7 +15,9 @@ export const EventShape = Type.Object({
   scenarioId: Nullable(Type.String()),
   keyFingerprint: Nullable(Type.String()),
   receiptPresent: Type.Boolean(),
+  // The body as the registry signed it.
   rawPayload: Type.Unknown(),
+  // Arrival time at the control plane.
   createdAt: Timestamp,
 })
 
@@ -24,3 +26,7 @@ export const EventPageShape = Type.Object({
   limit: Type.Integer(),
   nextCursor: Nullable(Type.String()),
 })
+
+/** An event as listed on the wire (camelCase; timestamps RFC 3339 UTC with milliseconds). */
+export type EventView = Static<typeof EventShape>
+export type EventPage = Static<typeof EventPageShape>

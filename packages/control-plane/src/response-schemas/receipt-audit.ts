@@ -1,5 +1,5 @@
 /** Receipt-audit verdicts and totals (RFC-ACDP-0010 §8, run by the control plane over what it ingested). */
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { NullableString, Timestamp } from './common.js'
 
 /**
@@ -72,3 +72,5 @@ export const AuditSummaryShape = Type.Object({
   registries: Type.Array(RegistryAuditTotalsShape),
   runs: Type.Array(RunAuditTotalsShape, { description: 'the most recently audited runs, newest first' }),
 })
+
+export type AuditSummary = Static<typeof AuditSummaryShape>

@@ -3,7 +3,7 @@
  * set), and an enrolled registry's trust material as
  * relayed unverified for consumers that verify it themselves.
  */
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { NullableString, Timestamp } from './common.js'
 
 export const RegistryShape = Type.Object({
@@ -46,11 +46,17 @@ export const RegistryCapabilitiesShape = Type.Object({
 })
 
 /** GET /registries/:authority/did-document: the DID document text as served (the reader verifies it). */
-export const RegistryDidDocumentShape = Type.Object({ did: Type.String(), document: Type.String() })
+export const RegistryDidDocumentShape = Type.Object({
+  did: Type.String(),
+  // The document exactly as the registry served it (UTF-8 text); the reader parses and verifies it.
+  document: Type.String(),
+})
 
 /** GET /registries/:authority/log-evidence: inclusion proof and cosignatures as served (the reader verifies them). */
 export const LogEvidenceShape = Type.Object({
+  // Inclusion-mode `/log/proof` body, or null when the registry has no log or did not log this context.
   log_inclusion: Type.Unknown(),
+  // Cosignatures the registry aggregated for the checkpoint the proof is under, or null.
   witness_signatures: Type.Union([Type.Array(Type.Unknown()), Type.Null()]),
 })
 
@@ -85,3 +91,12 @@ export const RegistryHealthShape = Type.Object({
   readiness: RegistryProbeShape,
   checkedAt: Timestamp,
 })
+
+export type RegistryCapabilities = Static<typeof RegistryCapabilitiesShape>
+export type RegistryDidDocument = Static<typeof RegistryDidDocumentShape>
+export type LogEvidence = Static<typeof LogEvidenceShape>
+/** GET /registries/:authority/health. */
+export type RegistryHealth = Static<typeof RegistryHealthShape>
+
+/** An enrollment on the wire: never the secret, only whether one is set. */
+export type EnrollmentView = Static<typeof EnrollmentShape>

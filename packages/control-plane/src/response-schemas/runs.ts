@@ -1,5 +1,5 @@
 /** Runs on the wire: GET /runs, GET /runs/:runId, GET /runs/:runId/lineage (and the dashboard's recent runs). */
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { Nullable, Timestamp } from './common.js'
 
 export const RunStatusShape = Type.Union([
@@ -81,3 +81,13 @@ export const LineageShape = Type.Object({
   ),
   edges: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
 })
+
+/** A run's status (product spec "Run"). */
+export type RunStatus = Static<typeof RunStatusShape>
+/** A run on the wire: one run shape for the routes, the services and the clients. */
+export type RunView = Static<typeof RunShape>
+export type RunPage = Static<typeof RunPageShape>
+export type RunDetail = Static<typeof RunDetailShape>
+/** The lineage graph of a run (product spec "Lineage graph"), as GET /runs/:runId/lineage serves it. */
+export type RunLineage = Static<typeof LineageShape>
+export type RunLineageNode = RunLineage['nodes'][number]

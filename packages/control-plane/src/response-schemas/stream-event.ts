@@ -3,7 +3,7 @@
  * webhook body's `data` member; the frame's `id:` is the store sequence id. Not a route response schema (a
  * stream has none): events/sse-event.ts builds its frames as this type, so the two cannot drift apart.
  */
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { ContextFacts, Nullable, Timestamp } from './common.js'
 
 export const StreamEventShape = Type.Object({
@@ -19,3 +19,6 @@ export const StreamEventShape = Type.Object({
   keyFingerprint: Nullable(Type.String()),
   receiptPresent: Type.Boolean(),
 })
+
+/** The stream event. Absent values are `null`, never omitted, so consumers see one stable shape. */
+export type StreamEvent = Static<typeof StreamEventShape>

@@ -20,6 +20,7 @@ export const WitnessAlertListShape = Type.Object({ data: Type.Array(WitnessAlert
 
 /** How one cosignature of a witnessed checkpoint stands (witness-cosigners.ts decides it). */
 export const COSIGNER_STANDINGS = ['counted', 'invalid', 'untrusted', 'unchecked', 'own'] as const
+export type CosignerStanding = (typeof COSIGNER_STANDINGS)[number]
 
 /** Cosigners kept per witnessed checkpoint: the evidence row stays small whatever a registry serves. */
 export const MAX_STORED_COSIGNERS = 32

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely'
 import { sql } from 'kysely'
 import type { ControlPlaneTables } from '../store/schema.js'
 
-export interface RunOutcome {
+export interface AgentRunOutcome {
   agentDid: string
   contextType: string
   status: 'completed' | 'failed'
@@ -18,7 +18,7 @@ export interface RunOutcome {
 export const MAX_OUTCOMES = 20_000
 
 export interface RoutingStore {
-  listRunOutcomes(tenantId: string): Promise<RunOutcome[]>
+  listRunOutcomes(tenantId: string): Promise<AgentRunOutcome[]>
 }
 
 export function createRoutingStore(database: { db: Kysely<unknown> }): RoutingStore {

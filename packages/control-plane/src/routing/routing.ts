@@ -9,7 +9,7 @@
  */
 import type { Uniform } from './thompson.js'
 import { type Selection, selectArm } from './thompson.js'
-import type { AuthStore } from '../auth/auth-store.js'
+import type { ControlPlaneAuthStore } from '../auth/auth-store.js'
 import type { ControlPlaneDeps } from '../core/deps.js'
 import { createRoutingStore, type RoutingStore } from './routing-store.js'
 
@@ -23,7 +23,7 @@ export interface BanditArm {
 }
 
 export interface RoutingDeps {
-  authStore: AuthStore
+  authStore: ControlPlaneAuthStore
   routingStore: RoutingStore
   random: (size: number) => Uint8Array
 }
@@ -33,7 +33,7 @@ const MAX_CAPABILITIES = 10_000
 /** The router's dependencies over the app's database. */
 export function createRoutingDeps(
   deps: Pick<ControlPlaneDeps, 'database' | 'random'>,
-  authStore: AuthStore,
+  authStore: ControlPlaneAuthStore,
 ): RoutingDeps {
   return {
     authStore,

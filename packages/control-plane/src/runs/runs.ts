@@ -2,16 +2,14 @@
  * Runs (product spec "Run", "States and transitions", "Runs" endpoints): start and completion notifications
  * (HMAC routes), run reads, the lineage graph and the run's event history.
  */
-import type { Static } from 'typebox'
 import type { ControlPlaneDeps } from '../core/deps.js'
 import { ControlPlaneError } from '../core/errors.js'
 import { formatOptionalTimestamp, formatTimestamp, parseTimestamp } from '../core/http/wire-time.js'
 import type { EventQuery, RunQuery, RunRecord, RunStatus } from '../store/store.js'
-import type { LineageShape, RunShape } from '../response-schemas/runs.js'
+import type { RunLineage, RunView } from '../response-schemas/runs.js'
 import { decodeEventCursor } from '../events/event-cursor.js'
 
-/** A run on the wire: the routes' response schema (one run shape for the routes, the services and the console). */
-export type RunView = Static<typeof RunShape>
+export type { RunView }
 
 /** A lineage node's status, in the reference stack's vocabulary (RFC-ACDP-0004 §4). */
 export type LineageNodeStatus = 'active' | 'superseded' | 'retracted'
@@ -21,9 +19,6 @@ export function lineageNodeStatus(publication: { retracted: boolean; superseded:
   if (publication.retracted) return 'retracted'
   return publication.superseded ? 'superseded' : 'active'
 }
-
-/** Lineage graph (product spec "Lineage graph"), as GET /runs/:runId/lineage serves it. */
-export type LineageGraph = Static<typeof LineageShape>
 
 export function toRunView(run: RunRecord): RunView {
   return {
@@ -47,7 +42,7 @@ function parseStoredJson(text: string | null): unknown {
 }
 
 /** A page of GET /runs, written to the wire by events/list-json.ts (`runPageJson`). */
-export interface RunPage {
+export interface RunRecordPage {
   runs: RunRecord[]
   total: number
   limit: number
@@ -114,7 +109,7 @@ export async function listRuns(
     limit: number
     offset: number
   },
-): Promise<RunPage> {
+): Promise<RunRecordPage> {
   const { startedAfter, startedBefore, ...rest } = request
   const query: RunQuery = { ...rest }
   if (startedAfter !== undefined) query.startedFrom = readRunTime('startedAfter', startedAfter)
@@ -140,7 +135,7 @@ export async function getRun(deps: ControlPlaneDeps, tenantId: string, runId: st
  *
  * @throws ControlPlaneError RUN_NOT_FOUND when the run does not exist in the tenant.
  */
-export async function getRunLineage(deps: ControlPlaneDeps, tenantId: string, runId: string): Promise<LineageGraph> {
+export async function getRunLineage(deps: ControlPlaneDeps, tenantId: string, runId: string): Promise<RunLineage> {
   await requireRun(deps, tenantId, runId)
   const [publications, edges] = await Promise.all([
     deps.store.listRunPublications(tenantId, runId),

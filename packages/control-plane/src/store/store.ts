@@ -7,6 +7,7 @@
  * means); every tenant-owned read and write takes the tenant id explicitly, never a default.
  */
 import type { Kysely } from 'kysely'
+import type { RunStatus } from '../response-schemas/runs.js'
 import type { ControlPlaneTables, EventAttributes } from './schema.js'
 
 /**
@@ -15,9 +16,8 @@ import type { ControlPlaneTables, EventAttributes } from './schema.js'
  */
 export type StoreTransaction = Kysely<ControlPlaneTables>
 
-/** Run statuses (product spec "Run"). */
-export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const
-export type RunStatus = (typeof RUN_STATUSES)[number]
+// Run statuses (product spec "Run") are the wire's union: a run row holds one of them.
+export type { RunStatus }
 
 /** Scenario recorded until an event or a start notification names one. */
 export const UNKNOWN_SCENARIO = 'unknown'

@@ -6,15 +6,14 @@
  */
 import { createOutboundClient, type OutboundClient } from '@acdp/protocol'
 import type { ControlPlaneConfig } from '../core/config.js'
-import type { ControlPlaneDeps } from '../core/deps.js'
+import type { ControlPlaneDeps, WebhookOutbox } from '../core/deps.js'
 import { createWebhookStore, type WebhookStore } from './webhook-store.js'
 import { isSealedWithCurrentKey } from '../core/secret-box.js'
 import {
   createWebhookDispatcher,
   createWebhookOutbox,
   type WebhookDeliverySettings,
-  type WebhookDispatcher,
-  type WebhookOutbox,
+  type OutboxWebhookSender,
 } from './webhook-delivery.js'
 import {
   createSubscriptionCache,
@@ -32,10 +31,10 @@ export interface WebhookRouteDeps extends WebhookSubscriptionDeps {
 /** The webhook feature of one instance. */
 export interface WebhookFeature {
   /** The ingest's in-transaction hook. */
-  outbox: WebhookOutbox
+  outbox: Required<WebhookOutbox>
   /** Dependencies of webhooks/webhooks-routes.ts. */
   routeDeps: WebhookRouteDeps
-  dispatcher: WebhookDispatcher
+  dispatcher: OutboxWebhookSender
   /** Starts delivering (and re-seals subscription secrets after a key rotation, in the background). */
   start(): void
   /** Stops the dispatcher, waits for in-flight attempts, releases the outbound client. Idempotent. */

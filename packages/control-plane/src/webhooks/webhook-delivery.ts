@@ -24,9 +24,9 @@
  */
 import { isProtocolError, type OutboundClient, signTimestampedWebhook, signWebhookBody } from '@acdp/protocol'
 import { cappedExponentialMs, jitterFraction } from '@acdp/service-kit'
+import type { WebhookOutbox } from '../core/deps.js'
 import type { ControlPlaneMetrics } from '../core/metrics.js'
 import type { StoredEvent } from '../store/schema.js'
-import type { StoreTransaction } from '../store/store.js'
 import type { ClaimedDelivery, DeliveryOutcome, SubscriptionRecord, WebhookStore } from './webhook-store.js'
 import type { EventBus } from '../events/event-bus.js'
 import { openSecret, type SecretKeyring } from '../core/secret-box.js'
@@ -84,18 +84,8 @@ export function formatDeliveryBody(deliveryId: string, event: StoredEvent, data:
   )
 }
 
-/** The ingest's in-transaction hook (deps.ts `WebhookOutbox`). */
-export interface WebhookOutbox {
-  enqueue(tx: StoreTransaction, event: StoredEvent): Promise<void>
-  /**
-   * False only when `enqueue` would certainly write nothing for an event of `eventType` (the tenant's cached
-   * subscriptions match none): the ingest then writes the event without a transaction hook.
-   */
-  mayEnqueue(tenantId: string, eventType: string): boolean
-}
-
 /**
- * Creates the outbox hook: matches the event against the tenant's active subscriptions (from the cache; on a
+ * Creates the outbox hook (`mayEnqueue` always answered): matches the event against the tenant's active subscriptions (from the cache; on a
  * miss read inside `tx`) and writes one pending row per match, due at once.
  */
 export function createWebhookOutbox(options: {
@@ -103,7 +93,7 @@ export function createWebhookOutbox(options: {
   cache: SubscriptionCache
   random: (size: number) => Uint8Array
   clock: () => Date
-}): WebhookOutbox {
+}): Required<WebhookOutbox> {
   const matches = (subscription: { events: readonly string[] }, eventType: string) =>
     subscription.events.length === 0 || subscription.events.includes(eventType)
   return {
@@ -154,7 +144,7 @@ export interface WebhookDispatcherOptions {
 }
 
 /** The background sender of one instance. */
-export interface WebhookDispatcher {
+export interface OutboxWebhookSender {
   /** Starts the timers and the bus-driven kicks. */
   start(): void
   /** Requests a sweep soon (coalesced with any running one). */
@@ -166,7 +156,7 @@ export interface WebhookDispatcher {
 }
 
 /** Creates the dispatcher (not started). */
-export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): OutboxWebhookSender {
   const settings: WebhookDeliverySettings = { ...WEBHOOK_DELIVERY_DEFAULTS, ...options.settings }
   const { webhookStore, metrics, log } = options
   const now = (): number => options.clock().getTime()

@@ -16,7 +16,7 @@ import { type Kysely, sql, type Transaction } from 'kysely'
 import type { StoredEvent } from '../store/schema.js'
 import type { StoreTransaction } from '../store/store.js'
 import type { LogWitnessAlertsTable, LogWitnessCursorsTable, WitnessTables } from './witness-schema.js'
-import { COSIGNER_STANDINGS, MAX_STORED_COSIGNERS } from '../response-schemas/witness.js'
+import { COSIGNER_STANDINGS, type CosignerStanding, MAX_STORED_COSIGNERS } from '../response-schemas/witness.js'
 
 /** A registry whose poll lease this instance now holds. */
 export interface ClaimedRegistry {
@@ -52,8 +52,7 @@ export interface CursorRecord {
 }
 
 // The standings and the cap are part of the wire shape of GET /registries/:authority/log-witness.
-export { COSIGNER_STANDINGS, MAX_STORED_COSIGNERS }
-export type CosignerStanding = (typeof COSIGNER_STANDINGS)[number]
+export { COSIGNER_STANDINGS, type CosignerStanding, MAX_STORED_COSIGNERS }
 
 /** One cosigner of a checkpoint: the witness its cosignature names (null when it names none), and its standing. */
 export interface CosignerRecord {

@@ -1,7 +1,7 @@
 // Public surface of the recorder core: re-exports only.
 export { createRecorder, type PublishedStep, type Recorder, type RecorderStats } from './recorder.js'
 export {
-  type ControlPlaneConfig,
+  type ControlPlaneRunTarget,
   type FailurePolicy,
   type Framework,
   RECORDER_DEFAULTS,

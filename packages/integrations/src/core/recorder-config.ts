@@ -49,7 +49,7 @@ export interface RecordHandle {
 export type RecordRef = RecordHandle | string
 
 /** The control plane the run is announced to (POST /runs/started, POST /runs/:id/complete, HMAC-signed). */
-export interface ControlPlaneConfig {
+export interface ControlPlaneRunTarget {
   /** Base URL, e.g. `http://127.0.0.1:3100`. */
   url: string
   /** The control plane's WEBHOOK_SECRET (or the enrolled registry's webhook secret with `registryAuthority`). */
@@ -67,7 +67,7 @@ export interface RunConfig {
   /** `scenario_id` of POST /runs/started; default the framework's name. */
   scenarioId?: string
   /** When set, `startRun()` / `completeRun()` send the run notices; without it the run stays "running". */
-  controlPlane?: ControlPlaneConfig
+  controlPlane?: ControlPlaneRunTarget
 }
 
 /** Options of every adapter. */

@@ -4,13 +4,13 @@
  * a control plane that requires the timestamped or bound form accepts them.
  */
 import { signTimestampedWebhook, signWebhookBody, signWebhookV2, WEBHOOK_HEADERS } from '@acdp/protocol'
-import type { ControlPlaneConfig } from './recorder-config.js'
+import type { ControlPlaneRunTarget } from './recorder-config.js'
 
 export type RunOutcome = 'completed' | 'failed' | 'cancelled'
 
 /** POST /runs/started. @throws Error naming the control plane's answer when it is not 2xx. */
 export async function sendRunStarted(
-  controlPlane: ControlPlaneConfig,
+  controlPlane: ControlPlaneRunTarget,
   fetchFn: typeof globalThis.fetch,
   run: { runId: string; scenarioId: string; inputs?: unknown },
 ): Promise<void> {
@@ -25,7 +25,7 @@ export async function sendRunStarted(
 
 /** POST /runs/:runId/complete; V2 binds the path's run id. */
 export async function sendRunCompleted(
-  controlPlane: ControlPlaneConfig,
+  controlPlane: ControlPlaneRunTarget,
   fetchFn: typeof globalThis.fetch,
   runId: string,
   outcome: { status: RunOutcome; result?: unknown },
@@ -43,12 +43,12 @@ export async function sendRunCompleted(
   )
 }
 
-function authority(controlPlane: ControlPlaneConfig): Record<string, string> {
+function authority(controlPlane: ControlPlaneRunTarget): Record<string, string> {
   return controlPlane.registryAuthority === undefined ? {} : { registry_authority: controlPlane.registryAuthority }
 }
 
 async function postSigned(
-  controlPlane: ControlPlaneConfig,
+  controlPlane: ControlPlaneRunTarget,
   fetchFn: typeof globalThis.fetch,
   path: string,
   payload: unknown,

@@ -8,9 +8,9 @@ import {
   createOutboundClient,
   type DidMethod,
   DidResolver,
+  type KeyResolver,
   MAX_DID_DOCUMENT_BYTES,
   type OutboundClient,
-  type ResolvedKey,
   type SigningKey,
 } from '@acdp/protocol'
 import type { FastifyBaseLogger } from 'fastify'
@@ -27,10 +27,9 @@ import type { ContextSearchStore } from '../search/search-store.js'
 import type { RegistryStore } from '../store/store.js'
 import type { PinnedKeyEntry } from '../auth/pinned-keys.js'
 
-/** Resolves `signature.key_id` to key material (RFC-ACDP-0001 §5.11); `DidResolver` from @acdp/protocol. */
-export interface KeyResolver {
-  resolveKey(keyId: string, options?: { forceRefresh?: boolean; historical?: boolean }): Promise<ResolvedKey>
-}
+// Resolves `signature.key_id` to key material (RFC-ACDP-0001 §5.11): the SDK's resolver interface, which
+// `DidResolver` implements.
+export type { KeyResolver }
 
 /**
  * Establishes who is reading (RFC-ACDP-0008 §6.2). Resolves with the requester's DID, or null for an anonymous

@@ -23,7 +23,7 @@ const MAX_COSIGNATURES_PER_POLL = 64
 /** Distinct tree sizes kept per witness (the newest); older ones are no longer served by `/log/checkpoint`. */
 const MAX_TUPLES_PER_WITNESS = 256
 
-export interface WitnessConfig {
+export interface ConfiguredWitness {
   did: string
   url: string
   poll_seconds: number
@@ -35,7 +35,7 @@ export interface WitnessLog {
 
 export interface WitnessAggregatorOptions {
   logId: string
-  witnesses: readonly WitnessConfig[]
+  witnesses: readonly ConfiguredWitness[]
   outbound: OutboundClient
   resolver: KeyResolver
   clock: () => Date
@@ -81,7 +81,7 @@ export class WitnessAggregator {
   }
 
   /** One poll of one witness. Never throws: failures are counted and logged. Resolves with how many were kept. */
-  async poll(witness: WitnessConfig): Promise<number> {
+  async poll(witness: ConfiguredWitness): Promise<number> {
     const { outbound, logId, metrics, log } = this.#options
     let items: unknown[]
     try {
@@ -109,7 +109,7 @@ export class WitnessAggregator {
     return kept
   }
 
-  async #accept(witness: WitnessConfig, item: unknown): Promise<boolean> {
+  async #accept(witness: ConfiguredWitness, item: unknown): Promise<boolean> {
     const { logId, resolver, clock, metrics, log } = this.#options
     const claimed = item as { witness_id?: unknown; witnessed_checkpoint?: { tree_size?: unknown } } | null
     const treeSize = claimed?.witnessed_checkpoint?.tree_size

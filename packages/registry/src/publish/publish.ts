@@ -78,7 +78,7 @@ export interface PublishInput {
   tenant: WriteTenant
 }
 
-export interface PublishResult {
+export interface PublishOutcome {
   /** 201 for a new context, 200 for an idempotent replay. */
   status: 200 | 201
   ctxId: string
@@ -94,7 +94,7 @@ export async function publishContext(
   settings: PublishSettings,
   cache: ContextCache,
   input: PublishInput,
-): Promise<PublishResult> {
+): Promise<PublishOutcome> {
   const { request, idempotencyKey } = input
 
   checkSignerIdentity(request, settings.acceptedDidMethods)
@@ -308,7 +308,7 @@ function isSameSignature(record: IdempotencyRecord, request: PublishRequest): bo
   )
 }
 
-function replay(record: IdempotencyRecord): PublishResult {
+function replay(record: IdempotencyRecord): PublishOutcome {
   return {
     status: 200,
     ctxId: record.ctxId,
@@ -318,7 +318,7 @@ function replay(record: IdempotencyRecord): PublishResult {
 }
 
 /** A verified signer hit a live record: same hash replays (200), a different hash is duplicate_publish (409). */
-function answerExistingRecord(record: IdempotencyRecord, contentHash: string, idempotencyKey: string): PublishResult {
+function answerExistingRecord(record: IdempotencyRecord, contentHash: string, idempotencyKey: string): PublishOutcome {
   if (record.contentHash === contentHash) return replay(record)
   throw new RegistryError('duplicate_publish', 'This Idempotency-Key was already used for different content.', {
     details: { idempotency_key: idempotencyKey, original_ctx_id: record.ctxId },

@@ -12,15 +12,10 @@
 import type { Kysely } from 'kysely'
 import { CompiledQuery, type Selectable } from 'kysely'
 import type { IdempotencyRecordTable, RegistryDatabase } from './schema.js'
+import type { StoredKeyRevocation } from './store.js'
 
 /** Most lookups one statement carries (the rest go in the next): bounds the arrays and the answer. */
 export const MAX_LOOKUPS_PER_STATEMENT = 512
-
-export interface StoredKeyRevocation {
-  ctxId: string
-  agentId: string
-  bodyText: string
-}
 
 interface IdempotencyLookup {
   kind: 'idempotency'
