@@ -10,7 +10,13 @@
  * recorded entry by entry or in one statement, the names of failures and the log line of a failed poll.
  */
 import type { OutboundClient, OutboundResponse } from '@acdp/protocol'
-import { createFeedPolling, type FeedPage, type FeedPolling, type FeedPollResult, type FeedSource } from './feed-polling.js'
+import {
+  createFeedPolling,
+  type FeedPage,
+  type FeedPolling,
+  type FeedPollResult,
+  type FeedSource,
+} from './feed-polling.js'
 
 /** Where and how often one feed is read, and whose tokens it may revoke. */
 export interface RevocationFeedSource extends FeedSource {
@@ -146,6 +152,10 @@ export class RevocationFeedPoller<Feed, Entry, Revocation> {
 
   #failed(feed: Feed, error: unknown): void {
     const category = this.#options.errorCategory?.(error) ?? 'internal'
-    this.#outcomes.set(this.#options.source(feed).key, { atMs: this.#options.now(), outcome: 'error', errorCategory: category })
+    this.#outcomes.set(this.#options.source(feed).key, {
+      atMs: this.#options.now(),
+      outcome: 'error',
+      errorCategory: category,
+    })
   }
 }
