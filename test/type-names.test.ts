@@ -16,12 +16,6 @@ import { describe, expect, it } from 'vitest'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
-/**
- * Names declared twice today, each being merged into one declaration in the service kit: the servers'
- * configuration error and their peers' revocation-feed poller. Remove an entry once its merge lands.
- */
-const BEING_MERGED = new Set(['ConfigError', 'RevocationFeedPoller'])
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
@@ -91,14 +85,8 @@ describe('exported type names', () => {
   })
 
   it('are declared in one file each', () => {
-    const unexpected = [...duplicated]
-      .filter(([name]) => !BEING_MERGED.has(name))
-      .map(([name, declaredIn]) => `${name}: ${declaredIn.join(', ')}`)
+    const unexpected = [...duplicated].map(([name, declaredIn]) => `${name}: ${declaredIn.join(', ')}`)
     expect(unexpected).toEqual([])
-  })
-
-  it('allow only names that are still duplicated (a stale entry would hide a new duplicate)', () => {
-    expect([...BEING_MERGED].filter((name) => !duplicated.has(name))).toEqual([])
   })
 })
 

@@ -4,7 +4,7 @@
  * idempotency and auth records. Started on `onReady`, stopped on `onClose`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { RevocationFeedPoller } from './auth/revocation-feed-poller.js'
+import { RegistryRevocationFeedPoller } from './auth/revocation-feed-poller.js'
 import type { RegistryContext } from './registry-context.js'
 
 /** How often expired Idempotency-Key records are deleted (they are ignored as soon as they expire). */
@@ -29,7 +29,7 @@ export function installBackgroundWork(app: FastifyInstance, context: RegistryCon
   // Peers' revocations are enforced by bearer auth: polled only when it is on.
   const feedPoller =
     auth && config.auth.revocation_feeds.length > 0 && deps.revocationFeedStore && deps.outbound
-      ? new RevocationFeedPoller(
+      ? new RegistryRevocationFeedPoller(
           { store: deps.revocationFeedStore, outbound: deps.outbound, clock: deps.clock, log: app.log },
           config.auth.revocation_feeds,
         )

@@ -13,7 +13,7 @@ import { testDatabaseTargets } from '@acdp/storage'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
   RevocationFeedPageError,
-  RevocationFeedPoller,
+  RegistryRevocationFeedPoller,
   type RevocationFeedConfig,
 } from '../src/auth/revocation-feed-poller.js'
 import type { RevocationFeedStore } from '../src/auth/revocation-feed-store.js'
@@ -174,7 +174,7 @@ describe.each(testDatabaseTargets())('revocation feeds on $name', (target) => {
         poll_seconds: 60,
       }
       const warnings: string[] = []
-      const poll = new RevocationFeedPoller(
+      const poll = new RegistryRevocationFeedPoller(
         { store, outbound: client, clock: r.clock.now, log: { warn: (_o, m) => warnings.push(m) } },
         [feed],
       )

@@ -17,15 +17,20 @@ export {
   type IdleMemoryReleaseProbes,
   startIdleMemoryRelease,
 } from './memory/idle-memory-release.js'
+export { FEED_PAGE_LIMIT, type FeedPage, type FeedPollResult, type FeedSource } from './revocation/feed-polling.js'
 export {
-  createFeedPolling,
-  FEED_PAGE_LIMIT,
-  type FeedPage,
-  type FeedPolling,
-  type FeedPollingOptions,
-  type FeedPollResult,
-  type FeedSource,
-} from './revocation/feed-polling.js'
+  type FeedPollOutcome,
+  type FeedRecording,
+  RevocationFeedPoller,
+  type RevocationFeedPollerOptions,
+  type RevocationFeedSource,
+} from './revocation/revocation-feed-poller.js'
+export {
+  createFeedCursorStore,
+  type FeedCursorState,
+  type FeedCursorStore,
+  type FeedCursorTable,
+} from './revocation/feed-cursor-store.js'
 export { cappedExponentialMs, jitterFraction } from './backoff/exponential-backoff.js'
 export { cutFeedRows, type FeedRows, feedPageOf } from './revocation/feed-page.js'
 export {

@@ -4,6 +4,7 @@
  * consuming a nonce is a DELETE … RETURNING (two instances cannot both consume it), counting against a quota is an
  * upsert-increment RETURNING the new count.
  */
+import { createFeedCursorStore } from '@acdp/service-kit'
 import type { DatabaseKind } from '@acdp/storage'
 import type { Kysely } from 'kysely'
 import type { AgentCapabilitiesTable, AuthTables } from './auth-schema.js'
@@ -85,6 +86,14 @@ export interface ControlPlaneAuthStore {
 
 export function createAuthStore(database: { db: Kysely<unknown>; kind: DatabaseKind }): ControlPlaneAuthStore {
   const db = database.db as unknown as Kysely<AuthTables>
+  // A write replaces the row, with no forward-only guard (the registry has one): the poller only ever writes a
+  // cursor past the one it read.
+  const cursors = createFeedCursorStore(db, {
+    table: 'revocation_cursors',
+    keyColumn: 'issuer',
+    updatedAtColumn: 'updated_at',
+    forwardOnly: false,
+  })
   return {
     async insertChallenge(record) {
       await db
@@ -171,31 +180,9 @@ export function createAuthStore(database: { db: Kysely<unknown>; kind: DatabaseK
       return Number(result.numDeletedRows)
     },
 
-    async getFeedCursor(issuer) {
-      const row = await db
-        .selectFrom('revocation_cursors')
-        .select('cursor_ms')
-        .where('issuer', '=', issuer)
-        .executeTakeFirst()
-      return row === undefined ? undefined : Number(row.cursor_ms)
-    },
-
-    async setFeedCursor(issuer, cursorMs, now) {
-      await db
-        .insertInto('revocation_cursors')
-        .values({ issuer, cursor_ms: cursorMs, updated_at: now })
-        .onConflict((conflict) => conflict.column('issuer').doUpdateSet({ cursor_ms: cursorMs, updated_at: now }))
-        .execute()
-    },
-
-    async getFeedCursorState(issuer) {
-      const row = await db
-        .selectFrom('revocation_cursors')
-        .select(['cursor_ms', 'updated_at'])
-        .where('issuer', '=', issuer)
-        .executeTakeFirst()
-      return row === undefined ? undefined : { cursorMs: Number(row.cursor_ms), updatedAtMs: Number(row.updated_at) }
-    },
+    getFeedCursor: (issuer) => cursors.read(issuer),
+    setFeedCursor: (issuer, cursorMs, now) => cursors.write(issuer, cursorMs, now),
+    getFeedCursorState: (issuer) => cursors.readState(issuer),
 
     async summarizeFeedRevocations(issuer, limit) {
       const revokedBy = `feed:${issuer}`

@@ -1,42 +1,25 @@
 /**
- * Polls peer revocation feeds (REVOCATION_FEEDS; product spec "Authentication" rule 8) through the kit's feed
- * polling (@acdp/service-kit, revocation/feed-polling.ts: SSRF-safe outbound client, one poll per feed, a durable
- * cursor that advances only after a whole page applied), and applies their entries to the shared deny list.
+ * The control plane's side of the kit's revocation feed poller (@acdp/service-kit,
+ * revocation/revocation-feed-poller.ts) for REVOCATION_FEEDS (product spec "Authentication" rule 8): feeds and
+ * their cursors (`revocation_cursors`) keyed by issuer, up to MAX_PAGES pages per tick, entries applied to the
+ * shared deny list one at a time.
  *
- * The cursor (`revocation_cursors`, by issuer) moves on a partial last page too, and up to MAX_PAGES pages are
- * read per tick. Entries naming another issuer than the feed's are dropped: a peer only speaks for its own tokens.
- * An entry without a `revoked_at_ms` fails the page where it stands (entries before it stay recorded; applying
- * is idempotent on (iss, jti), so the retry records nothing twice).
+ * A page is any JSON object with an `entries` array; each entry is checked as it is applied. An entry without a
+ * `revoked_at_ms` fails the page where it stands (entries before it stay recorded; recording is idempotent on
+ * (iss, jti), so the retry records nothing twice); one without a string jti and sub, or with an expiry that is
+ * not an integer or already past, is skipped.
  */
 import { isProtocolError, type OutboundClient, type OutboundResponse } from '@acdp/protocol'
-import { createFeedPolling, type FeedPage } from '@acdp/service-kit'
+import { type FeedPage, RevocationFeedPoller } from '@acdp/service-kit'
 import type { RevocationFeed } from './token-settings.js'
-import type { ControlPlaneAuthStore } from './auth-store.js'
+import type { ControlPlaneAuthStore, RevocationRecord } from './auth-store.js'
 import type { RevocationList } from './revocation-list.js'
 
-export interface RevocationFeedPoller {
-  /** Polls one feed now (every page available, up to MAX_PAGES); resolves to the entries applied. */
-  poll(feed: RevocationFeed): Promise<number>
-  /**
-   * This instance's last poll outcome of the feed of `issuer`, or undefined before its first page or failure.
-   * Kept in memory only: each instance polls on its own, so another instance may have seen another outcome.
-   */
-  lastPoll(issuer: string): FeedPollOutcome | undefined
-  start(): void
-  close(): void
-}
+/** What an entry of a peer's feed revokes; who recorded it and when are added as it is recorded. */
+type FeedRevocation = Pick<RevocationRecord, 'iss' | 'jti' | 'sub' | 'exp'>
 
-export interface FeedPollOutcome {
-  /** Unix ms of the last page applied or of the failure. */
-  atMs: number
-  outcome: 'ok' | 'error'
-  /**
-   * Why the last poll failed: `http_<status>` (the feed answered another status than 200), `malformed_page`,
-   * `malformed_entry`, the outbound client's refusal reason or failure code (e.g. `loopback`, `outbound_failed`,
-   * `outbound_too_large`), or `internal`. Null when it succeeded.
-   */
-  errorCategory: string | null
-}
+/** The poller of the control plane's feeds; `lastPoll` is asked by issuer. */
+export type ControlPlaneFeedPoller = RevocationFeedPoller<RevocationFeed, unknown, FeedRevocation>
 
 /** A feed answer refused for a reason worth naming (the error category of the last poll). */
 class FeedRefusal extends Error {
@@ -48,6 +31,11 @@ class FeedRefusal extends Error {
   }
 }
 
+/**
+ * Why a poll failed, for `lastPoll`: `http_<status>` (the feed answered another status than 200),
+ * `malformed_page`, `malformed_entry`, the outbound client's refusal reason or failure code (e.g. `loopback`,
+ * `outbound_failed`, `outbound_too_large`), or `internal`.
+ */
 function errorCategory(error: unknown): string {
   if (error instanceof FeedRefusal) return error.category
   if (isProtocolError(error)) {
@@ -68,69 +56,55 @@ export function createRevocationFeedPoller(options: {
   log: { warn(object: unknown, message?: string): void }
   /** Called for each entry newly added to the deny list. */
   onApplied?: () => void
-}): RevocationFeedPoller {
-  const outcomes = new Map<string, FeedPollOutcome>()
-  const failed = (feed: RevocationFeed, error: unknown): void => {
-    outcomes.set(feed.issuer, { atMs: options.now(), outcome: 'error', errorCategory: errorCategory(error) })
-  }
-  const polling = createFeedPolling<RevocationFeed, unknown>({
+}): ControlPlaneFeedPoller {
+  return new RevocationFeedPoller<RevocationFeed, unknown, FeedRevocation>({
     feeds: options.feeds,
-    source: (feed) => ({ key: feed.issuer, url: feed.url, bearerToken: feed.token, pollSeconds: feed.pollSeconds }),
+    source: (feed) => ({
+      key: feed.issuer,
+      issuer: feed.issuer,
+      url: feed.url,
+      bearerToken: feed.token,
+      pollSeconds: feed.pollSeconds,
+    }),
     maxPages: MAX_PAGES,
     outbound: options.outbound,
     now: options.now,
     readCursor: (feed) => options.authStore.getFeedCursor(feed.issuer),
+    // Stamped when written, not when the page was read.
     writeCursor: (feed, cursorMs) => options.authStore.setFeedCursor(feed.issuer, cursorMs, options.now()),
     readPage,
-    applyPage: async (feed, entries, sinceMs) => {
-      const nowSeconds = Math.floor(options.now() / 1000)
-      let lastMs = sinceMs
-      let applied = 0
-      for (const raw of entries) {
-        const entry = raw as Record<string, unknown>
-        const at = entry['revoked_at_ms']
-        if (typeof at !== 'number' || !Number.isSafeInteger(at)) {
-          throw new FeedRefusal('malformed_entry', 'feed entry without revoked_at_ms')
-        }
-        lastMs = Math.max(lastMs, at)
-        const { jti, sub, iss, exp } = entry
-        if (iss !== feed.issuer || typeof jti !== 'string' || typeof sub !== 'string') continue
-        if (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < nowSeconds) continue
+    revokedAtMs: (entry) => {
+      const at = (entry as Record<string, unknown>)['revoked_at_ms']
+      if (typeof at !== 'number' || !Number.isSafeInteger(at)) {
+        throw new FeedRefusal('malformed_entry', 'feed entry without revoked_at_ms')
+      }
+      return at
+    },
+    issuerOf: (entry) => (entry as Record<string, unknown>)['iss'],
+    revocationOf: (feed, entry, nowMs) => {
+      const { jti, sub, exp } = entry as Record<string, unknown>
+      if (typeof jti !== 'string' || typeof sub !== 'string') return undefined
+      if (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < Math.floor(nowMs / 1000)) return undefined
+      return { iss: feed.issuer, jti, sub, exp }
+    },
+    record: {
+      // Every entry that passed counts as applied, whether or not the deny list already held it.
+      each: async (feed, revocation) => {
         const inserted = await options.revocations.record({
-          iss,
-          jti,
-          sub,
-          exp,
+          ...revocation,
           revokedAtMs: options.now(),
           revokedBy: `feed:${feed.issuer}`,
           reason: 'unspecified',
         })
         if (inserted) options.onApplied?.()
-        applied += 1
-      }
-      // A page applied whole: the poll is ok so far (a later page's failure overwrites this).
-      outcomes.set(feed.issuer, { atMs: options.now(), outcome: 'ok', errorCategory: null })
-      return { applied, lastMs }
+        return 1
+      },
     },
+    errorCategory,
     onPollFailed: (feed, error) => {
-      failed(feed, error)
       options.log.warn({ err: error, issuer: feed.issuer }, 'revocation feed poll failed')
     },
   })
-
-  return {
-    poll: (feed) =>
-      polling.poll(feed).then(
-        (result) => result.applied,
-        (error: unknown) => {
-          failed(feed, error)
-          throw error
-        },
-      ),
-    lastPoll: (issuer) => outcomes.get(issuer),
-    start: () => polling.start(),
-    close: () => void polling.stop(),
-  }
 }
 
 /**

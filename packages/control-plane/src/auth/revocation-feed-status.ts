@@ -6,9 +6,9 @@
  * deny list — a count and the newest few, with their jti and subject as digests, never a token.
  */
 import { sha256String } from '@acdp/protocol'
+import type { FeedPollOutcome } from '@acdp/service-kit'
 import type { RevocationFeed } from './token-settings.js'
 import type { ControlPlaneAuthStore } from './auth-store.js'
-import type { FeedPollOutcome } from './revocation-feed-poller.js'
 import type { Static } from 'typebox'
 import { NEWEST_PER_FEED, type PeerFeedShape } from '../response-schemas/auth.js'
 

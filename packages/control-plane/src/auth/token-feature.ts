@@ -14,7 +14,7 @@ import type { ControlPlaneDeps } from '../core/deps.js'
 import { createIpThrottle, type IpThrottle } from '../core/http/ip-throttle.js'
 import { type ControlPlaneAuthStore, createAuthStore } from './auth-store.js'
 import type { AuthMetrics } from './auth-metrics.js'
-import { createRevocationFeedPoller, type RevocationFeedPoller } from './revocation-feed-poller.js'
+import { type ControlPlaneFeedPoller, createRevocationFeedPoller } from './revocation-feed-poller.js'
 import { createRevocationList, type RevocationList } from './revocation-list.js'
 
 export interface TokenFeature {
@@ -24,7 +24,7 @@ export interface TokenFeature {
   signer: JwtSigner | undefined
   verifier: JwtVerifier
   revocations: RevocationList
-  feeds: RevocationFeedPoller
+  feeds: ControlPlaneFeedPoller
   throttle: IpThrottle
   metrics: AuthMetrics
   /** Re-reads CONTROL_PLANE_PINNED_KEYS; returns the problems (directory unchanged) or the new key count. */
@@ -92,7 +92,7 @@ export async function createTokenFeature(input: {
     },
     close() {
       revocations.close()
-      feeds.close()
+      void feeds.stop()
     },
   }
 }

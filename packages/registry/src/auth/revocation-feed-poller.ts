@@ -1,17 +1,16 @@
 /**
- * Mirrors peers' token revocations (`[[auth.revocation_feeds]]`; product spec "Authentication" 5): each feed is
- * polled every `poll_seconds` through the SSRF-policy outbound client (`GET <feed_url>?since=<cursor>&limit=200`,
- * `Authorization: Bearer <admin_token>`, no redirects), and its entries are recorded as revoked for the feed's
- * issuer, so a token of that issuer with a listed jti is refused on every route.
+ * The registry's side of the kit's revocation feed poller (@acdp/service-kit,
+ * revocation/revocation-feed-poller.ts) for `[[auth.revocation_feeds]]` (product spec "Authentication" 5): feeds
+ * and their durable cursors (`auth_revocation_feed_cursor`) keyed by feed URL, up to 50 pages per tick, and a
+ * page's entries recorded as revoked for the feed's issuer in one statement, so a token of that issuer with a
+ * listed jti is refused on every route.
  *
- * The cursor (unix ms, durable in `auth_revocation_feed_cursor`) advances only after a whole page applied
- * cleanly: a page that fails to fetch, is not the feed shape, or holds one malformed entry applies nothing and
- * leaves the cursor where it was (the next tick retries it). Entries naming another issuer than the feed's are
- * dropped (a peer speaks only for its own tokens); entries already expired are skipped (they are refused
- * anyway). Several pages are read per tick until the feed says it is done.
+ * A page is checked whole before anything of it is recorded: a page that is not the feed shape, or holds one
+ * malformed entry or one not after the cursor, applies nothing and leaves the cursor where it was (the next tick
+ * retries it). Entries already expired are skipped (they are refused anyway).
  */
 import { type OutboundClient, parseJsonStrict, type RevocationFeedEntry } from '@acdp/protocol'
-import { createFeedPolling, type FeedPolling, type FeedPollResult } from '@acdp/service-kit'
+import { type FeedPollResult, RevocationFeedPoller as FeedPoller } from '@acdp/service-kit'
 import type { PeerRevocation, RevocationFeedStore } from './revocation-feed-store.js'
 
 export type { FeedPollResult }
@@ -39,16 +38,18 @@ const MAX_PAGES_PER_POLL = 50
 const MAX_JTI_CHARS = 256
 const MAX_SUB_CHARS = 4096
 
-/** The registry's side of the kit's feed polling: its cursor store, its page check, its peer revocations. */
-export class RevocationFeedPoller {
-  readonly #polling: FeedPolling<RevocationFeedConfig>
-
+/**
+ * The kit's poller bound to the registry's feeds, store and page check. `poll` rejects with a
+ * RevocationFeedPageError (bad page) or the outbound client's error; what applied before stays applied.
+ */
+export class RegistryRevocationFeedPoller extends FeedPoller<RevocationFeedConfig, RevocationFeedEntry, PeerRevocation> {
   constructor(deps: RevocationFeedPollerDeps, feeds: readonly RevocationFeedConfig[]) {
     const { store, clock } = deps
-    this.#polling = createFeedPolling<RevocationFeedConfig, RevocationFeedEntry>({
+    super({
       feeds,
       source: (feed) => ({
         key: feed.feed_url,
+        issuer: feed.issuer,
         url: feed.feed_url,
         bearerToken: feed.admin_token,
         pollSeconds: feed.poll_seconds,
@@ -62,23 +63,20 @@ export class RevocationFeedPoller {
         if (response.status !== 200) throw new RevocationFeedPageError(`the feed answered HTTP ${response.status}`)
         return parseFeedPage(new TextDecoder().decode(response.body), sinceMs)
       },
-      applyPage: async (feed, entries, sinceMs, nowMs) => {
-        let lastMs = sinceMs
-        const revocations: PeerRevocation[] = []
-        for (const entry of entries) {
-          lastMs = Math.max(lastMs, entry.revoked_at_ms)
-          // A peer speaks only for its own tokens; an expired token is refused anyway.
-          if (entry.iss !== feed.issuer || entry.exp * 1000 < nowMs) continue
-          revocations.push({
-            issuer: feed.issuer,
-            jti: entry.jti,
-            subject: entry.sub,
-            revokedAtMs: entry.revoked_at_ms,
-            expiresAtMs: entry.exp * 1000,
-          })
-        }
-        return { applied: await store.applyPeerRevocations(revocations), lastMs }
-      },
+      revokedAtMs: (entry) => entry.revoked_at_ms,
+      issuerOf: (entry) => entry.iss,
+      // An expired token is refused anyway.
+      revocationOf: (feed, entry, nowMs) =>
+        entry.exp * 1000 < nowMs
+          ? undefined
+          : {
+              issuer: feed.issuer,
+              jti: entry.jti,
+              subject: entry.sub,
+              revokedAtMs: entry.revoked_at_ms,
+              expiresAtMs: entry.exp * 1000,
+            },
+      record: { page: (_feed, revocations) => store.applyPeerRevocations(revocations) },
       onPollFailed: (feed, error) => {
         deps.log.warn(
           { issuer: feed.issuer, feed_url: feed.feed_url, err: error instanceof Error ? error.message : String(error) },
@@ -86,25 +84,6 @@ export class RevocationFeedPoller {
         )
       },
     })
-  }
-
-  /**
-   * Polls `feed` now: every page available (up to 50). One poll per feed at a time; a second call joins it.
-   *
-   * @throws RevocationFeedPageError (bad page) or the outbound client's error; what applied before stays applied.
-   */
-  poll(feed: RevocationFeedConfig): Promise<FeedPollResult> {
-    return this.#polling.poll(feed)
-  }
-
-  /** Polls every feed now and then every `poll_seconds`; failures are logged, never thrown. */
-  start(): void {
-    this.#polling.start()
-  }
-
-  /** Stops the timers and waits for polls in flight. */
-  stop(): Promise<void> {
-    return this.#polling.stop()
   }
 }
 

@@ -5,6 +5,7 @@
  * whole page is one multi-row insert), so nothing here holds a transaction open beside the SQLite publish
  * writer. Idempotent throughout: re-applying a page after a crash changes nothing.
  */
+import { createFeedCursorStore } from '@acdp/service-kit'
 import type { Database } from '@acdp/storage'
 import type { Kysely } from 'kysely'
 import type { RegistryDatabase } from '../store/schema.js'
@@ -43,6 +44,12 @@ export interface RevocationFeedStore {
 
 export function createRevocationFeedStore(database: Database<RegistryDatabase>): RevocationFeedStore {
   const db: Kysely<RegistryDatabase> = database.db
+  const cursors = createFeedCursorStore(db, {
+    table: 'auth_revocation_feed_cursor',
+    keyColumn: 'feed_url',
+    updatedAtColumn: 'updated_at_ms',
+    forwardOnly: true,
+  })
   const toRow = (row: { jti: string; subject: string; revoked_at_ms: number; expires_at_ms: number }) => ({
     jti: row.jti,
     subject: row.subject,
@@ -74,14 +81,7 @@ export function createRevocationFeedStore(database: Database<RegistryDatabase>):
       return rows.map(toRow)
     },
 
-    async getFeedCursor(feedUrl) {
-      const row = await db
-        .selectFrom('auth_revocation_feed_cursor')
-        .select('cursor_ms')
-        .where('feed_url', '=', feedUrl)
-        .executeTakeFirst()
-      return row === undefined ? undefined : Number(row.cursor_ms)
-    },
+    getFeedCursor: (feedUrl) => cursors.read(feedUrl),
 
     async applyPeerRevocations(revocations) {
       if (revocations.length === 0) return 0
@@ -101,17 +101,6 @@ export function createRevocationFeedStore(database: Database<RegistryDatabase>):
       return Number(result.numInsertedOrUpdatedRows ?? 0)
     },
 
-    async setFeedCursor(feedUrl, issuer, cursorMs, nowMs) {
-      await db
-        .insertInto('auth_revocation_feed_cursor')
-        .values({ feed_url: feedUrl, issuer, cursor_ms: cursorMs, updated_at_ms: nowMs })
-        .onConflict((oc) =>
-          oc
-            .column('feed_url')
-            .doUpdateSet({ issuer, cursor_ms: cursorMs, updated_at_ms: nowMs })
-            .where('auth_revocation_feed_cursor.cursor_ms', '<', cursorMs),
-        )
-        .execute()
-    },
+    setFeedCursor: (feedUrl, issuer, cursorMs, nowMs) => cursors.write(feedUrl, cursorMs, nowMs, { issuer }),
   }
 }
