@@ -42,7 +42,11 @@ const MAX_SUB_CHARS = 4096
  * The kit's poller bound to the registry's feeds, store and page check. `poll` rejects with a
  * RevocationFeedPageError (bad page) or the outbound client's error; what applied before stays applied.
  */
-export class RegistryRevocationFeedPoller extends FeedPoller<RevocationFeedConfig, RevocationFeedEntry, PeerRevocation> {
+export class RegistryRevocationFeedPoller extends FeedPoller<
+  RevocationFeedConfig,
+  RevocationFeedEntry,
+  PeerRevocation
+> {
   constructor(deps: RevocationFeedPollerDeps, feeds: readonly RevocationFeedConfig[]) {
     const { store, clock } = deps
     super({
