@@ -10,9 +10,14 @@ import { buildPublishEvent } from '../../../control-plane/test/support/new-event
 export const STORED_EVENTS_AUTHORITY = 'perf.example'
 /** Events written concurrently: enough to keep the store busy, few enough to bound memory. */
 const BATCH = 500
+/**
+ * Seconds the events are spread over: an hour short of the dashboard's default 24-hour window, so none ages out of
+ * it while a loaded machine takes minutes to seed them and open the pages (a full day lost the oldest few).
+ */
+const SPREAD_SECONDS = 23 * 3600
 
 /**
- * Stores `count` events of the default tenant over the day before now: 500 runs (`perf-run-<n mod 500>`), 50 agents,
+ * Stores `count` events of the default tenant over the 23 hours before now: 500 runs (`perf-run-<n mod 500>`), 50 agents,
  * one context each. Resolves with the milliseconds the seeding took.
  */
 export async function storePublishEvents(store: ControlPlaneStore, count: number): Promise<number> {
@@ -31,8 +36,8 @@ export async function storePublishEvents(store: ControlPlaneStore, count: number
               runId: `perf-run-${n % 500}`,
               agentId: `did:key:z6MkPerfAgent${n % 50}`,
               registryBaseUrl: `https://${STORED_EVENTS_AUTHORITY}`,
-              eventTs: start - (n % 86_400) * 1000,
-              receivedAt: start - (n % 86_400) * 1000,
+              eventTs: start - (n % SPREAD_SECONDS) * 1000,
+              receivedAt: start - (n % SPREAD_SECONDS) * 1000,
             },
             { registryAuthority: STORED_EVENTS_AUTHORITY },
           ),
