@@ -9,11 +9,10 @@
  * how a page is checked, what an entry must hold to be recorded (and what is recorded), whether a page is
  * recorded entry by entry or in one statement, the names of failures and the log line of a failed poll.
  */
-import type { OutboundClient, OutboundResponse } from '@acdp/protocol'
 import {
   createFeedPolling,
-  type FeedPage,
   type FeedPolling,
+  type FeedPollingOptions,
   type FeedPollResult,
   type FeedSource,
 } from './feed-polling.js'
@@ -42,20 +41,12 @@ export type FeedRecording<Feed, Revocation> =
   /** The page's revocations at once, after every entry passed: a page refused at an entry records none of it. */
   | { page(feed: Feed, revocations: Revocation[]): Promise<number> }
 
-export interface RevocationFeedPollerOptions<Feed, Entry, Revocation> {
-  feeds: readonly Feed[]
+/** The feed polling's options (feed-polling.ts) but its page application, which the poller is, and these. */
+export interface RevocationFeedPollerOptions<Feed, Entry, Revocation> extends Omit<
+  FeedPollingOptions<Feed, Entry>,
+  'source' | 'applyPage'
+> {
   source(feed: Feed): RevocationFeedSource
-  /** Pages read per poll at most. */
-  maxPages: number
-  /** The SSRF-policy outbound client. */
-  outbound: OutboundClient
-  /** Unix ms. */
-  now(): number
-  readCursor(feed: Feed): Promise<number | undefined>
-  /** `nowMs` is the instant the page was read. */
-  writeCursor(feed: Feed, cursorMs: number, nowMs: number): Promise<void>
-  /** The answer checked; throws to refuse it whole (attacker-controlled: the peer's bytes). */
-  readPage(response: OutboundResponse, sinceMs: number): FeedPage<Entry>
   /** The entry's `revoked_at_ms`; throws to refuse the page at this entry. */
   revokedAtMs(entry: Entry): number
   /** The issuer the entry names; an entry naming another than the feed's is dropped. */
@@ -78,14 +69,7 @@ export class RevocationFeedPoller<Feed, Entry, Revocation> {
   constructor(options: RevocationFeedPollerOptions<Feed, Entry, Revocation>) {
     this.#options = options
     this.#polling = createFeedPolling<Feed, Entry>({
-      feeds: options.feeds,
-      source: options.source,
-      maxPages: options.maxPages,
-      outbound: options.outbound,
-      now: options.now,
-      readCursor: options.readCursor,
-      writeCursor: options.writeCursor,
-      readPage: options.readPage,
+      ...options,
       applyPage: (feed, entries, sinceMs, nowMs) => this.#applyPage(feed, entries, sinceMs, nowMs),
       onPollFailed: (feed, error) => {
         this.#failed(feed, error)
