@@ -50,6 +50,7 @@ export { deepFreeze } from './config/deep-freeze.js'
 export type { EnvOverlayOptions } from './config/env-overlay.js'
 export {
   type ConfigFileFormat,
+  isPlainObject,
   type LayeredConfig,
   layeredConfig,
   type LayeredConfigDefinition,

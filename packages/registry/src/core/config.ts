@@ -8,7 +8,7 @@
 import { createPrivateKey } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
-import { ConfigError, layeredConfig } from '@acdp/service-kit'
+import { ConfigError, isPlainObject, layeredConfig } from '@acdp/service-kit'
 import { parse as parseToml } from 'smol-toml'
 import { type Static, Type } from 'typebox'
 import { corsOriginProblem } from './http/cors.js'
@@ -435,8 +435,6 @@ export function resolveConfig(input: RegistryConfigInput, options: { nodeEnv?: s
 const DEFAULT_FEED_POLL_SECONDS = 300
 
 function fillRevocationFeedDefaults(merged: Record<string, unknown>): void {
-  const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
   const auth = merged.auth as Record<string, unknown> | undefined
   if (!isPlainObject(auth) || !Array.isArray(auth.revocation_feeds)) return
   auth.revocation_feeds = auth.revocation_feeds.map((feed: unknown) =>

@@ -104,7 +104,8 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
   return base
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A table of a configuration layer (TOML, JSON, an in-memory input): an object that is not a list or a date. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
 }
 
